@@ -1,0 +1,142 @@
+import { Command, CommanderError, Option } from 'commander';
+import type { CommandContext, CommandModule } from './commands/context.js';
+import { registerAuth } from './commands/auth/index.js';
+import { registerEnv } from './commands/env/index.js';
+import { registerPets } from './commands/pets/index.js';
+import { registerQuota } from './commands/quota/index.js';
+import { registerSandbox } from './commands/sandbox/index.js';
+import { InterruptedError, UsageError } from './errors/errors.js';
+import { exitCodeFor, ExitCode } from './errors/exit-codes.js';
+import { createFactory, type Factory, type GlobalOptions } from './factory.js';
+import { createIO, type EnvVars, type IOInputs } from './io/io.js';
+import { renderError } from './output/error.js';
+import type { Clock } from './time/clock.js';
+
+declare const __VERSION__: string;
+export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
+
+export interface RunDeps {
+  stdout: IOInputs['stdout'];
+  stderr: IOInputs['stderr'];
+  stdin: IOInputs['stdin'];
+  env: EnvVars;
+  clock: Clock;
+  signal: AbortSignal;
+  dispatcher?: import('undici').Dispatcher;
+}
+
+function wholeNumber(text: string | undefined, flag: string, fallback: number, min = 0): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || Number(text) < min) {
+    throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
+  }
+  return Number(text);
+}
+
+function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const envDebug = env.PETSTORE_DEBUG !== undefined && env.PETSTORE_DEBUG !== '' && env.PETSTORE_DEBUG !== '0';
+  const maxRetries = wholeNumber(str(raw.maxRetries), '--max-retries', 3);
+  if (!Number.isInteger(maxRetries)) throw new UsageError(`invalid --max-retries "${String(raw.maxRetries)}": must be a whole number`);
+  return {
+    env: str(raw.env),
+    debug: raw.debug === true || envDebug,
+    quiet: raw.quiet === true,
+    verbose: raw.verbose === true,
+    color: raw.color !== false,
+    input: raw.input !== false,
+    timeout: wholeNumber(str(raw.timeout), '--timeout', 30, 0.001),
+    maxRetries,
+    maxWait: wholeNumber(str(raw.maxWait), '--max-wait', 120),
+  };
+}
+
+/** The output format a command asked for, so errors can also be printed as JSON. */
+function wantsJson(opts: Record<string, unknown>): boolean {
+  return opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
+}
+
+export function buildProgram(ctx: CommandContext): Command {
+  const program = new Command('petstore')
+    .description('Command-line tool for the pet store service')
+    .version(VERSION, '-v, --version', 'print the version')
+    .addOption(new Option('--env <name>', 'environment for this call (overrides PETSTORE_ENV and "env use")'))
+    .option('-q, --quiet', 'print nothing on stderr but errors')
+    .option('--verbose', 'always print the quota line, even when stderr is not a terminal')
+    .option('--debug', 'print request traces and stack traces on stderr (or PETSTORE_DEBUG=1)')
+    .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
+    .option('--no-input', 'never prompt; fail instead when input is needed')
+    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', '30')
+    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', '3')
+    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', '120')
+    .showHelpAfterError('(run with --help for usage)')
+    .showSuggestionAfterError(true)
+    .exitOverride();
+  registerEnv(program, ctx);
+  registerAuth(program, ctx);
+  registerPets(program, ctx);
+  registerQuota(program, ctx);
+  registerSandbox(program, ctx);
+  return program;
+}
+
+/** Runs one invocation and returns its exit code; never exits the process. */
+export async function run(argv: string[], deps: RunDeps): Promise<number> {
+  let factory: Factory | undefined;
+  let json = false;
+  let debug = deps.env.PETSTORE_DEBUG !== undefined && deps.env.PETSTORE_DEBUG !== '' && deps.env.PETSTORE_DEBUG !== '0';
+  const baseIO = createIO({ ...deps });
+
+  const ctx: CommandContext = {
+    lazy: (load: () => Promise<CommandModule>) =>
+      async (...actionArgs: unknown[]) => {
+        const cmd = actionArgs[actionArgs.length - 1] as Command;
+        const opts = cmd.opts();
+        json = wantsJson(opts);
+        const globals = globalsFrom(cmd.optsWithGlobals(), deps.env);
+        debug = globals.debug;
+        const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
+        factory = createFactory({
+          io,
+          env: deps.env,
+          clock: deps.clock,
+          globals,
+          signal: deps.signal,
+          version: VERSION,
+          ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+        });
+        const mod = await load();
+        await mod.command(factory, cmd.processedArgs.filter((a): a is string => typeof a === 'string'), opts);
+      },
+  };
+
+  const program = buildProgram(ctx);
+  program.configureOutput({
+    writeOut: (s) => deps.stdout.write(s),
+    writeErr: (s) => deps.stderr.write(s),
+  });
+
+  let code: number = ExitCode.ok;
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end with code 0; every parse error is a usage error.
+      code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    } else {
+      if (deps.signal.aborted && !(error instanceof UsageError)) error = new InterruptedError();
+      renderError(factory?.io ?? baseIO, error, { debug, json });
+      code = exitCodeFor(error);
+    }
+  } finally {
+    if (factory) await finish(factory);
+  }
+  return code;
+}
+
+async function finish(f: Factory): Promise<void> {
+  if (f.clients.length === 0) return;
+  const { reportQuota } = await import('./output/quota-line.js');
+  reportQuota(f);
+  await Promise.all(f.clients.map((c) => c.close()));
+}

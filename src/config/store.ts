@@ -1,0 +1,141 @@
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import Conf from 'conf';
+import { UsageError } from '../errors/errors.js';
+
+export const BUILTIN_ENVS = ['production', 'staging'] as const;
+
+export interface EnvEntry {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+interface ConfigData {
+  currentEnv?: string;
+  envs?: Record<string, EnvEntry>;
+}
+
+const CONFIG_NAME = 'config';
+export const ENV_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+function describeShapeProblem(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'the top level is not an object';
+  const d = data as Record<string, unknown>;
+  if (d.currentEnv !== undefined && typeof d.currentEnv !== 'string') return '"currentEnv" is not a string';
+  if (d.envs === undefined) return undefined;
+  if (typeof d.envs !== 'object' || d.envs === null || Array.isArray(d.envs)) return '"envs" is not an object';
+  for (const [name, entry] of Object.entries(d.envs)) {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return `"envs.${name}" is not an object`;
+    const e = entry as Record<string, unknown>;
+    for (const field of ['baseUrl', 'apiKey']) {
+      if (e[field] !== undefined && typeof e[field] !== 'string') return `"envs.${name}.${field}" is not a string`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The CLI's settings and keys, one file (0600) in a folder of its own (0700).
+ * A broken file is reported, never rewritten: the user's keys stay where they are.
+ */
+export class ConfigStore {
+  readonly path: string;
+  readonly #conf: Conf<ConfigData>;
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      this.#conf = new Conf<ConfigData>({
+        cwd: dir,
+        configName: CONFIG_NAME,
+        projectName: 'petstore',
+        configFileMode: 0o600,
+        clearInvalidConfig: false,
+        accessPropertiesByDotNotation: false,
+        watch: false,
+      });
+    } catch (error) {
+      const file = `${dir}/${CONFIG_NAME}.json`;
+      throw new UsageError(
+        `config file ${file} is not valid JSON (${(error as Error).message.split('\n')[0]}); fix or move it aside, then run the command again`,
+        { code: 'config_invalid', cause: error },
+      );
+    }
+    this.path = this.#conf.path;
+    const problem = describeShapeProblem(this.#conf.store);
+    if (problem) {
+      throw new UsageError(`config file ${this.path} has an unexpected shape: ${problem}; fix or move it aside, then run the command again`, {
+        code: 'config_invalid',
+      });
+    }
+  }
+
+  /** Group/other permission bits found on the folder or file, for a warning. */
+  loosePermissions(): string[] {
+    if (process.platform === 'win32') return [];
+    const found: string[] = [];
+    for (const [path, want] of [
+      [this.dir, 0o700],
+      [this.path, 0o600],
+    ] as const) {
+      try {
+        const mode = statSync(path).mode & 0o777;
+        if (mode & 0o077) found.push(`${path} is mode ${mode.toString(8).padStart(4, '0')} (want ${want.toString(8).padStart(4, '0')})`);
+      } catch {
+        // Not written yet: nothing to warn about.
+      }
+    }
+    return found;
+  }
+
+  /** Tightens the folder to 0700 and the file to 0600. */
+  tightenPermissions(): void {
+    if (process.platform === 'win32') return;
+    chmodSync(this.dir, 0o700);
+    try {
+      chmodSync(this.path, 0o600);
+    } catch {
+      // Not written yet.
+    }
+  }
+
+  currentEnv(): string {
+    return this.#conf.get('currentEnv') ?? 'production';
+  }
+
+  envs(): Record<string, EnvEntry> {
+    const stored = this.#conf.get('envs') ?? {};
+    const all: Record<string, EnvEntry> = {};
+    for (const name of BUILTIN_ENVS) all[name] = {};
+    for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
+    return all;
+  }
+
+  env(name: string): EnvEntry | undefined {
+    return this.envs()[name];
+  }
+
+  setCurrentEnv(name: string): void {
+    this.#conf.set('currentEnv', name);
+  }
+
+  #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): void {
+    const envs = { ...(this.#conf.get('envs') ?? {}) };
+    envs[name] = change({ ...(envs[name] ?? {}) });
+    this.#conf.set('envs', envs);
+  }
+
+  setBaseUrl(name: string, baseUrl: string): void {
+    this.#updateEnv(name, (entry) => ({ ...entry, baseUrl }));
+  }
+
+  setKey(name: string, apiKey: string): void {
+    this.#updateEnv(name, (entry) => ({ ...entry, apiKey }));
+    this.tightenPermissions();
+  }
+
+  deleteKey(name: string): boolean {
+    const had = this.env(name)?.apiKey !== undefined;
+    this.#updateEnv(name, ({ apiKey: _dropped, ...rest }) => rest);
+    return had;
+  }
+}

@@ -1,0 +1,85 @@
+import { UsageError } from '../errors/errors.js';
+import type { EnvVars } from '../io/io.js';
+import type { ConfigStore } from './store.js';
+
+export interface Target {
+  envName: string;
+  envSource: 'flag' | 'PETSTORE_ENV' | 'config';
+  baseUrl: string;
+  baseUrlSource: 'PETSTORE_BASE_URL' | 'config';
+  apiKey: string | undefined;
+  keySource: 'PETSTORE_API_KEY' | 'config' | undefined;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+export interface CheckedBaseUrl {
+  /** Normalised: no trailing slash. */
+  url: string;
+  warning: string | undefined;
+}
+
+/** https anywhere, http only on loopback, never with credentials, query or fragment. */
+export function checkBaseUrl(raw: string, what = 'base URL'): CheckedBaseUrl {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`invalid ${what} "${raw}": expected an absolute URL such as https://api.example.com/v1`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`invalid ${what} "${raw}": the scheme must be https (or http on a loopback host)`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new UsageError(`invalid ${what} "${raw}": plain http is allowed only for loopback hosts (127.0.0.1, localhost, [::1]); use https`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`invalid ${what}: it must not contain credentials; store the key with "petstore auth login" instead`);
+  }
+  if (url.search || url.hash) {
+    throw new UsageError(`invalid ${what} "${raw}": it must not contain a query string or fragment`);
+  }
+  const normalised = url.toString().replace(/\/+$/, '');
+  const warning = /\/v1$/.test(url.pathname.replace(/\/+$/, ''))
+    ? undefined
+    : `warning: ${what} ${normalised} does not end in /v1, the API version this CLI speaks`;
+  return { url: normalised, warning };
+}
+
+/** Which environment, URL and key this invocation uses, and where each came from. */
+export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
+  const envName = flagEnv ?? env.PETSTORE_ENV ?? config.currentEnv();
+  const envSource = flagEnv !== undefined ? 'flag' : env.PETSTORE_ENV !== undefined ? 'PETSTORE_ENV' : 'config';
+  const entry = config.env(envName);
+  if (!entry) {
+    const known = Object.keys(config.envs()).join(', ');
+    throw new UsageError(`unknown environment "${envName}" (known: ${known}); add it with: petstore env set ${envName} <baseUrl>`);
+  }
+  const overrideUrl = env.PETSTORE_BASE_URL;
+  const rawUrl = overrideUrl || entry.baseUrl;
+  if (!rawUrl) {
+    throw new UsageError(
+      `environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1 (or set PETSTORE_BASE_URL)`,
+      { code: 'no_base_url' },
+    );
+  }
+  const { url } = checkBaseUrl(rawUrl, overrideUrl ? 'PETSTORE_BASE_URL' : `base URL of environment "${envName}"`);
+  const envKey = env.PETSTORE_API_KEY;
+  return {
+    envName,
+    envSource,
+    baseUrl: url,
+    baseUrlSource: overrideUrl ? 'PETSTORE_BASE_URL' : 'config',
+    apiKey: envKey || entry.apiKey,
+    keySource: envKey ? 'PETSTORE_API_KEY' : entry.apiKey ? 'config' : undefined,
+  };
+}
+
+/** Shows only the last four characters of a secret. */
+export function maskKey(key: string): string {
+  return key.length < 12 ? "****" : `****${key.slice(-4)}`;
+}

@@ -1,0 +1,109 @@
+// Typed failures. Each carries a kind; src/errors/exit-codes.ts is the only
+// place a kind becomes an exit code, and src/cli.ts the only place that exits.
+
+export type ErrorKind =
+  | 'usage'
+  | 'auth'
+  | 'not_found'
+  | 'rate_limited'
+  | 'network'
+  | 'partial'
+  | 'interrupted'
+  | 'server'
+  | 'malformed';
+
+export interface ErrorDetails {
+  /** Machine-readable code: the API's Error.code, or one of ours. */
+  code?: string;
+  /** HTTP status, when a response was received. */
+  status?: number;
+  /** A follow-up command or action shown after the message. */
+  hint?: string;
+  cause?: unknown;
+}
+
+export class CliError extends Error {
+  readonly code: string | undefined;
+  readonly status: number | undefined;
+  readonly hint: string | undefined;
+
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    details: ErrorDetails = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'CliError';
+    this.code = details.code;
+    this.status = details.status;
+    this.hint = details.hint;
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('usage', message, { code: 'usage', ...details });
+    this.name = 'UsageError';
+  }
+}
+
+export class AuthError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('auth', message, { code: 'unauthorized', ...details });
+    this.name = 'AuthError';
+  }
+}
+
+export class NotFoundError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('not_found', message, { code: 'not_found', ...details });
+    this.name = 'NotFoundError';
+  }
+}
+
+export class RateLimitedError extends CliError {
+  /** Epoch ms at which the server said the limit resets, when known. */
+  readonly resetAt: number | undefined;
+  constructor(message: string, details: ErrorDetails & { resetAt?: number } = {}) {
+    super('rate_limited', message, { code: 'rate_limited', ...details });
+    this.name = 'RateLimitedError';
+    this.resetAt = details.resetAt;
+  }
+}
+
+export class NetworkError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('network', message, { code: 'network', ...details });
+    this.name = 'NetworkError';
+  }
+}
+
+export class PartialFailureError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('partial', message, { code: 'partial_failure', ...details });
+    this.name = 'PartialFailureError';
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor(message = 'interrupted', details: ErrorDetails = {}) {
+    super('interrupted', message, { code: 'interrupted', ...details });
+    this.name = 'InterruptedError';
+  }
+}
+
+/** A 5xx or an unexpected status with an API error body. */
+export class ServerError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('server', message, { code: 'server_error', ...details });
+    this.name = 'ServerError';
+  }
+}
+
+/** The server answered, but not with what the interface promises. */
+export class MalformedResponseError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('malformed', message, { code: 'malformed_response', ...details });
+    this.name = 'MalformedResponseError';
+  }
+}

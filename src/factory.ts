@@ -1,0 +1,123 @@
+import type { ConfigStore } from './config/store.js';
+import type { Target } from './config/target.js';
+import { AuthError } from './errors/errors.js';
+import type { ApiClient } from './http/api-client.js';
+import type { EnvVars, IO } from './io/io.js';
+import type { Clock } from './time/clock.js';
+
+export interface GlobalOptions {
+  env: string | undefined;
+  debug: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  /** false with --no-color. */
+  color: boolean;
+  /** false with --no-input. */
+  input: boolean;
+  /** Seconds. */
+  timeout: number;
+  maxRetries: number;
+  /** Seconds. */
+  maxWait: number;
+}
+
+/** What every command's run function gets: I/O, settings and lazily built services. */
+export interface Factory {
+  readonly io: IO;
+  readonly env: EnvVars;
+  readonly clock: Clock;
+  readonly globals: GlobalOptions;
+  /** Aborts on Ctrl-C. */
+  readonly signal: AbortSignal;
+  readonly version: string;
+  config(): Promise<ConfigStore>;
+  /** The environment, URL and key in force; throws a usage error if the URL is missing. */
+  target(): Promise<Target>;
+  /** An authenticated API client; throws an auth error when no key is available. */
+  client(): Promise<ApiClient>;
+  /** Clients built during this run (for the quota line and cleanup). */
+  readonly clients: readonly ApiClient[];
+  /** Writes a line to stderr unless --quiet. */
+  info(line: string): void;
+  /** Writes a debug line to stderr with --debug. */
+  debug(line: string): void;
+}
+
+export interface FactoryDeps {
+  io: IO;
+  env: EnvVars;
+  clock: Clock;
+  globals: GlobalOptions;
+  signal: AbortSignal;
+  version: string;
+  /** Test seam: an undici dispatcher (MockAgent) for the HTTP layer. */
+  dispatcher?: import('undici').Dispatcher;
+}
+
+export function createFactory(deps: FactoryDeps): Factory {
+  let config: Promise<ConfigStore> | undefined;
+  let target: Promise<Target> | undefined;
+  let client: Promise<ApiClient> | undefined;
+  const clients: ApiClient[] = [];
+
+  const factory: Factory = {
+    io: deps.io,
+    env: deps.env,
+    clock: deps.clock,
+    globals: deps.globals,
+    signal: deps.signal,
+    version: deps.version,
+    clients,
+    info(line) {
+      if (!deps.globals.quiet) deps.io.stderr.write(`${line}\n`);
+    },
+    debug(line) {
+      if (deps.globals.debug) deps.io.stderr.write(`debug: ${line}\n`);
+    },
+    config() {
+      config ??= (async () => {
+        const [{ ConfigStore }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
+        const store = new ConfigStore(configDir(deps.env));
+        for (const problem of store.loosePermissions()) {
+          factory.info(`warning: ${problem}; others may read your API keys. Fix with: chmod 700 ${store.dir} && chmod 600 ${store.path}`);
+        }
+        return store;
+      })();
+      return config;
+    },
+    target() {
+      target ??= (async () => {
+        const { resolveTarget } = await import('./config/target.js');
+        return resolveTarget(await factory.config(), deps.env, deps.globals.env);
+      })();
+      return target;
+    },
+    client() {
+      client ??= (async () => {
+        const t = await factory.target();
+        if (!t.apiKey) {
+          throw new AuthError(`no API key for environment "${t.envName}"`, {
+            code: 'no_api_key',
+            hint: `petstore auth login --env ${t.envName} (or set PETSTORE_API_KEY)`,
+          });
+        }
+        const [{ HttpTransport }, { ApiClient }] = await Promise.all([import('./http/client.js'), import('./http/api-client.js')]);
+        const transport = new HttpTransport({
+          baseUrl: t.baseUrl,
+          apiKey: t.apiKey,
+          userAgent: `petstore-cli/${deps.version}`,
+          timeoutMs: deps.globals.timeout * 1000,
+          clock: deps.clock,
+          signal: deps.signal,
+          ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+          debug: (line) => factory.debug(line),
+        });
+        const c = new ApiClient(transport, { envName: t.envName });
+        clients.push(c);
+        return c;
+      })();
+      return client;
+    },
+  };
+  return factory;
+}

@@ -1,0 +1,61 @@
+import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, ServerError, UsageError } from '../errors/errors.js';
+import type { ApiResponse } from './client.js';
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  status: number;
+}
+
+/** The interface's Error body, when the response carries one. */
+export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
+  const b = res.json as Record<string, unknown> | undefined;
+  if (!res.isJson || typeof b !== 'object' || b === null || Array.isArray(b)) return undefined;
+  if (typeof b.code !== 'string' || typeof b.message !== 'string') return undefined;
+  return { code: b.code, message: b.message, status: typeof b.status === 'number' ? b.status : res.status };
+}
+
+function contentType(res: ApiResponse): string {
+  const v = res.headers['content-type'];
+  return (Array.isArray(v) ? v[0] : v)?.split(';')[0]?.trim() || 'no content type';
+}
+
+/** One line: the server's message, its code and the HTTP status. */
+export function describeResponse(res: ApiResponse): { message: string; code: string | undefined } {
+  const body = apiErrorBody(res);
+  if (body) return { message: `${body.message} (${body.code}, HTTP ${res.status})`, code: body.code };
+  if (res.text.length === 0) return { message: `HTTP ${res.status} with an empty body`, code: undefined };
+  return { message: `HTTP ${res.status} with a non-JSON body (${contentType(res)})`, code: undefined };
+}
+
+export interface ErrorContext {
+  envName: string;
+}
+
+/** Maps a non-2xx response to the typed error that decides the exit code. */
+export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError {
+  const { message, code } = describeResponse(res);
+  const details = { status: res.status, code: code ?? `http_${res.status}` };
+  switch (true) {
+    case res.status === 400 || res.status === 413 || res.status === 422:
+      return new UsageError(`the server rejected the request: ${message}`, details);
+    case res.status === 401:
+      return new AuthError(`authentication failed: ${message}`, { ...details, hint: `petstore auth login --env ${ctx.envName}` });
+    case res.status === 403 && code === 'key_banned':
+      return new RateLimitedError(`the API key is temporarily banned for repeating requests after a 429: ${message}`, details);
+    case res.status === 403:
+      return new AuthError(`access denied: ${message}`, { ...details, hint: `petstore auth status --env ${ctx.envName}` });
+    case res.status === 404:
+      return new NotFoundError(`not found: ${message}`, details);
+    case res.status === 429:
+      return new RateLimitedError(`rate limited: ${message}`, details);
+    default:
+      return new ServerError(`server error: ${message}`, details);
+  }
+}
+
+/** Reports a 2xx whose body is not what the interface promises. */
+export function malformed(res: ApiResponse, what: string): MalformedResponseError {
+  const body = res.isJson ? 'JSON of the wrong shape' : res.text.length === 0 ? 'an empty body' : `a non-JSON body (${contentType(res)})`;
+  return new MalformedResponseError(`malformed response: expected ${what}, got ${body} (HTTP ${res.status})`, { status: res.status });
+}

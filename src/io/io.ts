@@ -1,0 +1,73 @@
+import type { Readable, Writable } from 'node:stream';
+
+export type EnvVars = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where output goes and how it may look. Built once per invocation (from the
+ * real process in src/cli.ts, from buffers in tests); nothing else reads
+ * process.stdout, process.env or isTTY.
+ */
+export interface IO {
+  stdout: Writable;
+  stderr: Writable;
+  stdin: Readable;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  colorStdout: boolean;
+  colorStderr: boolean;
+  /** Animated progress on stderr is allowed. */
+  spinner: boolean;
+  /** A human can answer a prompt (stdin and stderr are TTYs, --no-input not given). */
+  canPrompt: boolean;
+  /** Terminal width of stdout when it is a TTY. */
+  columns: number | undefined;
+}
+
+export interface ColorInputs {
+  isTTY: boolean;
+  env: EnvVars;
+  /** false when --no-color was given. */
+  colorFlag?: boolean | undefined;
+}
+
+/** NO_COLOR, --no-color and TERM=dumb switch colour off; FORCE_COLOR forces it; otherwise a TTY gets colour. */
+export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
+  if (colorFlag === false) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '0' && force !== 'false') return true;
+  if (force === '0' || force === 'false') return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return isTTY;
+}
+
+export interface IOInputs {
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean };
+  stdin: Readable & { isTTY?: boolean };
+  env: EnvVars;
+  colorFlag?: boolean | undefined;
+  input?: boolean | undefined;
+  quiet?: boolean | undefined;
+}
+
+export function createIO(inputs: IOInputs): IO {
+  const stdoutIsTTY = inputs.stdout.isTTY === true;
+  const stderrIsTTY = inputs.stderr.isTTY === true;
+  const stdinIsTTY = inputs.stdin.isTTY === true;
+  const dumb = inputs.env.TERM === 'dumb';
+  return {
+    stdout: inputs.stdout,
+    stderr: inputs.stderr,
+    stdin: inputs.stdin,
+    stdoutIsTTY,
+    stderrIsTTY,
+    stdinIsTTY,
+    colorStdout: colorEnabled({ isTTY: stdoutIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
+    colorStderr: colorEnabled({ isTTY: stderrIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
+    spinner: stderrIsTTY && !dumb && inputs.quiet !== true,
+    canPrompt: stdinIsTTY && stderrIsTTY && inputs.input !== false,
+    columns: stdoutIsTTY ? inputs.stdout.columns : undefined,
+  };
+}

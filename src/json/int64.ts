@@ -1,0 +1,57 @@
+// Exact int64 JSON: the API's ids and categoryIds may exceed 2^53, where a JS
+// number silently rounds. Integers outside the safe range parse to bigint and
+// bigints print as exact digits, so nothing is ever lost in transit.
+
+declare global {
+  interface JSON {
+    rawJSON(text: string): unknown;
+  }
+}
+
+interface ReviverContext {
+  source?: string;
+}
+
+const INTEGER = /^-?(0|[1-9]\d*)$/;
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** Parses JSON; integers beyond Number.MAX_SAFE_INTEGER become bigint. */
+export function parseJson(text: string): unknown {
+  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: ReviverContext) {
+    if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && INTEGER.test(context.source)) {
+      return BigInt(context.source);
+    }
+    return value;
+  } as (key: string, value: unknown) => unknown);
+}
+
+function replacer(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
+}
+
+/** Stringifies JSON, writing bigints as exact integer literals. */
+export function stringifyJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, replacer, indent);
+}
+
+/**
+ * Reads an int64 from a JSON value that may be a number, bigint or digit string.
+ * Returns undefined when it is not an integer within signed 64-bit range.
+ */
+export function toInt64(value: unknown): bigint | undefined {
+  let n: bigint;
+  if (typeof value === 'bigint') n = value;
+  else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value);
+  else return undefined;
+  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+}
+
+/** Parses a user-typed int64 (decimal digits, optional minus). */
+export function parseInt64(text: string): bigint | undefined {
+  const trimmed = text.trim();
+  if (!INTEGER.test(trimmed)) return undefined;
+  const n = BigInt(trimmed);
+  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+}

@@ -1,0 +1,30 @@
+import { InterruptedError } from './errors/errors.js';
+import { ExitCode } from './errors/exit-codes.js';
+import { run } from './cli.js';
+import { systemClock } from './time/clock.js';
+
+/** The real process: wires stdio, env and Ctrl-C, and is the only place that exits. */
+export async function main(): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    // A second Ctrl-C means "now": skip the graceful wind-down.
+    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    controller.abort(new InterruptedError());
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const code = await run(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    clock: systemClock,
+    signal: controller.signal,
+  });
+  // Let stdout drain to a pipe before exiting, so no data is cut off.
+  process.exitCode = code;
+  if (process.stdout.writableNeedDrain) await new Promise((r) => process.stdout.once('drain', r));
+  process.exit(code);
+}

@@ -1,0 +1,39 @@
+import { CliError } from '../errors/errors.js';
+import { exitCodeFor } from '../errors/exit-codes.js';
+import { stringifyJson } from '../json/int64.js';
+import type { IO } from '../io/io.js';
+
+export interface RenderErrorOptions {
+  debug: boolean;
+  /** -o json/ndjson: also print the error as one JSON object. */
+  json: boolean;
+  red?: (s: string) => string;
+}
+
+/** One line on stderr (plus a JSON object with -o json); stack traces only with --debug. */
+export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): void {
+  const message = error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
+  const hint = error instanceof CliError && error.hint ? `; run: ${error.hint}` : '';
+  const prefix = opts.red ? opts.red('error:') : 'error:';
+  io.stderr.write(`${prefix} ${message.replace(/\s*\n\s*/g, ' ')}${hint}\n`);
+  if (opts.json) {
+    const body = {
+      error: {
+        code: error instanceof CliError ? (error.code ?? error.kind) : 'internal',
+        message,
+        ...(error instanceof CliError && error.status !== undefined ? { status: error.status } : {}),
+        exitCode: exitCodeFor(error),
+        ...(error instanceof CliError && error.hint ? { hint: error.hint } : {}),
+      },
+    };
+    io.stderr.write(`${stringifyJson(body)}\n`);
+  }
+  if (opts.debug && error instanceof Error && error.stack) {
+    io.stderr.write(`${error.stack}\n`);
+    let cause = error.cause;
+    while (cause instanceof Error) {
+      io.stderr.write(`caused by: ${cause.stack ?? cause.message}\n`);
+      cause = cause.cause;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { UsageError } from '../errors/errors.js';
+import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
+
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+export type PetStatus = (typeof PET_STATUSES)[number];
+
+export interface NewPet {
+  name: string;
+  categoryId: bigint;
+  status?: PetStatus;
+}
+
+export interface Pet extends NewPet {
+  id: bigint;
+}
+
+export function isPetStatus(value: unknown): value is PetStatus {
+  return typeof value === 'string' && (PET_STATUSES as readonly string[]).includes(value);
+}
+
+/** Reads a Pet from a response body; undefined when its shape is wrong. */
+export function toPet(value: unknown): Pet | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const id = toInt64(v.id);
+  const categoryId = toInt64(v.categoryId);
+  if (id === undefined || categoryId === undefined || typeof v.name !== 'string') return undefined;
+  if (v.status !== undefined && !isPetStatus(v.status)) return undefined;
+  // Keep fields the server may add later; only the known ones are normalised.
+  return { ...v, id, name: v.name, categoryId, ...(v.status !== undefined ? { status: v.status } : {}) } as Pet;
+}
+
+export function toPets(value: unknown): Pet[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const pets: Pet[] = [];
+  for (const item of value) {
+    const pet = toPet(item);
+    if (!pet) return undefined;
+    pets.push(pet);
+  }
+  return pets;
+}
+
+// Validation messages name the flag (or field) and the allowed values, shared
+// by the flags of `pets add` and the records of `pets add --file`.
+
+export function parseLimit(text: string, flag = '--limit'): number {
+  if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1 || Number(text) > 100) {
+    throw new UsageError(`invalid ${flag} "${text}": must be a whole number from 1 to 100`);
+  }
+  return Number(text);
+}
+
+export function parseStatus(text: string, flag = '--status'): PetStatus {
+  if (!isPetStatus(text)) throw new UsageError(`invalid ${flag} "${text}": must be one of ${PET_STATUSES.join(', ')}`);
+  return text;
+}
+
+export function parseId(text: string, what = 'pet id'): bigint {
+  const id = parseInt64(text);
+  if (id === undefined) {
+    throw new UsageError(`invalid ${what} "${text}": must be a whole number from ${INT64_MIN} to ${INT64_MAX}`);
+  }
+  return id;
+}
+
+export function parseName(text: string, flag = '--name'): string {
+  if (text.trim().length === 0) throw new UsageError(`invalid ${flag}: must be a non-empty name`);
+  return text;
+}

@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { CommandContext, CommandModule } from './commands/context.js';
+import { registerApi } from './commands/api/index.js';
 import { registerAuth } from './commands/auth/index.js';
+import { registerCompletion } from './commands/completion/index.js';
 import { registerEnv } from './commands/env/index.js';
 import { registerPets } from './commands/pets/index.js';
 import { registerQuota } from './commands/quota/index.js';
@@ -76,7 +78,9 @@ export function buildProgram(ctx: CommandContext): Command {
   registerAuth(program, ctx);
   registerPets(program, ctx);
   registerQuota(program, ctx);
+  registerApi(program, ctx);
   registerSandbox(program, ctx);
+  registerCompletion(program, ctx);
   return program;
 }
 

@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+
+export function registerCompletion(_program: Command, _ctx: CommandContext): void {}

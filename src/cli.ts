@@ -71,6 +71,7 @@ export function buildProgram(ctx: CommandContext): Command {
     .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', '30')
     .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', '3')
     .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', '120')
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
@@ -115,10 +116,14 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
   };
 
   const program = buildProgram(ctx);
-  program.configureOutput({
-    writeOut: (s) => deps.stdout.write(s),
-    writeErr: (s) => deps.stderr.write(s),
-  });
+  // Subcommands copied the output settings when they were created: set them on every command,
+  // or their parse errors and --help would bypass the injected streams.
+  const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };
+  const configure = (c: Command): void => {
+    c.configureOutput(output);
+    c.commands.forEach(configure);
+  };
+  configure(program);
 
   let code: number = ExitCode.ok;
   try {

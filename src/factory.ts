@@ -35,6 +35,11 @@ export interface Factory {
   target(): Promise<Target>;
   /** An authenticated API client; throws an auth error when no key is available. */
   client(): Promise<ApiClient>;
+  /**
+   * A client for an explicit environment, URL and key rather than the stored one
+   * (auth login verifies a key before storing it; auth status --all checks every environment).
+   */
+  clientFor(target: { envName: string; baseUrl: string }, apiKey: string): Promise<ApiClient>;
   /** Clients built during this run (for the quota line and cleanup). */
   readonly clients: readonly ApiClient[];
   /** Writes a line to stderr unless --quiet. */
@@ -101,22 +106,69 @@ export function createFactory(deps: FactoryDeps): Factory {
             hint: `petstore auth login --env ${t.envName} (or set PETSTORE_API_KEY)`,
           });
         }
-        const [{ HttpTransport }, { ApiClient }] = await Promise.all([import('./http/client.js'), import('./http/api-client.js')]);
-        const transport = new HttpTransport({
+        const [{ buildApiClient }, config] = await Promise.all([import('./http/build-client.js'), factory.config()]);
+        const c = buildApiClient({
+          envName: t.envName,
           baseUrl: t.baseUrl,
           apiKey: t.apiKey,
-          userAgent: `petstore-cli/${deps.version}`,
-          timeoutMs: deps.globals.timeout * 1000,
+          configDir: config.dir,
+          version: deps.version,
+          globals: deps.globals,
+          io: deps.io,
           clock: deps.clock,
           signal: deps.signal,
-          ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+          dispatcher: deps.dispatcher,
           debug: (line) => factory.debug(line),
         });
-        const c = new ApiClient(transport, { envName: t.envName });
         clients.push(c);
         return c;
       })();
       return client;
+    },
+    // Built exactly as client() builds its client (same retries, rate-limit gate and announcer), for a key
+    // that is not (yet) the stored one. If client() changes, change this too, or let client() call it.
+    async clientFor(t, apiKey) {
+      const [{ HttpTransport }, { ApiClient }, { RateLimiter }, { createWaitAnnouncer }, { FileRateStateStore, rateStateKey, rateStatePath }] =
+        await Promise.all([
+          import('./http/client.js'),
+          import('./http/api-client.js'),
+          import('./http/limiter.js'),
+          import('./http/wait-announcer.js'),
+          import('./state/rate-state.js'),
+        ]);
+      const config = await factory.config();
+      const timeoutMs = deps.globals.timeout * 1000;
+      const limiter = new RateLimiter({
+        clock: deps.clock,
+        key: rateStateKey(t.envName, apiKey),
+        store: new FileRateStateStore(rateStatePath(config.dir), { clock: deps.clock, debug: (line) => factory.debug(line) }),
+        leaseMs: timeoutMs + 5000,
+      });
+      const transport = new HttpTransport({
+        baseUrl: t.baseUrl,
+        apiKey,
+        userAgent: `petstore-cli/${deps.version}`,
+        timeoutMs,
+        clock: deps.clock,
+        signal: deps.signal,
+        ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+        debug: (line) => factory.debug(line),
+      });
+      const c = new ApiClient(
+        transport,
+        { envName: t.envName },
+        {
+          clock: deps.clock,
+          signal: deps.signal,
+          maxRetries: deps.globals.maxRetries,
+          maxWaitMs: deps.globals.maxWait * 1000,
+          limiter,
+          onWait: createWaitAnnouncer({ io: deps.io, clock: deps.clock, quiet: deps.globals.quiet }),
+          debug: (line) => factory.debug(line),
+        },
+      );
+      clients.push(c);
+      return c;
     },
   };
   return factory;

@@ -1,6 +1,8 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
+import { withFileLock } from '../fs/lock.js';
 
 export const BUILTIN_ENVS = ['production', 'staging'] as const;
 
@@ -114,14 +116,22 @@ export class ConfigStore {
     return this.envs()[name];
   }
 
+  // conf re-reads the file on every get, so a read-modify-write under the lock
+  // never overwrites what a concurrent petstore process just stored.
+  #locked<T>(fn: () => T): T {
+    return withFileLock(join(this.dir, `${CONFIG_NAME}.lock`), fn);
+  }
+
   setCurrentEnv(name: string): void {
-    this.#conf.set('currentEnv', name);
+    this.#locked(() => this.#conf.set('currentEnv', name));
   }
 
   #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): void {
-    const envs = { ...(this.#conf.get('envs') ?? {}) };
-    envs[name] = change({ ...(envs[name] ?? {}) });
-    this.#conf.set('envs', envs);
+    this.#locked(() => {
+      const envs = { ...(this.#conf.get('envs') ?? {}) };
+      envs[name] = change({ ...(envs[name] ?? {}) });
+      this.#conf.set('envs', envs);
+    });
   }
 
   setBaseUrl(name: string, baseUrl: string): void {

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors/errors.js';
 import type { EnvVars } from '../io/io.js';
-import type { ConfigStore } from './store.js';
+import type { ConfigStore, EnvEntry } from './store.js';
 
 export interface Target {
   envName: string;
@@ -50,15 +50,29 @@ export function checkBaseUrl(raw: string, what = 'base URL'): CheckedBaseUrl {
   return { url: normalised, warning };
 }
 
-/** Which environment, URL and key this invocation uses, and where each came from. */
-export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
-  const envName = flagEnv ?? env.PETSTORE_ENV ?? config.currentEnv();
-  const envSource = flagEnv !== undefined ? 'flag' : env.PETSTORE_ENV !== undefined ? 'PETSTORE_ENV' : 'config';
+export interface ResolvedEnv {
+  envName: string;
+  envSource: Target['envSource'];
+  entry: EnvEntry;
+}
+
+/** Which environment this invocation uses (--env, PETSTORE_ENV, then "env use"); throws a usage error if it is unknown. */
+export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): ResolvedEnv {
+  // An empty PETSTORE_ENV (e.g. `PETSTORE_ENV= petstore …`) means unset, not an environment called "".
+  const fromEnv = env.PETSTORE_ENV || undefined;
+  const envName = flagEnv ?? fromEnv ?? config.currentEnv();
+  const envSource = flagEnv !== undefined ? 'flag' : fromEnv !== undefined ? 'PETSTORE_ENV' : 'config';
   const entry = config.env(envName);
   if (!entry) {
     const known = Object.keys(config.envs()).join(', ');
     throw new UsageError(`unknown environment "${envName}" (known: ${known}); add it with: petstore env set ${envName} <baseUrl>`);
   }
+  return { envName, envSource, entry };
+}
+
+/** Which environment, URL and key this invocation uses, and where each came from. */
+export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
+  const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
   const overrideUrl = env.PETSTORE_BASE_URL;
   const rawUrl = overrideUrl || entry.baseUrl;
   if (!rawUrl) {

@@ -2,6 +2,7 @@
 // place a kind becomes an exit code, and src/cli.ts the only place that exits.
 
 export type ErrorKind =
+  | 'failure'
   | 'usage'
   | 'auth'
   | 'not_found'

@@ -14,6 +14,7 @@ export const ExitCode = {
 } as const;
 
 const BY_KIND: Record<ErrorKind, number> = {
+  failure: ExitCode.failure,
   usage: ExitCode.usage,
   auth: ExitCode.auth,
   not_found: ExitCode.notFound,

@@ -1,39 +1,191 @@
-import type { ApiRequest, ApiResponse, HttpTransport } from './client.js';
+import { InterruptedError } from '../errors/errors.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { backoffDelay } from './backoff.js';
+import type { ApiRequest, ApiResponse } from './client.js';
+import { TransportError } from './client.js';
+import { RateLimiter, sleep, type WaitInfo } from './limiter.js';
+import { OutcomeUnknownError, rateLimitGiveUp } from './outcome.js';
 import type { Quota } from './quota.js';
-import { errorForResponse } from './response-errors.js';
+import { apiErrorBody, errorForResponse } from './response-errors.js';
+import { parseRetryAfter } from './retry-after.js';
+import { retryVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
 }
 
+/** What ApiClient needs of the HTTP layer (HttpTransport, or a fake in tests). */
+export interface Transport {
+  readonly baseUrl: string;
+  once(req: ApiRequest): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+/** A wait about to start, with the line that announces it. */
+export interface WaitNotice {
+  reason: 'rate_limited' | 'gate' | 'quota' | 'server' | 'network';
+  ms: number;
+  /** Epoch ms at which the wait ends. */
+  until: number;
+  /** The announcement with the time left, e.g. "rate limited; retrying in 12s (attempt 2/3)". */
+  text(msLeft: number): string;
+}
+
+/** Announces a wait; may return a function called when the wait ends (to stop a spinner). */
+export type WaitAnnouncer = (notice: WaitNotice) => void | (() => void) | Promise<void | (() => void)>;
+
+export interface ApiClientOptions {
+  clock?: Clock;
+  /** Aborts every wait (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Retries after 429, 502-504 and connection errors (0 disables). Default 3. */
+  maxRetries?: number;
+  /** A rate-limit wait longer than this ends with RateLimitedError (exit 6). Default 120 s. */
+  maxWaitMs?: number;
+  /** The gate shared by all requests with this key; one per client by default (in memory). */
+  limiter?: RateLimiter;
+  /** Uniform in [0, 1), for backoff jitter. */
+  random?: () => number;
+  onWait?: WaitAnnouncer;
+  debug?: (line: string) => void;
+}
+
+function header(res: ApiResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function isBan(res: ApiResponse): boolean {
+  return res.status === 403 && apiErrorBody(res)?.code === 'key_banned';
+}
+
+const seconds = (ms: number) => `${Math.max(0, Math.ceil(ms / 1000))}s`;
+
+interface RetryContext {
+  /** 1-based number of the retry about to happen. */
+  attempt: number;
+  /** Announce the next rate-limit wait as this retry. */
+  announced: boolean;
+}
+
 /**
- * What commands talk to: sends requests through the transport and remembers
- * the latest quota for the report after the command.
+ * What commands talk to: every request passes the key's rate-limit gate,
+ * is retried as the retry policy allows (src/http/retry-policy.ts), and
+ * leaves the latest quota for the report after the command.
+ *
+ * Concurrency: call send()/call() concurrently as you like (bulk seeding);
+ * the limiter lets at most `remaining` requests be in flight and holds the
+ * rest until fresh headers arrive or the window resets.
  */
 export class ApiClient {
   #lastQuota: Quota | undefined;
   #requests = 0;
+  readonly #clock: Clock;
+  readonly #signal: AbortSignal | undefined;
+  readonly #maxRetries: number;
+  readonly #maxWaitMs: number;
+  readonly limiter: RateLimiter;
+  readonly #random: () => number;
+  readonly #onWait: WaitAnnouncer | undefined;
+  readonly #debug: (line: string) => void;
 
   constructor(
-    readonly transport: HttpTransport,
+    readonly transport: Transport,
     readonly ctx: ApiClientContext,
-  ) {}
+    opts: ApiClientOptions = {},
+  ) {
+    this.#clock = opts.clock ?? systemClock;
+    this.#signal = opts.signal;
+    this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
+    this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
+    this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
+    this.#random = opts.random ?? Math.random;
+    this.#onWait = opts.onWait;
+    this.#debug = opts.debug ?? (() => {});
+  }
 
   get lastQuota(): Quota | undefined {
     return this.#lastQuota;
   }
 
-  /** How many HTTP requests this client sent. */
+  /** How many HTTP requests this client sent (retries included). */
   get requestCount(): number {
     return this.#requests;
   }
 
-  /** Sends one request; any HTTP status is returned, transport faults throw. */
+  get maxRetries(): number {
+    return this.#maxRetries;
+  }
+
+  /**
+   * Sends one request through the rate-limit gate, retrying as allowed; any
+   * final HTTP status is returned. Throws RateLimitedError (exit 6) when it
+   * gives up on a 429 or a wait exceeds max-wait, OutcomeUnknownError (exit 7)
+   * when a POST may or may not have been processed, TransportError for other
+   * transport faults, InterruptedError on Ctrl-C.
+   */
   async send(req: ApiRequest): Promise<ApiResponse> {
-    this.#requests++;
-    const res = await this.transport.once(req);
-    if (res.quota) this.#lastQuota = res.quota;
-    return res;
+    let retry: RetryContext | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const permit = await this.limiter.acquire({
+        signal: this.#signal,
+        maxWaitMs: this.#maxWaitMs,
+        onWait: (info) => this.#announceGateWait(info, retry),
+      });
+      let res: ApiResponse | undefined;
+      let error: unknown;
+      let gateUntil: number | undefined;
+      try {
+        this.#requests++;
+        res = await this.transport.once(req);
+      } catch (e) {
+        error = e;
+      } finally {
+        const now = this.#clock.now();
+        if (res?.quota) this.#lastQuota = res.quota;
+        if (res?.status === 429) gateUntil = now + this.#rateLimitDelay(res, attempt, now);
+        else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
+        await permit.settle({ quota: res?.quota, gateUntil });
+      }
+      if (this.#signal?.aborted) throw new InterruptedError();
+
+      const verdict = retryVerdict(req.method, res ? { status: res.status } : { error });
+      if (verdict.action === 'return') return res!;
+      if (verdict.action === 'throw') throw error;
+      if (verdict.action === 'unknown') throw new OutcomeUnknownError(req, error as TransportError);
+
+      const now = this.#clock.now();
+      if (verdict.wait === 'rate_limit') {
+        if (attempt >= this.#maxRetries) {
+          const state = await this.limiter.state();
+          const resetAt = Math.max(gateUntil ?? 0, state?.gateUntil ?? 0, res?.quota?.remaining === 0 ? res.quota.resetAt : 0);
+          throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries }, resetAt, now, 429);
+        }
+        this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(gateUntil ?? now).toISOString()}`);
+        retry = { attempt: attempt + 1, announced: false };
+        continue;
+      }
+
+      // Backoff (502-504, connection errors): this request waits alone; the gate stays open.
+      if (attempt >= this.#maxRetries) {
+        if (res) return res;
+        throw error;
+      }
+      const retryAfter = res ? parseRetryAfter(res.headers['retry-after'], now, res.headers.date) : undefined;
+      const ms = retryAfter ? retryAfter.ms + (retryAfter.form === 'date' ? this.limiter.marginMs : 0) : backoffDelay(attempt, { random: this.#random });
+      if (ms > this.#maxWaitMs) {
+        if (res) return res;
+        throw error;
+      }
+      const what = res ? `server error (HTTP ${res.status})` : `${(error as Error).message}`;
+      const n = `(attempt ${attempt + 1}/${this.#maxRetries})`;
+      await this.#wait({
+        reason: res ? 'server' : 'network',
+        ms,
+        until: now + ms,
+        text: (left) => `${what}; retrying in ${seconds(left)} ${n}`,
+      });
+    }
   }
 
   /** Sends one request and throws the typed error for any non-2xx status. */
@@ -45,5 +197,44 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.transport.close();
+  }
+
+  /** How long the key's gate stays closed after this 429: Retry-After, else backoff. */
+  #rateLimitDelay(res: ApiResponse, attempt: number, now: number): number {
+    const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
+    if (ra) return ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
+    this.#debug(`429 without a usable Retry-After (${JSON.stringify(header(res, 'retry-after') ?? null)}); backing off`);
+    return backoffDelay(attempt, { random: this.#random });
+  }
+
+  /** A ban's Retry-After closes the gate too, so parallel processes stop knocking until it ends. */
+  #banGate(res: ApiResponse, now: number): number | undefined {
+    const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
+    return ra ? now + ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0) : undefined;
+  }
+
+  #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {
+    let text: (left: number) => string;
+    if (retry && !retry.announced) {
+      retry.announced = true;
+      const n = `(attempt ${retry.attempt}/${this.#maxRetries})`;
+      text = (left) => `rate limited; retrying in ${seconds(left)} ${n}`;
+    } else if (info.reason === 'gate') {
+      text = (left) => `rate limited (the server asked this key to wait); sending in ${seconds(left)}`;
+    } else {
+      const q = info.quota;
+      const used = q ? ` (${q.remaining}/${q.limit} left)` : '';
+      text = (left) => `rate limit reached${used}; waiting ${seconds(left)} for the window to reset`;
+    }
+    return this.#onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
+  }
+
+  async #wait(notice: WaitNotice): Promise<void> {
+    const end = await this.#onWait?.(notice);
+    try {
+      await sleep(this.#clock, notice.ms, this.#signal);
+    } finally {
+      if (typeof end === 'function') end();
+    }
   }
 }

@@ -2,6 +2,7 @@ import { CliError } from '../errors/errors.js';
 import { exitCodeFor } from '../errors/exit-codes.js';
 import { stringifyJson } from '../json/int64.js';
 import type { IO } from '../io/io.js';
+import { escapeControl } from './text.js';
 
 export interface RenderErrorOptions {
   debug: boolean;
@@ -15,7 +16,8 @@ export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): v
   const message = error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
   const hint = error instanceof CliError && error.hint ? `; run: ${error.hint}` : '';
   const prefix = opts.red ? opts.red('error:') : 'error:';
-  io.stderr.write(`${prefix} ${message.replace(/\s*\n\s*/g, ' ')}${hint}\n`);
+  // One line, and nothing from a server (its message) can drive the terminal.
+  io.stderr.write(`${prefix} ${escapeControl(`${message}${hint}`.replace(/\s*\n\s*/g, ' '))}\n`);
   if (opts.json) {
     const body = {
       error: {

@@ -1,14 +1,43 @@
+import { Chalk } from 'chalk';
 import type { Factory } from '../factory.js';
+import type { Quota } from '../http/quota.js';
 
 /** "quota: 57/60 left, resets in 42s" on stderr after a command that made requests. */
 export function quotaLine(remaining: number, limit: number, resetInMs: number): string {
   return `quota: ${remaining}/${limit} left, resets in ${Math.max(0, Math.ceil(resetInMs / 1000))}s`;
 }
 
+export type QuotaLevel = 'normal' | 'low' | 'exhausted';
+
+/** exhausted at 0, low under 10% of the limit, normal otherwise. */
+export function quotaLevel(remaining: number, limit: number): QuotaLevel {
+  if (remaining <= 0) return 'exhausted';
+  if (limit > 0 && remaining < limit * 0.1) return 'low';
+  return 'normal';
+}
+
+/** The line coloured for stderr: dim normally, yellow when low, red at 0 (plain without colour). */
+export function renderQuotaLine(quota: Quota, now: number, color: boolean): string {
+  const line = quotaLine(quota.remaining, quota.limit, quota.resetAt - now);
+  const chalk = new Chalk({ level: color ? 1 : 0 });
+  switch (quotaLevel(quota.remaining, quota.limit)) {
+    case 'exhausted':
+      return chalk.red(line);
+    case 'low':
+      return chalk.yellow(line);
+    default:
+      return chalk.dim(line);
+  }
+}
+
+/** After a command that made requests: on a terminal, or always with --verbose; never with --quiet. */
 export function reportQuota(f: Factory): void {
   if (f.globals.quiet) return;
   if (!f.io.stderrIsTTY && !f.globals.verbose) return;
-  const quota = f.clients.map((c) => c.lastQuota).findLast((q) => q !== undefined);
+  const quota = f.clients
+    .filter((c) => c.requestCount > 0)
+    .map((c) => c.lastQuota)
+    .findLast((q) => q !== undefined);
   if (!quota) return;
-  f.io.stderr.write(`${quotaLine(quota.remaining, quota.limit, quota.resetAt - f.clock.now())}\n`);
+  f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
 }

@@ -59,7 +59,8 @@ export function parseStatus(text: string, flag = '--status'): PetStatus {
 export function parseId(text: string, what = 'pet id'): bigint {
   const id = parseInt64(text);
   if (id === undefined) {
-    throw new UsageError(`invalid ${what} "${text}": must be a whole number from ${INT64_MIN} to ${INT64_MAX}`);
+    const zeros = /^\s*-?0\d/.test(text) ? ' without leading zeros' : '';
+    throw new UsageError(`invalid ${what} "${text}": must be a whole number${zeros} from ${INT64_MIN} to ${INT64_MAX}`);
   }
   return id;
 }

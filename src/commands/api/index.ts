@@ -1,4 +1,28 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import { examples, type CommandContext } from '../context.js';
 
-export function registerApi(_program: Command, _ctx: CommandContext): void {}
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function registerApi(program: Command, ctx: CommandContext): void {
+  const cmd = program
+    .command('api')
+    .description('send one authenticated request to any path of the API and print the response body')
+    .argument('<path>', 'path below the base URL, e.g. /store/orders (query string allowed), or a full URL under the base URL')
+    .option('-X, --method <method>', 'HTTP method: GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS (default: GET, or POST with a body)')
+    .option('-d, --data <json>', 'request body as JSON text (sent as application/json)')
+    .option('--input <file>', 'read the JSON request body from a file, or - for stdin')
+    .option('-H, --header <header>', "extra request header 'Name: value' (repeatable)", collect)
+    .option('-i, --include', 'print the response status line and headers on stderr')
+    .action(ctx.lazy(() => import('./api.js')));
+  examples(cmd, [
+    'petstore api /pets',
+    "petstore api '/pets?status=sold&limit=5'",
+    'petstore api /store/orders --include',
+    'petstore api -X POST /pets -d \'{"name":"Rex","categoryId":9007199254740993}\'',
+    'petstore api /pets --input pet.json',
+    'cat pet.json | petstore api /pets --input -',
+    "petstore api /pets -H 'X-Request-Id: 42' --env staging",
+  ]);
+}

@@ -1,4 +1,28 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import { examples, outputOptions, type CommandContext } from '../context.js';
 
-export function registerAuth(_program: Command, _ctx: CommandContext): void {}
+export function registerAuth(program: Command, ctx: CommandContext): void {
+  const auth = program.command('auth').description('store, check and remove the API key of an environment');
+
+  const login = auth
+    .command('login')
+    .description('store an API key for an environment (prompted with hidden input, or read from stdin); never a flag')
+    .option('--no-verify', 'store the key without checking it with GET /pets?limit=1');
+  login.action(ctx.lazy(() => import('./login.js')));
+  examples(login, [
+    'petstore auth login                      # prompts, input hidden',
+    'echo "$PETSTORE_KEY" | petstore auth login --env staging',
+    'petstore auth login --env staging --no-verify < key.txt',
+  ]);
+
+  const status = auth
+    .command('status')
+    .description('show the key in force (masked), where it comes from, and whether the server accepts it; exit 4 if none is usable')
+    .option('--all', 'every environment');
+  outputOptions(status).action(ctx.lazy(() => import('./status.js')));
+  examples(status, ['petstore auth status', 'petstore auth status --env staging -o json', 'petstore auth status --all']);
+
+  const logout = auth.command('logout').description('remove the stored API key of an environment');
+  logout.action(ctx.lazy(() => import('./logout.js')));
+  examples(logout, ['petstore auth logout', 'petstore auth logout --env staging']);
+}

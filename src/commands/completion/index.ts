@@ -1,4 +1,22 @@
-import type { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import { Argument, type Command } from 'commander';
+import { examples, type CommandContext } from '../context.js';
 
-export function registerCompletion(_program: Command, _ctx: CommandContext): void {}
+export function registerCompletion(program: Command, ctx: CommandContext): void {
+  const cmd = program
+    .command('completion')
+    .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
+    .addArgument(new Argument('<shell>', 'the shell to complete for').choices(['bash', 'zsh', 'fish']))
+    .action(ctx.lazy(() => import('./completion.js')));
+  examples(cmd, [
+    'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',
+    "echo 'source <(petstore completion bash)' >> ~/.bashrc",
+    'mkdir -p ~/.zfunc && petstore completion zsh > ~/.zfunc/_petstore   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',
+    'petstore completion fish > ~/.config/fish/completions/petstore.fish',
+  ]);
+
+  // Called by the completion scripts for values only known at completion time.
+  program
+    .command('__complete', { hidden: true })
+    .argument('<what>', 'envs: environment names, one a line')
+    .action(ctx.lazy(() => import('./complete.js')));
+}

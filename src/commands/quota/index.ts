@@ -1,4 +1,11 @@
 import type { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import { examples, outputOptions, type CommandContext } from '../context.js';
 
-export function registerQuota(_program: Command, _ctx: CommandContext): void {}
+export function registerQuota(program: Command, ctx: CommandContext): void {
+  const quota = program
+    .command('quota')
+    .description('show the rate limit of the active environment and key: limit, remaining, reset')
+    .option('--cached', 'show the last-seen values without sending a request');
+  outputOptions(quota, 'table|json').action(ctx.lazy(() => import('./quota.js')));
+  examples(quota, ['petstore quota', 'petstore quota -o json | jq .remaining', 'petstore quota --cached --env staging']);
+}

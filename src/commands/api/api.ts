@@ -1,0 +1,219 @@
+// petstore api <path>: one authenticated request to any path under the
+// environment's base URL, through the same client as every other command
+// (environments, key, retries, rate limiter, quota line, exit codes).
+
+import { readFile } from 'node:fs/promises';
+import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../../errors/errors.js';
+import type { Factory } from '../../factory.js';
+import type { ApiRequest, ApiResponse, HttpMethod } from '../../http/client.js';
+import { errorForResponse } from '../../http/response-errors.js';
+import { parseJson, stringifyJson } from '../../json/int64.js';
+
+export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+/** Headers the user may not set: the key and the host are ours, the rest belong to the HTTP layer. */
+const REFUSED_HEADERS: Readonly<Record<string, string>> = {
+  authorization: 'the API key of the environment is always sent as the Authorization header; use PETSTORE_API_KEY or "petstore auth login" to change it',
+  host: 'the host is always the one of the configured base URL',
+  'proxy-authorization': 'proxy credentials are not sent by petstore api',
+  'content-length': 'it is set by the HTTP layer',
+  'transfer-encoding': 'it is set by the HTTP layer',
+  connection: 'it is set by the HTTP layer',
+  'keep-alive': 'it is set by the HTTP layer',
+  upgrade: 'it is set by the HTTP layer',
+  expect: 'it is not supported',
+  te: 'it is set by the HTTP layer',
+  trailer: 'it is set by the HTTP layer',
+};
+
+/** RFC 9110 token characters. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export interface ApiOptions {
+  /** What the user typed: a path below the base URL (with an optional query) or an absolute URL under it. */
+  path: string;
+  method: HttpMethod;
+  /** Validated JSON text, sent as is (exact digits, the user's formatting). */
+  body: string | undefined;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  include: boolean;
+}
+
+export function parseMethod(raw: string): HttpMethod {
+  const upper = raw.trim().toUpperCase();
+  const method = METHODS.find((m) => m === upper);
+  if (!method) throw new UsageError(`invalid -X/--method "${raw}": must be one of ${METHODS.join(', ')}`);
+  return method;
+}
+
+/** Parses repeated -H 'Name: value' into lower-case names; repeated names are joined with ", ". */
+export function parseHeaders(raw: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const item of raw) {
+    const colon = item.indexOf(':');
+    // Never echo the value: it may be a secret.
+    if (colon <= 0) throw new UsageError(`invalid -H/--header: expected 'Name: value' (e.g. -H 'X-Request-Id: 42')`);
+    const name = item.slice(0, colon).trim();
+    const value = item.slice(colon + 1).trim();
+    if (!HEADER_NAME.test(name)) throw new UsageError(`invalid -H/--header name "${name}": expected 'Name: value' with a name of letters, digits and -`);
+    if (/[\r\n\0]/.test(value)) throw new UsageError(`invalid -H/--header "${name}": the value must not contain line breaks`);
+    const key = name.toLowerCase();
+    const why = REFUSED_HEADERS[key];
+    if (why !== undefined) throw new UsageError(`refusing -H/--header "${name}": ${why}`);
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  return headers;
+}
+
+/** Checks that text is JSON (exact int64 parser) and returns it unchanged. */
+export function checkJsonBody(text: string, source: string): string {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  if (body.trim().length === 0) throw new UsageError(`${source} is empty: expected a JSON request body`);
+  try {
+    parseJson(body);
+  } catch (error) {
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+  return body;
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readInput(f: Factory, file: string): Promise<string> {
+  if (file === '-') return checkJsonBody(await readAll(f.io.stdin), '--input - (stdin)');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new UsageError(`cannot read --input file "${file}": ${why}`);
+  }
+  return checkJsonBody(text, `--input file "${file}"`);
+}
+
+function isUnder(pathname: string, basePath: string): boolean {
+  return basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`);
+}
+
+export interface ResolvedPath {
+  /** Path (and query) below the base URL, as ApiRequest.path. */
+  path: string;
+  /** A note for stderr when the path was adjusted. */
+  note: string | undefined;
+}
+
+/**
+ * Turns what the user typed into a path below the base URL, refusing anything
+ * that would leave it: the key must never go to a host the user did not configure.
+ *
+ * - "/store/orders" and "store/orders" are relative to the base URL.
+ * - When the base URL ends in a path such as /v1 and the argument starts with
+ *   it again ("/v1/pets"), the duplicate is dropped with a note; a full URL
+ *   ("https://host/v1/v1/pets") is always taken literally.
+ * - A full URL is accepted only when its origin and path prefix match the base URL.
+ * - Query strings are kept as typed; fragments are dropped.
+ */
+export function resolveApiPath(input: string, baseUrl: string, envName = 'the current environment'): ResolvedPath {
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const shown = `${base.origin}${basePath}`;
+  let path: string;
+  let note: string | undefined;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(input) || input.startsWith('//')) {
+    let url: URL;
+    try {
+      url = new URL(input.startsWith('//') ? `${base.protocol}${input}` : input);
+    } catch {
+      throw new UsageError(`invalid URL "${input}": pass a path such as /pets, or a full URL under ${shown}`);
+    }
+    if (url.origin !== base.origin) {
+      throw new UsageError(
+        `refusing to send the API key of environment "${envName}" to ${url.protocol}//${url.host}: petstore api only talks to the configured base URL ${shown}; pass a path such as /pets`,
+      );
+    }
+    if (url.username || url.password) throw new UsageError(`invalid URL "${url.origin}/...": it must not contain credentials`);
+    if (!isUnder(url.pathname, basePath)) {
+      throw new UsageError(`refusing ${url.origin}${url.pathname}: it is not under the base URL ${shown} of environment "${envName}"; pass a path such as /pets`);
+    }
+    path = url.pathname.slice(basePath.length) + url.search;
+  } else {
+    path = input.replace(/#.*$/s, '');
+    if (!path.startsWith('/')) path = `/${path}`;
+    if (basePath !== '' && (path === basePath || path.startsWith(`${basePath}/`) || path.startsWith(`${basePath}?`))) {
+      const stripped = path.slice(basePath.length);
+      note = `note: the base URL already ends in ${basePath}; sending ${path.split('?')[0]} as ${stripped.split('?')[0] || '/'} (give the full URL to send it literally)`;
+      path = stripped.startsWith('/') ? stripped : `/${stripped}`;
+    }
+  }
+  // Whatever was typed (.., %2e%2e, backslashes), the URL actually built must stay under the base.
+  let final: URL;
+  try {
+    final = new URL(baseUrl.replace(/\/+$/, '') + path);
+  } catch {
+    throw new UsageError(`invalid path "${input}": pass a path such as /pets`);
+  }
+  if (final.origin !== base.origin || !isUnder(final.pathname, basePath)) {
+    throw new UsageError(`refusing path "${input}": it resolves to ${final.origin}${final.pathname}, outside the base URL ${shown}`);
+  }
+  return { path, note };
+}
+
+/** Validates raw flags into typed options, then runs. */
+export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const path = args[0];
+  if (path === undefined) throw new UsageError('missing <path>: e.g. petstore api /pets');
+  const data = str(opts.data);
+  const input = str(opts.input);
+  if (data !== undefined && input !== undefined) throw new UsageError('use either -d/--data or --input for the request body, not both');
+  const method = parseMethod(str(opts.method) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET'));
+  const headers = parseHeaders(Array.isArray(opts.header) ? opts.header.filter((h): h is string => typeof h === 'string') : []);
+  const body = data !== undefined ? checkJsonBody(data, '-d/--data') : input !== undefined ? await readInput(f, input) : undefined;
+  await run(f, { path, method, body, headers, include: opts.include === true });
+}
+
+function writeHead(f: Factory, res: ApiResponse): void {
+  const reason = STATUS_CODES[res.status];
+  const lines = [`HTTP ${res.status}${reason ? ` ${reason}` : ''}`];
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
+  }
+  f.io.stderr.write(`${lines.join('\n')}\n\n`);
+}
+
+function writeBody(f: Factory, res: ApiResponse): void {
+  if (res.text.length === 0) return;
+  if (f.io.stdoutIsTTY && res.isJson) {
+    f.io.stdout.write(`${stringifyJson(res.json, 2)}\n`);
+    return;
+  }
+  f.io.stdout.write(res.text);
+  if (f.io.stdoutIsTTY && !res.text.endsWith('\n')) f.io.stdout.write('\n');
+}
+
+/** Sends the request, prints the body (even for an error status) and maps a non-2xx status to its exit code. */
+export async function run(f: Factory, o: ApiOptions): Promise<void> {
+  const target = await f.target();
+  const { path, note } = resolveApiPath(o.path, target.baseUrl, target.envName);
+  if (note) f.info(note);
+  const client = await f.client();
+  const req: ApiRequest = {
+    method: o.method,
+    path,
+    ...(o.body !== undefined ? { rawBody: o.body } : {}),
+    ...(Object.keys(o.headers).length > 0 ? { headers: o.headers } : {}),
+  };
+  const res = await client.send(req);
+  if (o.include) writeHead(f, res);
+  writeBody(f, res);
+  if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
+}

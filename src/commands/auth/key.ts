@@ -1,0 +1,25 @@
+import { UsageError } from '../../errors/errors.js';
+import type { Factory } from '../../factory.js';
+import { readAll, readHidden } from '../../prompt/hidden.js';
+
+const PIPE_HINT = 'pipe it instead (echo "$KEY" | petstore auth login) or set PETSTORE_API_KEY';
+
+/** A key is one token of visible ASCII: it goes into an HTTP header as is. The key is never quoted in a message. */
+export function checkKey(raw: string): string {
+  const key = raw.trim();
+  if (key.length === 0) throw new UsageError('no API key given: the input was empty', { code: 'empty_key' });
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new UsageError('invalid API key: it contains spaces, line breaks or non-ASCII characters (expected a single token)', {
+      code: 'invalid_key',
+    });
+  }
+  return key;
+}
+
+/** Reads the key: all of stdin when it is piped, a hidden prompt on a terminal. */
+export async function readKey(f: Factory, question: string): Promise<string> {
+  if (!f.io.stdinIsTTY) return checkKey(await readAll(f.io.stdin));
+  if (!f.globals.input) throw new UsageError(`--no-input: not prompting for the API key; ${PIPE_HINT}`);
+  if (!f.io.canPrompt) throw new UsageError(`cannot prompt for the API key: stderr is not a terminal; ${PIPE_HINT}`);
+  return checkKey(await readHidden({ stdin: f.io.stdin, stderr: f.io.stderr }, question, f.signal));
+}

@@ -1,0 +1,52 @@
+import { checkBaseUrl, maskKey, resolveEnvName } from '../../config/target.js';
+import { AuthError, CliError, InterruptedError } from '../../errors/errors.js';
+import type { Factory } from '../../factory.js';
+import { readKey } from './key.js';
+
+export interface LoginOptions {
+  verify: boolean;
+}
+
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  await run(f, { verify: opts.verify !== false });
+}
+
+export async function run(f: Factory, options: LoginOptions): Promise<void> {
+  const config = await f.config();
+  // Everything that can fail without the key fails before asking for it.
+  const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
+  let baseUrl: string | undefined;
+  if (options.verify) {
+    baseUrl = (await f.target()).baseUrl; // no URL: usage error naming the "env set" command
+  } else {
+    const raw = f.env.PETSTORE_BASE_URL || entry.baseUrl;
+    baseUrl = raw ? checkBaseUrl(raw).url : undefined;
+  }
+
+  const key = await readKey(f, `API key for ${envName}${baseUrl ? ` (${baseUrl})` : ''}: `);
+
+  if (options.verify && baseUrl) {
+    const client = await f.clientFor({ envName, baseUrl }, key);
+    try {
+      await client.call({ method: 'GET', path: '/pets', query: { limit: 1 } });
+    } catch (error) {
+      if (error instanceof AuthError) {
+        throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {
+          code: error.code,
+          ...(error.status !== undefined ? { status: error.status } : {}),
+          hint: `petstore auth login --env ${envName}`,
+          cause: error,
+        });
+      }
+      if (error instanceof CliError && !(error instanceof InterruptedError)) {
+        f.info(`note: could not check the key, nothing was stored; to store it unchecked: petstore auth login --env ${envName} --no-verify`);
+      }
+      throw error;
+    }
+  }
+
+  config.setKey(envName, key);
+  const where = `${envName}${baseUrl ? ` (${baseUrl})` : ''}`;
+  f.info(options.verify ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
+  if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key until you unset it');
+}

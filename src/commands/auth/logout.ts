@@ -1,0 +1,18 @@
+import { resolveEnvName } from '../../config/target.js';
+import type { Factory } from '../../factory.js';
+
+export async function command(f: Factory): Promise<void> {
+  await run(f);
+}
+
+export async function run(f: Factory): Promise<void> {
+  const config = await f.config();
+  const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
+  if (entry.apiKey !== undefined) {
+    config.deleteKey(envName);
+    f.info(`Removed the stored API key for ${envName}.`);
+  } else {
+    f.info(`No API key stored for ${envName}; nothing to remove.`);
+  }
+  if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and still applies until you unset it');
+}

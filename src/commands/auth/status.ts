@@ -1,0 +1,123 @@
+import type { ConfigStore } from '../../config/store.js';
+import { maskKey, resolveEnvName, resolveTarget } from '../../config/target.js';
+import { AuthError, CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import type { Factory } from '../../factory.js';
+import { describeResponse } from '../../http/response-errors.js';
+import { resolveFormat, type Format } from '../../output/format.js';
+import { printList, printRecord, type View } from '../../output/print.js';
+import type { Tone } from '../../output/table.js';
+
+export type ServerVerdict = 'accepted' | 'rejected' | 'unknown' | 'not_checked';
+
+export interface AuthStatusRow {
+  env: string;
+  current: boolean;
+  baseUrl: string | null;
+  /** PETSTORE_API_KEY, the config file, or none. */
+  keySource: 'PETSTORE_API_KEY' | 'config' | null;
+  configFile: string;
+  /** Masked to its last four characters. */
+  key: string | null;
+  server: ServerVerdict;
+  detail: string | null;
+}
+
+const TONE: Record<ServerVerdict, Tone> = { accepted: 'green', rejected: 'red', unknown: 'yellow', not_checked: 'gray' };
+
+export const authStatusView: View<AuthStatusRow> = {
+  columns: [
+    { header: 'env', text: (r) => r.env + (r.current ? ' *' : '') },
+    { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)' },
+    { header: 'keySource', text: (r) => (r.keySource === 'config' ? r.configFile : (r.keySource ?? 'none')) },
+    { header: 'key', text: (r) => r.key ?? '' },
+    {
+      header: 'server',
+      text: (r) => (r.server === 'not_checked' ? 'not checked' : r.server) + (r.detail ? ` (${r.detail})` : ''),
+      tone: (r) => TONE[r.server],
+    },
+  ],
+  json: (r) => r,
+};
+
+export interface AuthStatusOptions {
+  all: boolean;
+  format: Format;
+}
+
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  const format = resolveFormat(opts);
+  if (opts.all === true && f.globals.env !== undefined) throw new UsageError('--all and --env exclude each other: give one');
+  await run(f, { all: opts.all === true, format });
+}
+
+/** One cheap authenticated request: does the server take this key? */
+async function check(f: Factory, envName: string, baseUrl: string, key: string): Promise<{ server: ServerVerdict; detail: string | null }> {
+  const client = await f.clientFor({ envName, baseUrl }, key);
+  try {
+    const res = await client.send({ method: 'GET', path: '/pets', query: { limit: 1 } });
+    if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
+    const { message } = describeResponse(res);
+    if (res.status === 401 || res.status === 403) return { server: 'rejected', detail: message };
+    return { server: 'unknown', detail: message };
+  } catch (error) {
+    if (error instanceof InterruptedError || !(error instanceof CliError)) throw error;
+    return { server: 'unknown', detail: error.message };
+  }
+}
+
+async function statusOf(f: Factory, config: ConfigStore, envName: string, current: string, all: boolean): Promise<AuthStatusRow> {
+  const entry = config.env(envName) ?? {};
+  const envKey = f.env.PETSTORE_API_KEY || undefined;
+  const key = envKey ?? entry.apiKey;
+  const row: AuthStatusRow = {
+    env: envName,
+    current: envName === current,
+    baseUrl: null,
+    keySource: envKey ? 'PETSTORE_API_KEY' : entry.apiKey ? 'config' : null,
+    configFile: config.path,
+    key: key ? maskKey(key) : null,
+    server: 'not_checked',
+    detail: key ? null : 'no key',
+  };
+  let baseUrl: string;
+  try {
+    baseUrl = resolveTarget(config, f.env, envName).baseUrl;
+  } catch (error) {
+    // One environment: no URL is a usage error (exit 2) naming the "env set" command. --all: a row saying so.
+    if (!all || !(error instanceof UsageError)) throw error;
+    row.detail = entry.baseUrl || f.env.PETSTORE_BASE_URL ? error.message : 'no base URL';
+    return row;
+  }
+  row.baseUrl = baseUrl;
+  if (key) Object.assign(row, await check(f, envName, baseUrl, key));
+  return row;
+}
+
+export async function run(f: Factory, options: AuthStatusOptions): Promise<void> {
+  const config = await f.config();
+  const { envName: current } = resolveEnvName(config, f.env, f.globals.env);
+  if (!options.all) {
+    const row = await statusOf(f, config, current, current, false);
+    await printRecord(f, options.format, authStatusView, row);
+    if (row.key === null) {
+      throw new AuthError(`no API key for environment "${current}"`, {
+        code: 'no_api_key',
+        hint: `petstore auth login --env ${current} (or set PETSTORE_API_KEY)`,
+      });
+    }
+    if (row.server === 'rejected') {
+      throw new AuthError(`the server rejected the API key for "${current}": ${row.detail}`, { hint: `petstore auth login --env ${current}` });
+    }
+    return;
+  }
+  const rows: AuthStatusRow[] = [];
+  for (const name of Object.keys(config.envs()).sort()) rows.push(await statusOf(f, config, name, current, true));
+  await printList(f, options.format, authStatusView, rows);
+  const rejected = rows.filter((r) => r.server === 'rejected').map((r) => r.env);
+  if (rejected.length > 0) {
+    throw new AuthError(`the server rejected the API key for ${rejected.join(', ')}`, { hint: `petstore auth login --env ${rejected[0]}` });
+  }
+  if (!rows.some((r) => r.server === 'accepted' || r.server === 'unknown')) {
+    throw new AuthError('no usable API key in any environment', { code: 'no_api_key', hint: `petstore auth login --env ${current}` });
+  }
+}

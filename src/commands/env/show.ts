@@ -1,0 +1,58 @@
+import { checkBaseUrl, maskKey, resolveEnvName, type Target } from '../../config/target.js';
+import type { Factory } from '../../factory.js';
+import { resolveFormat, type Format } from '../../output/format.js';
+import { printRecord, type View } from '../../output/print.js';
+
+export interface EnvShowRow {
+  name: string;
+  /** Why this environment: --env, PETSTORE_ENV or the default from "env use". */
+  nameSource: Target['envSource'];
+  baseUrl: string | null;
+  baseUrlSource: Target['baseUrlSource'] | null;
+  keyStored: boolean;
+  /** The stored key, masked. */
+  key: string | null;
+  /** PETSTORE_API_KEY is set (it takes precedence over the stored key). */
+  keyFromEnv: boolean;
+  configFile: string;
+}
+
+const NAME_SOURCE: Record<Target['envSource'], string> = { flag: '--env', PETSTORE_ENV: 'PETSTORE_ENV', config: 'default' };
+
+export const envShowView: View<EnvShowRow> = {
+  columns: [
+    { header: 'name', text: (r) => r.name },
+    { header: 'from', text: (r) => NAME_SOURCE[r.nameSource] },
+    { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)', tone: (r) => (r.baseUrl ? undefined : 'gray') },
+    { header: 'baseUrlFrom', text: (r) => (r.baseUrlSource === null ? '' : r.baseUrlSource === 'config' ? 'config' : 'PETSTORE_BASE_URL') },
+    { header: 'key', text: (r) => (r.keyStored ? `yes (${r.key})` : 'no') + (r.keyFromEnv ? ', PETSTORE_API_KEY set' : '') },
+  ],
+  json: (r) => r,
+};
+
+export interface EnvShowOptions {
+  format: Format;
+}
+
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  await run(f, { format: resolveFormat(opts) });
+}
+
+export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
+  const config = await f.config();
+  const { envName, envSource, entry } = resolveEnvName(config, f.env, f.globals.env);
+  const override = f.env.PETSTORE_BASE_URL;
+  const rawUrl = override || entry.baseUrl;
+  const row: EnvShowRow = {
+    name: envName,
+    nameSource: envSource,
+    baseUrl: rawUrl ? checkBaseUrl(rawUrl, override ? 'PETSTORE_BASE_URL' : `base URL of environment "${envName}"`).url : null,
+    baseUrlSource: override ? 'PETSTORE_BASE_URL' : entry.baseUrl ? 'config' : null,
+    keyStored: entry.apiKey !== undefined,
+    key: entry.apiKey !== undefined ? maskKey(entry.apiKey) : null,
+    keyFromEnv: Boolean(f.env.PETSTORE_API_KEY),
+    configFile: config.path,
+  };
+  await printRecord(f, options.format, envShowView, row);
+  if (!rawUrl) f.info(`note: environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1`);
+}

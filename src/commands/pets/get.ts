@@ -1,0 +1,64 @@
+import type { Factory } from '../../factory.js';
+import type { ApiResponse } from '../../http/client.js';
+import { malformed } from '../../http/response-errors.js';
+import { resolveFormat, type Format } from '../../output/format.js';
+import { printRecord } from '../../output/print.js';
+import { escapeControl } from '../../output/text.js';
+import { parseId, toPet } from '../../pets/pet.js';
+import { petView } from './view.js';
+
+export interface GetOptions {
+  id: bigint;
+  format: Format;
+}
+
+export const DEPRECATION_WARNING =
+  'warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on 5 December 2030; ' +
+  'use "petstore pets list --status <status>" instead';
+
+export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
+  const format = resolveFormat(opts);
+  const id = parseId(args[0] ?? '', 'pet id');
+  await run(f, { id, format });
+}
+
+function header(res: ApiResponse | undefined, name: string): string | undefined {
+  const v = res?.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** `@1767225600` (RFC 9745) also shown as a date. */
+function describeDeprecation(value: string): string {
+  const m = /^@(-?\d+)$/.exec(value.trim());
+  if (!m) return value;
+  const date = new Date(Number(m[1]) * 1000);
+  return Number.isNaN(date.getTime()) ? value : `${value} (${date.toISOString()})`;
+}
+
+/** One line naming the date and the replacement, plus one with the server's own headers when it sent any. */
+export function deprecationLines(res: ApiResponse | undefined): string[] {
+  const lines = [DEPRECATION_WARNING];
+  const deprecation = header(res, 'deprecation');
+  const sunset = header(res, 'sunset');
+  const parts = [
+    ...(deprecation !== undefined ? [`Deprecation: ${describeDeprecation(deprecation)}`] : []),
+    ...(sunset !== undefined ? [`Sunset: ${sunset}`] : []),
+  ];
+  if (parts.length > 0) lines.push(`warning: the server says ${escapeControl(parts.join('; '))}`);
+  return lines;
+}
+
+export async function run(f: Factory, options: GetOptions): Promise<void> {
+  const client = await f.client();
+  let res: ApiResponse | undefined;
+  try {
+    // The id travels as exact digits: a bigint never goes through a Number.
+    res = await client.call({ method: 'GET', path: `/pets/${options.id.toString()}` });
+  } finally {
+    // Shown whether or not the call worked: the command itself is what is deprecated.
+    if (!f.signal.aborted) for (const line of deprecationLines(res)) f.info(line);
+  }
+  const pet = toPet(res.json);
+  if (!pet) throw malformed(res, 'a pet');
+  await printRecord(f, options.format, petView, pet);
+}

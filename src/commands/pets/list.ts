@@ -1,0 +1,31 @@
+import type { Factory } from '../../factory.js';
+import { malformed } from '../../http/response-errors.js';
+import { resolveFormat, type Format } from '../../output/format.js';
+import { printList } from '../../output/print.js';
+import { parseLimit, parseStatus, toPets, type PetStatus } from '../../pets/pet.js';
+import { petView } from './view.js';
+
+export interface ListOptions {
+  limit: number | undefined;
+  status: PetStatus | undefined;
+  format: Format;
+}
+
+/** Validates the raw flags (nothing is sent when they are wrong), then runs. */
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  const options: ListOptions = {
+    format: resolveFormat(opts),
+    limit: opts.limit === undefined ? undefined : parseLimit(String(opts.limit)),
+    status: opts.status === undefined ? undefined : parseStatus(String(opts.status)),
+  };
+  await run(f, options);
+}
+
+export async function run(f: Factory, options: ListOptions): Promise<void> {
+  const client = await f.client();
+  const res = await client.call({ method: 'GET', path: '/pets', query: { limit: options.limit, status: options.status } });
+  const pets = toPets(res.json);
+  if (!pets) throw malformed(res, 'a list of pets');
+  if (pets.length === 0 && options.format === 'table' && f.io.stdoutIsTTY) f.info('no pets found');
+  await printList(f, options.format, petView, pets);
+}

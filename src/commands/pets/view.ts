@@ -1,0 +1,16 @@
+import type { View } from '../../output/print.js';
+import type { Tone } from '../../output/table.js';
+import type { Pet } from '../../pets/pet.js';
+
+const STATUS_TONE: Record<string, Tone> = { available: 'green', pending: 'yellow', sold: 'gray' };
+
+/** Columns id, name, categoryId, status (empty when absent); JSON is the pet as the API sent it. */
+export const petView: View<Pet> = {
+  columns: [
+    { header: 'id', text: (p) => p.id.toString() },
+    { header: 'name', text: (p) => p.name },
+    { header: 'categoryId', text: (p) => p.categoryId.toString() },
+    { header: 'status', text: (p) => p.status ?? '', tone: (p) => (p.status ? STATUS_TONE[p.status] : undefined) },
+  ],
+  json: (p) => p,
+};

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { bashScript } from './bash.js';
+import { fishScript } from './fish.js';
+import { completionSpec } from './model.js';
+import { zshScript } from './zsh.js';
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export function isShell(value: string): value is Shell {
+  return (SHELLS as readonly string[]).includes(value);
+}
+
+/** The completion script for `shell`, generated from the commander program. */
+export function completionScript(shell: Shell, program: Command): string {
+  const spec = completionSpec(program);
+  switch (shell) {
+    case 'bash':
+      return bashScript(spec);
+    case 'zsh':
+      return zshScript(spec);
+    case 'fish':
+      return fishScript(spec);
+  }
+}

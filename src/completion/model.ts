@@ -1,0 +1,180 @@
+// The command tree as the shell completion generators see it. Everything here
+// is read from the commander program itself (commands, aliases, options,
+// arguments, choices), so a new command or flag shows up in every script with
+// no edit to the generators. The few value lists commander cannot know
+// (statuses, output formats, environment names) are attached by rule below.
+
+import type { Argument, Command, Option } from 'commander';
+import { PET_STATUSES } from '../pets/pet.js';
+
+/** What a flag's value or a positional argument completes to. */
+export type ValueSource =
+  /** Free text: nothing to offer. */
+  | { kind: 'none' }
+  | { kind: 'words'; words: readonly string[] }
+  /** Environment names, asked from the CLI at completion time (`petstore __complete envs`). */
+  | { kind: 'envs' }
+  | { kind: 'files' };
+
+export interface FlagSpec {
+  long: string | undefined;
+  short: string | undefined;
+  takesValue: boolean;
+  description: string;
+  values: ValueSource;
+  /** Declared on an ancestor command (global flags such as --env). */
+  inherited: boolean;
+  /** The command path the flag is declared on. */
+  declaredOn: readonly string[];
+}
+
+export interface CommandSpec {
+  /** [] for the program, ['pets', 'list'] for `petstore pets list`. */
+  path: readonly string[];
+  name: string;
+  aliases: readonly string[];
+  description: string;
+  /** Own flags first, then inherited ones; no duplicates. */
+  flags: readonly FlagSpec[];
+  subcommands: readonly CommandSpec[];
+  /** One per declared positional argument. */
+  args: readonly ValueSource[];
+  /** The last argument repeats. */
+  variadic: boolean;
+}
+
+export interface CompletionSpec {
+  /** The program name the scripts register for (`petstore`). */
+  program: string;
+  root: CommandSpec;
+  /** Arguments that make the CLI print environment names, one a line. */
+  envsCommand: readonly string[];
+}
+
+/** The hidden command the scripts call for dynamic values (registered in src/commands/completion/index.ts). */
+export const COMPLETE_COMMAND = '__complete';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+
+const NONE: ValueSource = { kind: 'none' };
+const WORD = /^[A-Za-z0-9_.:/@+-]+$/;
+
+function words(list: readonly string[]): ValueSource {
+  const safe = list.filter((w) => WORD.test(w));
+  return safe.length > 0 ? { kind: 'words', words: safe } : NONE;
+}
+
+/** "<file>" from "--input <file>". */
+function placeholder(flags: string): string | undefined {
+  return /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1];
+}
+
+/** "available|pending|sold" in a description. */
+function pipeList(description: string): string[] | undefined {
+  const m = /(?:^|[\s:(])([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)(?=$|[\s,;.)])/.exec(description);
+  return m?.[1]?.split('|');
+}
+
+/** The values of an option that takes one. */
+export function optionValues(option: Option): ValueSource {
+  if (!option.required && !option.optional) return NONE;
+  if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
+  switch (option.long) {
+    case '--env':
+      return { kind: 'envs' };
+    case '--status':
+      return words(PET_STATUSES);
+    case '--output':
+      return words(/output format: ([a-z|]+)/.exec(option.description)?.[1]?.split('|') ?? OUTPUT_FORMATS);
+  }
+  const ph = placeholder(option.flags);
+  if (ph !== undefined && /^(file|dir|directory)$/i.test(ph)) return { kind: 'files' };
+  const listed = pipeList(option.description);
+  return listed ? words(listed) : NONE;
+}
+
+/** The values of positional argument `index` of the command at `path`. */
+export function argumentValues(path: readonly string[], arg: Argument, index: number): ValueSource {
+  if (arg.argChoices && arg.argChoices.length > 0) return words(arg.argChoices);
+  const name = arg.name();
+  if (name === 'env' || name === 'environment') return { kind: 'envs' };
+  // env use <name>, env set <name> ...: the first argument of the env group is an environment name.
+  if (path[0] === 'env' && index === 0 && name === 'name') return { kind: 'envs' };
+  if (/^(file|dir|directory)$/i.test(name)) return { kind: 'files' };
+  return NONE;
+}
+
+function flagSpec(option: Option, declaredOn: readonly string[], inherited: boolean): FlagSpec {
+  return {
+    long: option.long,
+    short: option.short,
+    takesValue: option.required || option.optional,
+    description: option.description,
+    values: optionValues(option),
+    inherited,
+    declaredOn,
+  };
+}
+
+function describe(cmd: Command, path: readonly string[], inheritedFlags: readonly FlagSpec[]): CommandSpec {
+  const help = cmd.createHelp();
+  const own = help.visibleOptions(cmd).map((o) => flagSpec(o, path, false));
+  const seen = new Set(own.flatMap((f) => [f.long, f.short]).filter((x): x is string => x !== undefined));
+  const flags = [...own];
+  for (const f of inheritedFlags) {
+    if ((f.long && seen.has(f.long)) || (f.short && seen.has(f.short))) continue;
+    flags.push(f);
+  }
+  // What the children inherit: everything but help (each command has its own) and version (program only).
+  const passDown = flags
+    .filter((f) => f.long !== '--help' && f.long !== '--version')
+    .map((f) => (f.inherited ? f : { ...f, inherited: true }));
+  const args = cmd.registeredArguments;
+  return {
+    path,
+    name: cmd.name(),
+    aliases: cmd.aliases(),
+    description: cmd.description(),
+    flags,
+    subcommands: help.visibleCommands(cmd).map((sub) => describe(sub, [...path, sub.name()], passDown)),
+    args: args.map((a, i) => argumentValues(path, a, i)),
+    variadic: args.at(-1)?.variadic ?? false,
+  };
+}
+
+/** Reads the completion model from a commander program. Hidden commands and options are left out. */
+export function completionSpec(program: Command): CompletionSpec {
+  return { program: program.name(), root: describe(program, [], []), envsCommand: [COMPLETE_COMMAND, 'envs'] };
+}
+
+/** Every command of the tree, the program first, parents before children. */
+export function allCommands(spec: CompletionSpec): CommandSpec[] {
+  const out: CommandSpec[] = [];
+  const walk = (c: CommandSpec) => {
+    out.push(c);
+    c.subcommands.forEach(walk);
+  };
+  walk(spec.root);
+  return out;
+}
+
+/** "pets list" */
+export function pathKey(path: readonly string[]): string {
+  return path.join(' ');
+}
+
+/** The names a flag is typed as: --long and -s. */
+export function flagNames(flag: FlagSpec): string[] {
+  return [flag.long, flag.short].filter((x): x is string => x !== undefined);
+}
+
+/** Single-quotes a string for POSIX shells (bash, zsh). */
+export function shQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** First line of a description, trimmed for a completion menu. */
+export function shortDescription(text: string, max = 80): string {
+  const line = (text.split('\n')[0] ?? '').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

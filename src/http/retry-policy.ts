@@ -1,0 +1,69 @@
+// Which outcomes of one exchange are worth repeating.
+//
+//                              GET/HEAD/OPTIONS        POST (and every other method)
+//   429                        retry (Retry-After)     retry (Retry-After): not processed
+//   502, 503, 504              retry (backoff)         no: it may have been processed
+//   refused / not connected    retry (backoff)         retry (backoff): never sent
+//   reset, timeout after send  retry (backoff)         no: outcome unknown, reported as such
+//   DNS name not found, TLS    no (will not change)    no
+//   any other status           no                      no
+
+import type { HttpMethod } from './client.js';
+import { TransportError } from './client.js';
+
+export type Outcome = { status: number } | { error: unknown };
+
+export type Verdict =
+  /** The answer stands (success or a status not worth repeating). */
+  | { action: 'return' }
+  /** Send again after a wait: the Retry-After gate for 429, backoff otherwise. */
+  | { action: 'retry'; wait: 'rate_limit' | 'backoff' }
+  /** The request may or may not have been processed; repeating could duplicate it. */
+  | { action: 'unknown' }
+  /** A fault that repeating will not fix: rethrow it. */
+  | { action: 'throw' };
+
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/** Methods whose repetition cannot change anything on the server. */
+export function isSafeMethod(method: HttpMethod | string): boolean {
+  const m = method.toUpperCase();
+  return m === 'GET' || m === 'HEAD' || m === 'OPTIONS';
+}
+
+/** Connection failures that happen before any byte of the request leaves and may go away. */
+const TRANSIENT_NOT_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED']);
+/** Failures that repeating the request will not fix. */
+const PERMANENT = new Set(['ENOTFOUND']);
+
+/** The errno-style code of an error or of its causes. */
+export function causeCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (i > 0 || !(e instanceof TransportError))) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isPermanent(code: string | undefined): boolean {
+  return code !== undefined && (PERMANENT.has(code) || /CERT|SSL|TLS/.test(code));
+}
+
+/** What to do after one attempt of `method` ended in `outcome`. */
+export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Verdict {
+  const safe = isSafeMethod(method);
+  if ('status' in outcome) {
+    if (outcome.status === 429) return { action: 'retry', wait: 'rate_limit' };
+    if (safe && RETRYABLE_STATUSES.has(outcome.status)) return { action: 'retry', wait: 'backoff' };
+    return { action: 'return' };
+  }
+  const { error } = outcome;
+  if (!(error instanceof TransportError)) return { action: 'throw' };
+  const code = causeCode(error);
+  if (safe) return isPermanent(code) ? { action: 'throw' } : { action: 'retry', wait: 'backoff' };
+  if (error.sent || error.timedOut) return { action: 'unknown' };
+  if (code !== undefined && TRANSIENT_NOT_SENT.has(code)) return { action: 'retry', wait: 'backoff' };
+  return { action: 'throw' };
+}

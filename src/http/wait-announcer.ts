@@ -1,0 +1,42 @@
+// Announces retry and rate-limit waits on stderr: one line, or a spinner with a
+// countdown when stderr is a terminal. Nothing with --quiet.
+
+import type { IO } from '../io/io.js';
+import type { Clock } from '../time/clock.js';
+import type { WaitAnnouncer } from './api-client.js';
+
+export interface AnnouncerDeps {
+  io: IO;
+  clock: Clock;
+  quiet: boolean;
+}
+
+export function createWaitAnnouncer({ io, clock, quiet }: AnnouncerDeps): WaitAnnouncer {
+  return async (notice) => {
+    if (quiet) return;
+    const line = notice.text(notice.ms);
+    // ora redraws with the cursor functions of a real terminal stream.
+    const terminal = io.stderr as Partial<Pick<NodeJS.WriteStream, 'cursorTo' | 'clearLine' | 'moveCursor'>>;
+    const canSpin = io.spinner && typeof terminal.cursorTo === 'function' && typeof terminal.clearLine === 'function';
+    if (!canSpin) {
+      io.stderr.write(`${line}\n`);
+      return;
+    }
+    const { default: ora } = await import('ora');
+    const spinner = ora({
+      text: line,
+      stream: io.stderr as NodeJS.WritableStream,
+      isEnabled: true,
+      discardStdin: false,
+      color: io.colorStderr ? 'yellow' : false,
+    }).start();
+    const timer = setInterval(() => {
+      spinner.text = notice.text(notice.until - clock.now());
+    }, 1000);
+    timer.unref?.();
+    return () => {
+      clearInterval(timer);
+      spinner.stopAndPersist({ symbol: '-', text: line });
+    };
+  };
+}

@@ -1,0 +1,9 @@
+/** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF (quotes doubled). */
+export function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** A header line and one line per row, LF-terminated; an empty list is the header alone. */
+export function renderCsv(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [headers, ...rows].map((r) => `${r.map(csvField).join(',')}\n`).join('');
+}

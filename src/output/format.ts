@@ -1,0 +1,26 @@
+import { UsageError } from '../errors/errors.js';
+
+export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+export type Format = (typeof FORMATS)[number];
+
+function isFormat(value: string): value is Format {
+  return (FORMATS as readonly string[]).includes(value);
+}
+
+/**
+ * The output format from -o/--output and --json (same as -o json); table by default.
+ * Validated before anything is sent.
+ */
+export function resolveFormat(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): Format {
+  const raw = opts.output;
+  const json = opts.json === true;
+  if (raw === undefined) return json ? 'json' : 'table';
+  const value = String(raw);
+  if (!isFormat(value) || !allowed.includes(value)) {
+    throw new UsageError(`invalid --output "${String(raw)}": must be one of ${allowed.join(', ')}`);
+  }
+  if (json && value !== 'json') {
+    throw new UsageError(`--json conflicts with --output ${value}: --json is the same as --output json; give only one`);
+  }
+  return value;
+}

@@ -1,0 +1,65 @@
+// Error bodies of the sandbox and the errors its own API (options, start) throws.
+
+/** Every machine-readable code the sandbox can answer with (documented in docs/sandbox.md). */
+export const ERROR_CODES = {
+  invalid_json: 400,
+  invalid_body: 400,
+  missing_field: 400,
+  invalid_field: 400,
+  unknown_field: 400,
+  read_only_field: 400,
+  invalid_parameter: 400,
+  unknown_parameter: 400,
+  unauthorized: 401,
+  key_banned: 403,
+  not_found: 404,
+  unknown_path: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  not_implemented: 501,
+  injected_failure: 503,
+  ids_exhausted: 507,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error answered with the interface's Error body `{code, message, status}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    /** An ErrorCode; a free string only for failures injected by tests. */
+    readonly code: ErrorCode | (string & {}),
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** The Error body, exactly the three fields of the document. */
+  body(): string {
+    return JSON.stringify({ code: this.code, message: this.message, status: this.status });
+  }
+}
+
+export function apiError(code: ErrorCode, message: string, headers?: Record<string, string>): ApiError {
+  return new ApiError(ERROR_CODES[code], code, message, headers);
+}
+
+/** An invalid sandbox option (flag value); the CLI maps it to its usage exit code. */
+export class SandboxOptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxOptionError';
+  }
+}
+
+/** The sandbox could not start (port in use, unreadable or corrupt --data file, ...). */
+export class SandboxStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SandboxStartError';
+  }
+}

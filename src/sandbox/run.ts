@@ -1,0 +1,76 @@
+// `petstore sandbox`: start the server, print how to use it, run until the
+// signal aborts (SIGINT/SIGTERM), then shut down gracefully.
+
+import { formatDuration, startSandbox, type RecordedRequest, type SandboxHandle } from './server.js';
+import type { SandboxCommandOptions } from './options.js';
+import { toSandboxOptions } from './options.js';
+
+export { parseSandboxOptions, parseDuration, toSandboxOptions, DEFAULT_PORT, DEFAULT_HOST, type SandboxCommandOptions } from './options.js';
+export { SandboxOptionError, SandboxStartError } from './errors.js';
+
+export interface SandboxIO {
+  stderr: NodeJS.WritableStream;
+  stdout: NodeJS.WritableStream;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function shellWord(word: string): string {
+  return /^[\w.,:/@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The start-up text: base URL, keys, limits, data and the commands that point the CLI at it. */
+export function formatBanner(sb: SandboxHandle): string {
+  const l = sb.limits;
+  const lines = [`petstore sandbox listening on ${sb.baseUrl}`];
+  sb.keys.forEach((key, i) => {
+    const note = sb.generatedKey ? '   (generated; pass --key to choose)' : '';
+    lines.push(`  key:   ${key}${i === 0 ? note : ''}`);
+  });
+  const day = l.dayWindowMs === 86_400_000 ? 'per day' : `per ${formatDuration(l.dayWindowMs)}`;
+  lines.push(`  plan:  ${l.plan} (${l.perMinute} requests per ${formatDuration(l.windowMs)}, ${l.perDay} ${day}; per key)`);
+  lines.push(l.ban ? `  ban:   ${l.banSeconds}s for a retry before a 429's reset (--no-ban to disable)` : '  ban:   off');
+  if (sb.dataFile !== undefined) lines.push(`  data:  ${sb.dataFile} (${sb.loadedPets} ${sb.loadedPets === 1 ? 'pet' : 'pets'} loaded)`);
+  else lines.push('  data:  in memory (pass --data FILE to keep pets across restarts)');
+  if (!LOOPBACK.has(sb.host)) lines.push(`  warning: listening on ${sb.host}: other machines may reach this sandbox`);
+  lines.push('Point the CLI at it:');
+  lines.push(`  export PETSTORE_BASE_URL=${sb.baseUrl}`);
+  lines.push(`  echo ${shellWord(sb.keys[0] ?? '')} | petstore auth login`);
+  lines.push('Press Ctrl-C to stop.');
+  return `${lines.join('\n')}\n`;
+}
+
+function logLine(r: RecordedRequest): string {
+  const code = r.errorCode === undefined ? '' : ` ${r.errorCode}`;
+  return `${new Date(r.time).toISOString()} ${r.method} ${r.url} -> ${r.status}${code} (${r.durationMs.toFixed(1)}ms)\n`;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * Runs the sandbox until `signal` aborts, then stops accepting connections,
+ * finishes requests in flight, flushes the data file and resolves.
+ * Prints the banner on stderr and the base URL alone on stdout (for scripts).
+ * Rejects with SandboxStartError when it cannot start.
+ */
+export async function runSandbox(opts: SandboxCommandOptions, io: SandboxIO, signal: AbortSignal): Promise<void> {
+  const sandbox = await startSandbox({
+    ...toSandboxOptions(opts),
+    recordRequests: false,
+    ...(opts.log ? { onRequest: (r: RecordedRequest) => void io.stderr.write(logLine(r)) } : {}),
+    onError: (error) => {
+      io.stderr.write(`petstore sandbox: cannot save ${opts.data ?? 'data'}: ${(error as Error)?.message ?? String(error)} (will retry)\n`);
+    },
+  });
+  io.stderr.write(formatBanner(sandbox));
+  io.stdout.write(`${sandbox.baseUrl}\n`);
+  await aborted(signal);
+  io.stderr.write('petstore sandbox: shutting down (finishing requests in flight)...\n');
+  await sandbox.close();
+  const count = sandbox.pets().length;
+  const saved = sandbox.dataFile === undefined ? '' : `; ${count} ${count === 1 ? 'pet' : 'pets'} saved to ${sandbox.dataFile}`;
+  io.stderr.write(`petstore sandbox: stopped${saved}\n`);
+}

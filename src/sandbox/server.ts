@@ -1,0 +1,681 @@
+// The sandbox: a local, in-process implementation of the pet store interface
+// (GET/POST /v1/pets, GET /v1/pets/{petId}) with the document's auth, errors,
+// rate limits and ban, for trying the CLI and for tests. Plain node:http.
+
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toInt64 } from '../json/int64.js';
+import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
+import { loadData, Persister, writeAtomic } from './persist.js';
+import { RateLimiter, type RateHeaders } from './rate-limit.js';
+import { PetStore } from './store.js';
+import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
+import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
+
+/** The removal date of GET /pets/{petId} announced by the document. */
+export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_BAN_GRACE_MS = 100;
+export const DEFAULT_RECORD_LIMIT = 10_000;
+
+export interface SandboxOptions {
+  /** Interface to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** Port; 0 (the default here) picks a free one. */
+  port?: number;
+  /** Accepted API keys; when empty one is generated. */
+  keys?: string[];
+  plan?: Plan;
+  /** Overrides the plan's requests per window (per minute). */
+  perMinute?: number;
+  /** Overrides the plan's requests per day. */
+  perDay?: number;
+  /** Length of the per-minute window in ms (default 60,000). */
+  windowMs?: number;
+  /** Length of the per-day window in ms (default 86,400,000). */
+  dayWindowMs?: number;
+  /** Ban keys that retry before the 429's reset instant (default true). */
+  ban?: boolean;
+  /** Ban length in seconds (default 5 windows, rounded up). */
+  banSeconds?: number;
+  /** Tolerance for early retries before a ban, in ms (default 100). */
+  banGraceMs?: number;
+  /** Keep pets in this file (atomic writes), loaded at start. */
+  dataFile?: string;
+  /** First id handed out (default 1); never lowers the id stored in dataFile. */
+  firstId?: bigint | number | string;
+  /** Test hook: fixed delay before answering each request, in ms. */
+  latencyMs?: number;
+  /** Clock in epoch ms (default Date.now); tests may inject a fake one. */
+  clock?: () => number;
+  /** Largest accepted request body (default 64 KiB). */
+  maxBodyBytes?: number;
+  /** Keep the last N requests for requests() (default 10,000); false or 0 disables. */
+  recordRequests?: boolean | number;
+  /** Least delay between a change and its write to dataFile, in ms (default 50). */
+  persistDelayMs?: number;
+  /** Called after each response (e.g. for a request log). */
+  onRequest?: (request: RecordedRequest) => void;
+  /** Called when a background write of dataFile fails. */
+  onError?: (error: unknown) => void;
+}
+
+/** One request as the sandbox received and answered it. */
+export interface RecordedRequest {
+  /** 1, 2, 3... in arrival order. */
+  seq: number;
+  /** Arrival time, epoch ms (from the sandbox clock). */
+  time: number;
+  durationMs: number;
+  method: string;
+  /** Raw request target, e.g. "/v1/pets?limit=5". */
+  url: string;
+  /** Path without the query, e.g. "/v1/pets". */
+  path: string;
+  /** Query parameters (first value of each). */
+  query: Record<string, string>;
+  /** Request headers, lower-case names, repeated ones joined by ", " (authorization included). */
+  headers: Record<string, string>;
+  /** The recognised API key, if any. */
+  key: string | undefined;
+  /** Request body text ("" when none was read: only POST /pets bodies are read). */
+  body: string;
+  status: number;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  /** The Error body's code for error responses. */
+  errorCode: string | undefined;
+}
+
+export interface SandboxStats {
+  /** Requests answered. */
+  requests: number;
+  byStatus: Record<number, number>;
+  /** Pets created over HTTP. */
+  created: number;
+  count401: number;
+  count429: number;
+  /** 403 key_banned answers (including the one that starts a ban). */
+  count403bans: number;
+  /** Bans started. */
+  bansIssued: number;
+  /** Requests being handled right now. */
+  inFlight: number;
+  persistWrites: number;
+  persistErrors: number;
+}
+
+export interface SandboxLimits {
+  plan: Plan;
+  perMinute: number;
+  perDay: number;
+  windowMs: number;
+  dayWindowMs: number;
+  ban: boolean;
+  banSeconds: number;
+}
+
+export interface InjectedFailure {
+  /** How many upcoming requests fail (default 1). */
+  count?: number;
+  /** HTTP status (default 503). */
+  status?: number;
+  /** Error code (default "injected_failure"). */
+  code?: string;
+  /** Retry-After seconds to send, if any. */
+  retryAfter?: number;
+}
+
+export interface SandboxHandle {
+  /** http://host:port */
+  url: string;
+  /** url + "/v1": what PETSTORE_BASE_URL should be. */
+  baseUrl: string;
+  host: string;
+  port: number;
+  keys: string[];
+  /** True when the key was generated because none was given. */
+  generatedKey: boolean;
+  limits: SandboxLimits;
+  dataFile: string | undefined;
+  /** Pets loaded from dataFile at start. */
+  loadedPets: number;
+  /** Copies of the stored pets, ascending id, exact bigint ids. */
+  pets(): Pet[];
+  /** The recorded requests, oldest first. */
+  requests(): RecordedRequest[];
+  clearRequests(): void;
+  stats(): SandboxStats;
+  /** Forgets rate-limit counts, pending retries and bans. */
+  resetRateLimits(): void;
+  /** Stores pets directly (no HTTP, no limits); returns them with their ids. */
+  seed(pets: ReadonlyArray<{ name: string; categoryId: bigint | number; status?: string }>): Pet[];
+  /** Test hook: delay before each answer from now on, in ms. */
+  setLatency(ms: number): void;
+  /** Test hook: the next requests fail with an Error body (before auth and limits, not counted). */
+  failNext(failure?: InjectedFailure): void;
+  /** Writes dataFile now if anything changed. */
+  flush(): Promise<void>;
+  /** Stops accepting connections, finishes requests in flight, flushes dataFile. Idempotent. */
+  close(): Promise<void>;
+}
+
+type Route =
+  | { kind: 'listPets' }
+  | { kind: 'createPet' }
+  | { kind: 'getPet'; segment: string }
+  | { kind: 'notImplemented'; what: string }
+  | { kind: 'methodNotAllowed'; allow: string }
+  | { kind: 'unknownPath' };
+
+const LIST_PETS: Route = { kind: 'listPets' };
+const CREATE_PET: Route = { kind: 'createPet' };
+
+function resolveRoute(method: string, path: string): Route {
+  if (path === '/v1/pets') {
+    if (method === 'GET') return LIST_PETS;
+    if (method === 'POST') return CREATE_PET;
+    return { kind: 'methodNotAllowed', allow: 'GET, POST' };
+  }
+  if (path.startsWith('/v1/pets/')) {
+    const segment = path.slice('/v1/pets/'.length);
+    if (segment.length > 0 && !segment.includes('/')) {
+      return method === 'GET' ? { kind: 'getPet', segment } : { kind: 'methodNotAllowed', allow: 'GET' };
+    }
+  }
+  if (path === '/v1/store/orders' || path.startsWith('/v1/store/orders/')) return { kind: 'notImplemented', what: 'store orders (GET /store/orders)' };
+  if (path === '/v1/categories' || path.startsWith('/v1/categories/')) return { kind: 'notImplemented', what: 'categories' };
+  return { kind: 'unknownPath' };
+}
+
+/** Generates an API key: "sk_sandbox_" and 24 random base64url characters. */
+export function generateKey(): string {
+  return `sk_sandbox_${randomBytes(18).toString('base64url')}`;
+}
+
+const KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+function positiveInt(value: number | undefined, name: string, max = 1e12): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new SandboxOptionError(`${name} must be a whole number from 1 to ${max}, got ${value}`);
+  return value;
+}
+
+function positiveMs(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) throw new SandboxOptionError(`${name} must be a positive number of milliseconds, got ${value}`);
+  return value;
+}
+
+function toFirstId(value: bigint | number | string | undefined): bigint {
+  if (value === undefined) return 1n;
+  const id = typeof value === 'string' ? (/^\d+$/.test(value.trim()) ? toInt64(BigInt(value.trim())) : undefined) : toInt64(value);
+  if (id === undefined || id < 1n) throw new SandboxOptionError(`firstId must be an integer from 1 to 9223372036854775807, got ${String(value)}`);
+  return id;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function flatHeaders(headers: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function queryRecord(search: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (search.length === 0) return out;
+  for (const [k, v] of new URLSearchParams(search)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function stringHeaders(headers: OutgoingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  return out;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+class ClientGone extends Error {}
+
+interface BodyResult {
+  /** undefined when too large. */
+  bytes: Buffer | undefined;
+  /** Close the connection after answering (body too large to drain). */
+  close: boolean;
+}
+
+/** Reads a request body up to `max` bytes; larger bodies are drained (up to 16x) and reported. */
+function readBody(req: IncomingMessage, max: number): Promise<BodyResult> {
+  const drainCap = Math.max(max * 16, 1024 * 1024);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > drainCap) return Promise.resolve({ bytes: undefined, close: true });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = Number.isFinite(declared) && declared > max;
+    let done = false;
+    const finish = (r: BodyResult) => {
+      if (done) return;
+      done = true;
+      resolve(r);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        tooLarge = true;
+        chunks.length = 0;
+        if (size > drainCap) {
+          req.pause();
+          finish({ bytes: undefined, close: true });
+        }
+      } else if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('end', () => finish({ bytes: tooLarge ? undefined : Buffer.concat(chunks, size), close: false }));
+    req.on('error', () => {
+      if (!done) {
+        done = true;
+        reject(new ClientGone());
+      }
+    });
+    req.on('close', () => {
+      if (!done && !req.complete) {
+        done = true;
+        reject(new ClientGone());
+      }
+    });
+  });
+}
+
+interface Answer {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: string;
+  errorCode: string | undefined;
+  close: boolean;
+}
+
+function setRateHeaders(headers: OutgoingHttpHeaders, h: RateHeaders): void {
+  headers['x-ratelimit-limit'] = String(h.limit);
+  headers['x-ratelimit-remaining'] = String(h.remaining);
+  headers['x-ratelimit-reset'] = String(h.reset);
+}
+
+function clip(text: string, max = 120): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
+/** Starts a sandbox server; resolves once it is listening. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const plan = options.plan ?? 'free';
+  if (!(PLANS as readonly string[]).includes(plan)) throw new SandboxOptionError(`plan must be one of ${PLANS.join(', ')}, got ${String(plan)}`);
+  const windowMs = positiveMs(options.windowMs, 'windowMs') ?? 60_000;
+  const dayWindowMs = positiveMs(options.dayWindowMs, 'dayWindowMs') ?? 86_400_000;
+  const limits: SandboxLimits = {
+    plan,
+    perMinute: positiveInt(options.perMinute, 'perMinute') ?? PLAN_LIMITS[plan].perMinute,
+    perDay: positiveInt(options.perDay, 'perDay') ?? PLAN_LIMITS[plan].perDay,
+    windowMs,
+    dayWindowMs,
+    ban: options.ban ?? true,
+    banSeconds: positiveInt(options.banSeconds, 'banSeconds') ?? Math.max(1, Math.ceil((5 * windowMs) / 1000)),
+  };
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxOptionError(`port must be a whole number from 0 to 65535, got ${port}`);
+  const host = options.host ?? '127.0.0.1';
+  const givenKeys = [...new Set(options.keys ?? [])];
+  for (const k of givenKeys) {
+    if (!KEY_PATTERN.test(k)) throw new SandboxOptionError(`API key ${JSON.stringify(k)} must be non-empty printable ASCII without spaces`);
+  }
+  const generatedKey = givenKeys.length === 0;
+  const keys = generatedKey ? [generateKey()] : givenKeys;
+  const keySet = new Set(keys);
+  const clock = options.clock ?? Date.now;
+  const maxBody = positiveInt(options.maxBodyBytes, 'maxBodyBytes', 1024 ** 3) ?? DEFAULT_MAX_BODY_BYTES;
+  const recordLimit =
+    options.recordRequests === false ? 0 : options.recordRequests === true || options.recordRequests === undefined ? DEFAULT_RECORD_LIMIT : Math.max(0, Math.floor(options.recordRequests));
+  let latencyMs = Math.max(0, options.latencyMs ?? 0);
+  let firstId = toFirstId(options.firstId);
+
+  // State: pets (loaded from the data file when given), limits, records.
+  const dataFile = options.dataFile;
+  const data = dataFile === undefined ? undefined : await loadData(dataFile);
+  if (data && data.nextId > firstId) firstId = data.nextId;
+  const store = new PetStore(firstId, data?.pets ?? []);
+  let persister: Persister | undefined;
+  if (dataFile !== undefined) {
+    persister = new Persister(dataFile, () => store.snapshot(), {
+      delayMs: options.persistDelayMs ?? 50,
+      onError: (error) => options.onError?.(error),
+    });
+    if (!data) {
+      // Create the file now, so an unwritable location fails at start, not later.
+      try {
+        await writeAtomic(dataFile, store.snapshot());
+      } catch (error) {
+        throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  }
+
+  const limiter = new RateLimiter({
+    perWindow: limits.perMinute,
+    windowMs,
+    perDay: limits.perDay,
+    dayWindowMs,
+    ban: limits.ban,
+    banMs: limits.banSeconds * 1000,
+    banGraceMs: Math.max(0, options.banGraceMs ?? DEFAULT_BAN_GRACE_MS),
+  });
+
+  let records: RecordedRequest[] = [];
+  let seq = 0;
+  const stats: SandboxStats = {
+    requests: 0,
+    byStatus: {},
+    created: 0,
+    count401: 0,
+    count429: 0,
+    count403bans: 0,
+    bansIssued: 0,
+    inFlight: 0,
+    persistWrites: 0,
+    persistErrors: 0,
+  };
+  const failures: Required<InjectedFailure>[] = [];
+  let closing = false;
+  let closePromise: Promise<void> | undefined;
+
+  function takeFailure(): ApiError | undefined {
+    const f = failures[0];
+    if (!f) return undefined;
+    if (--f.count <= 0) failures.shift();
+    const headers: Record<string, string> = f.retryAfter > 0 ? { 'retry-after': String(f.retryAfter) } : {};
+    return new ApiError(f.status, f.code, `injected failure (test hook): HTTP ${f.status}`, headers);
+  }
+
+  async function createPet(req: IncomingMessage, search: string, answer: Answer, got: { body: string }): Promise<void> {
+    expectNoQuery(search);
+    const contentType = req.headers['content-type'];
+    if (contentType !== undefined && contentType.trim() !== '') {
+      const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+      if (!JSON_TYPE.test(mediaType)) {
+        throw apiError('unsupported_media_type', `Content-Type must be application/json, got ${JSON.stringify(clip(mediaType, 60))}`);
+      }
+    }
+    const { bytes, close } = await readBody(req, maxBody);
+    if (bytes === undefined) {
+      answer.close = close;
+      throw apiError('payload_too_large', `request body is larger than ${maxBody} bytes`);
+    }
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw apiError('invalid_json', 'request body is not valid UTF-8');
+    }
+    got.body = text;
+    const input: NewPet = validateNewPet(parseBody(text));
+    const { pet, json } = store.create(input);
+    stats.created++;
+    persister?.markDirty();
+    answer.status = 201;
+    answer.headers.location = `/v1/pets/${pet.id}`;
+    answer.body = json;
+  }
+
+  async function dispatch(req: IncomingMessage, method: string, path: string, search: string, answer: Answer, got: { body: string; key: string | undefined }): Promise<void> {
+    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
+    const injected = takeFailure();
+    if (injected) throw injected;
+
+    const route = resolveRoute(method, path);
+    if (route.kind === 'getPet') {
+      answer.headers.deprecation = 'true';
+      answer.headers.sunset = GET_PET_SUNSET;
+    }
+
+    // Authentication. Unknown paths and methods are answered without a key.
+    const auth = req.headers.authorization;
+    const match = auth === undefined ? null : /^\s*bearer\s+(\S+)\s*$/i.exec(auth);
+    const token = match?.[1];
+    const key = token !== undefined && keySet.has(token) ? token : undefined;
+    got.key = key;
+    if (key === undefined) {
+      if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') return routeError(route, method, path);
+      if (auth === undefined || auth.trim() === '') {
+        throw apiError('unauthorized', 'missing API key: send it as "Authorization: Bearer <key>"', { 'www-authenticate': 'Bearer realm="petstore"' });
+      }
+      if (token === undefined) {
+        throw apiError('unauthorized', 'the Authorization header must use the Bearer scheme: "Authorization: Bearer <key>"', {
+          'www-authenticate': 'Bearer realm="petstore"',
+        });
+      }
+      throw apiError('unauthorized', 'invalid API key: it is not one of the keys this sandbox accepts', {
+        'www-authenticate': 'Bearer realm="petstore", error="invalid_token"',
+      });
+    }
+
+    // Rate limits and bans (per key; every allowed request counts, whatever its outcome).
+    const decision = limiter.check(key, clock());
+    setRateHeaders(answer.headers, decision.headers);
+    if (decision.kind === 'banned') {
+      stats.count403bans++;
+      if (decision.newBan) stats.bansIssued++;
+      const message = decision.newBan
+        ? `API key banned for ${limits.banSeconds}s: it sent a request before the reset time its 429 announced; retry after ${decision.retryAfter}s`
+        : `API key is banned for retrying too early after a 429; retry after ${decision.retryAfter}s (requests during the ban do not extend it)`;
+      throw apiError('key_banned', message, { 'retry-after': String(decision.retryAfter) });
+    }
+    if (decision.kind === 'limited') {
+      stats.count429++;
+      const what = decision.which === 'day' ? `${limits.perDay} requests per day` : `${limits.perMinute} requests per ${formatDuration(windowMs)}`;
+      throw apiError('rate_limited', `rate limit of ${what} exceeded; retry after ${decision.retryAfter}s`, {
+        'retry-after': String(decision.retryAfter),
+      });
+    }
+
+    switch (route.kind) {
+      case 'listPets': {
+        const query = parseListQuery(search);
+        answer.body = store.listJson(query.limit, query.status);
+        return;
+      }
+      case 'createPet':
+        return createPet(req, search, answer, got);
+      case 'getPet': {
+        const id = parsePetId(route.segment);
+        expectNoQuery(search);
+        const json = store.getJson(id);
+        if (json === undefined) throw apiError('not_found', `pet ${id} not found`);
+        answer.body = json;
+        return;
+      }
+      case 'notImplemented':
+        throw apiError('not_implemented', `${route.what} is only named by the interface document; the sandbox does not implement it`);
+      default:
+        return routeError(route, method, path);
+    }
+  }
+
+  function routeError(route: Route, method: string, path: string): never {
+    if (route.kind === 'methodNotAllowed') {
+      throw apiError('method_not_allowed', `method ${method} is not allowed on ${clip(path)}; allowed: ${route.allow}`, { allow: route.allow });
+    }
+    throw apiError('unknown_path', `no such path: ${clip(path)} (the sandbox serves GET /v1/pets, POST /v1/pets and GET /v1/pets/{petId})`);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    stats.inFlight++;
+    const time = clock();
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const search = q === -1 ? '' : url.slice(q + 1);
+    const answer: Answer = { status: 200, headers: {}, body: '', errorCode: undefined, close: false };
+    const got: { body: string; key: string | undefined } = { body: '', key: undefined };
+    try {
+      try {
+        await dispatch(req, method, path, search, answer, got);
+      } catch (error) {
+        if (error instanceof ClientGone) return;
+        const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
+        answer.status = e.status;
+        answer.body = e.body();
+        answer.errorCode = e.code;
+        Object.assign(answer.headers, e.headers);
+      }
+      if (res.destroyed) return;
+      const headers = answer.headers;
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(answer.body);
+      if (answer.close || closing) headers.connection = 'close';
+      res.writeHead(answer.status, headers);
+      res.end(answer.body);
+
+      stats.requests++;
+      stats.byStatus[answer.status] = (stats.byStatus[answer.status] ?? 0) + 1;
+      if (answer.status === 401) stats.count401++;
+      if (recordLimit > 0 || options.onRequest) {
+        const record: RecordedRequest = {
+          seq: ++seq,
+          time,
+          durationMs: performance.now() - started,
+          method,
+          url,
+          path,
+          query: queryRecord(search),
+          headers: flatHeaders(req.headers),
+          key: got.key,
+          body: got.body,
+          status: answer.status,
+          responseHeaders: stringHeaders(headers),
+          responseBody: answer.body,
+          errorCode: answer.errorCode,
+        };
+        if (recordLimit > 0) {
+          records.push(record);
+          if (records.length > recordLimit * 2) records = records.slice(-recordLimit);
+        }
+        options.onRequest?.(record);
+      }
+    } finally {
+      stats.inFlight--;
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.keepAliveTimeout = 10_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const where = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE') reject(new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error }));
+      else if (error.code === 'EACCES') reject(new SandboxStartError(`not allowed to listen on ${where}; choose a port above 1023`, { cause: error }));
+      else reject(new SandboxStartError(`cannot listen on ${where}: ${error.message}`, { cause: error }));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+
+  const address = server.address() as AddressInfo;
+  const url = `http://${urlHost(host)}:${address.port}`;
+
+  const sandbox: SandboxHandle = {
+    url,
+    baseUrl: `${url}/v1`,
+    host,
+    port: address.port,
+    keys,
+    generatedKey,
+    limits,
+    dataFile,
+    loadedPets: data?.pets.length ?? 0,
+    pets: () => store.all(),
+    requests: () => (records.length > recordLimit ? records.slice(-recordLimit) : records.slice()),
+    clearRequests: () => {
+      records = [];
+    },
+    stats: () => ({
+      ...stats,
+      byStatus: { ...stats.byStatus },
+      persistWrites: persister?.writes ?? 0,
+      persistErrors: persister?.errors ?? 0,
+    }),
+    resetRateLimits: () => limiter.reset(),
+    seed: (pets) => {
+      const inputs = pets.map((p, i) => {
+        const categoryId = toInt64(p.categoryId);
+        if (typeof p.name !== 'string' || categoryId === undefined || (p.status !== undefined && !isPetStatus(p.status))) {
+          throw new SandboxOptionError(`seed: pet ${i} is not a valid NewPet`);
+        }
+        const input: NewPet = { name: p.name, categoryId };
+        if (p.status !== undefined) input.status = p.status as NewPet['status'];
+        return input;
+      });
+      const created = inputs.map((input) => store.create(input).pet);
+      persister?.markDirty();
+      return created.map((p) => ({ ...p }));
+    },
+    setLatency: (ms) => {
+      latencyMs = Math.max(0, ms);
+    },
+    failNext: (failure = {}) => {
+      failures.push({
+        count: failure.count ?? 1,
+        status: failure.status ?? 503,
+        code: failure.code ?? 'injected_failure',
+        retryAfter: failure.retryAfter ?? 0,
+      });
+    },
+    flush: async () => {
+      await persister?.flush();
+    },
+    close: () => {
+      if (closePromise) return closePromise;
+      closing = true;
+      closePromise = (async () => {
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => server.closeAllConnections(), 10_000);
+          force.unref();
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          server.closeIdleConnections();
+        });
+        await persister?.close();
+      })();
+      return closePromise;
+    },
+  };
+  return sandbox;
+}
+
+/** "60s", "3s", "500ms", "1.5s", "2m", "24h" */
+export function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms > 60_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  if (ms < 1000) return `${ms}ms`;
+  return `${ms / 1000}s`;
+}

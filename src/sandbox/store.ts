@@ -1,0 +1,79 @@
+// The in-memory pet store. Ids are handed out synchronously, so concurrent
+// requests on the single event loop always get unique, consecutive ids.
+
+import { INT64_MAX } from '../json/int64.js';
+import { apiError } from './errors.js';
+import { petJson, type NewPet, type Pet, type PetStatus } from './types.js';
+
+interface Stored {
+  pet: Pet;
+  /** The pet's exact JSON text, cached: pets never change once created. */
+  json: string;
+}
+
+export class PetStore {
+  /** Insertion order is ascending id: ids only grow and loaded pets are sorted. */
+  private readonly byId = new Map<bigint, Stored>();
+  private next: bigint;
+
+  constructor(firstId: bigint, initial: readonly Pet[] = []) {
+    const sorted = [...initial].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const pet of sorted) this.byId.set(pet.id, { pet: clonePet(pet), json: petJson(pet) });
+    const last = sorted.at(-1);
+    this.next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** The id the next created pet gets. */
+  get nextId(): bigint {
+    return this.next;
+  }
+
+  /** Stores a new pet with the next id. Throws ids_exhausted past int64. */
+  create(input: NewPet): { pet: Pet; json: string } {
+    const id = this.next;
+    if (id > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
+    this.next = id + 1n;
+    const pet: Pet = { id, name: input.name, categoryId: input.categoryId };
+    if (input.status !== undefined) pet.status = input.status;
+    const stored = { pet, json: petJson(pet) };
+    this.byId.set(id, stored);
+    return stored;
+  }
+
+  /** The exact JSON text of one pet, or undefined. */
+  getJson(id: bigint): string | undefined {
+    return this.byId.get(id)?.json;
+  }
+
+  /** JSON array text of the first `limit` pets by ascending id, optionally of one status. */
+  listJson(limit: number, status?: PetStatus): string {
+    const parts: string[] = [];
+    for (const { pet, json } of this.byId.values()) {
+      if (parts.length >= limit) break;
+      if (status === undefined || pet.status === status) parts.push(json);
+    }
+    return `[${parts.join(',')}]`;
+  }
+
+  /** Copies of all pets, ascending id. */
+  all(): Pet[] {
+    return Array.from(this.byId.values(), (s) => clonePet(s.pet));
+  }
+
+  /** The persistence file's text (see persist.ts for the format). */
+  snapshot(): string {
+    const lines = Array.from(this.byId.values(), (s) => s.json);
+    const pets = lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n]`;
+    return `{"version":1,"nextId":${this.next},"pets":${pets}}\n`;
+  }
+}
+
+function clonePet(pet: Pet): Pet {
+  const copy: Pet = { id: pet.id, name: pet.name, categoryId: pet.categoryId };
+  if (pet.status !== undefined) copy.status = pet.status;
+  return copy;
+}

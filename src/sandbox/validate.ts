@@ -1,0 +1,155 @@
+// Validation of requests: NewPet bodies, query parameters and the petId path
+// segment. Every failure is a 400 ApiError whose message names the field.
+
+import { INT64_MAX, INT64_MIN, parseJson, toInt64 } from '../json/int64.js';
+import { apiError } from './errors.js';
+import { PET_STATUSES, isPetStatus, type NewPet, type PetStatus } from './types.js';
+
+/** Longest accepted pet name, in Unicode code points. */
+export const NAME_MAX_LENGTH = 200;
+export const LIMIT_MIN = 1;
+export const LIMIT_MAX = 100;
+export const LIMIT_DEFAULT = 20;
+
+const NEW_PET_FIELDS = new Set(['name', 'categoryId', 'status']);
+const STATUS_LIST = PET_STATUSES.join(', ');
+
+/** A short type name of a JSON value, for messages. */
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'bigint') return 'integer';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function preview(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'bigint' ? value.toString() : JSON.stringify(value);
+  if (text === undefined) return String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** Parses a request body as JSON (exact int64). Throws invalid_json. */
+export function parseBody(text: string): unknown {
+  if (text.trim().length === 0) {
+    throw apiError('invalid_json', 'request body is empty: expected a JSON object (NewPet) with name and categoryId');
+  }
+  try {
+    return parseJson(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw apiError('invalid_json', `request body is not valid JSON: ${detail}`);
+  }
+}
+
+/** Validates a parsed NewPet. Unknown and read-only fields are rejected. */
+export function validateNewPet(value: unknown): NewPet {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw apiError('invalid_body', `request body must be a JSON object (NewPet), got ${jsonType(value)}`);
+  }
+  const body = value as Record<string, unknown>;
+  for (const key of Object.keys(body)) {
+    if (key === 'id') throw apiError('read_only_field', 'id is read-only: the service assigns it on creation; remove it from the body');
+    if (!NEW_PET_FIELDS.has(key)) {
+      throw apiError('unknown_field', `unknown field ${JSON.stringify(key)}: a NewPet has only name, categoryId and status`);
+    }
+  }
+
+  if (!Object.hasOwn(body, 'name')) throw apiError('missing_field', 'name is required');
+  const name = body.name;
+  if (typeof name !== 'string') throw apiError('invalid_field', `name must be a string, got ${jsonType(name)}`);
+  if (name.trim().length === 0) throw apiError('invalid_field', 'name must not be empty or blank');
+  let length = 0;
+  for (const _ of name) length++;
+  if (length > NAME_MAX_LENGTH) {
+    throw apiError('invalid_field', `name must be at most ${NAME_MAX_LENGTH} characters, got ${length}`);
+  }
+
+  if (!Object.hasOwn(body, 'categoryId')) throw apiError('missing_field', 'categoryId is required');
+  const raw = body.categoryId;
+  const categoryId = toInt64(raw);
+  if (categoryId === undefined) {
+    if (typeof raw === 'bigint' || (typeof raw === 'number' && Number.isInteger(raw))) {
+      throw apiError('invalid_field', `categoryId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${preview(raw)}`);
+    }
+    if (typeof raw === 'number') throw apiError('invalid_field', `categoryId must be an integer (int64), got ${preview(raw)}`);
+    throw apiError('invalid_field', `categoryId must be an integer (int64), got ${jsonType(raw)} ${preview(raw)}`);
+  }
+
+  const pet: NewPet = { name, categoryId };
+  if (Object.hasOwn(body, 'status')) {
+    const status = body.status;
+    if (!isPetStatus(status)) {
+      const got = typeof status === 'string' ? JSON.stringify(status) : jsonType(status);
+      throw apiError('invalid_field', `status must be one of ${STATUS_LIST}, got ${got}`);
+    }
+    pet.status = status;
+  }
+  return pet;
+}
+
+export interface ListQuery {
+  limit: number;
+  status?: PetStatus;
+}
+
+/** Reads the query string of an operation, allowing only the given parameters, each at most once. */
+function queryParams(search: string, allowed: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (search.length === 0) return out;
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(search);
+  } catch {
+    throw apiError('invalid_parameter', 'the query string is malformed');
+  }
+  for (const [name, value] of params) {
+    if (!allowed.includes(name)) {
+      const accepted = allowed.length === 0 ? 'this operation takes no query parameters' : `accepted: ${allowed.join(', ')}`;
+      throw apiError('unknown_parameter', `unknown query parameter ${JSON.stringify(name)} (${accepted})`);
+    }
+    if (out.has(name)) throw apiError('invalid_parameter', `${name} must be given at most once`);
+    out.set(name, value);
+  }
+  return out;
+}
+
+/** The query of GET /pets: limit 1..100 (default 20) and an optional status. */
+export function parseListQuery(search: string): ListQuery {
+  const params = queryParams(search, ['limit', 'status']);
+  const query: ListQuery = { limit: LIMIT_DEFAULT };
+  const limit = params.get('limit');
+  if (limit !== undefined) {
+    const n = /^\d{1,6}$/.test(limit) ? Number(limit) : Number.NaN;
+    if (!(n >= LIMIT_MIN && n <= LIMIT_MAX)) {
+      throw apiError('invalid_parameter', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}, got ${preview(limit)}`);
+    }
+    query.limit = n;
+  }
+  const status = params.get('status');
+  if (status !== undefined) {
+    if (!isPetStatus(status)) throw apiError('invalid_parameter', `status must be one of ${STATUS_LIST}, got ${preview(status)}`);
+    query.status = status;
+  }
+  return query;
+}
+
+/** Rejects any query parameter (operations without parameters). */
+export function expectNoQuery(search: string): void {
+  queryParams(search, []);
+}
+
+/** The petId path segment: an int64 in decimal digits (optional minus sign). */
+export function parsePetId(segment: string): bigint {
+  let text: string;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    text = segment;
+  }
+  if (/^-?\d{1,25}$/.test(text)) {
+    const id = BigInt(text);
+    if (id >= INT64_MIN && id <= INT64_MAX) return id;
+  }
+  throw apiError('invalid_parameter', `petId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${preview(text)}`);
+}

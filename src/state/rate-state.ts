@@ -1,0 +1,287 @@
+// The rate-limit state shared by every petstore process of one user:
+// <configDir>/rate-state.json, 0600 in the 0700 config folder.
+//
+//   {"version":1,"keys":{"production:3f2a9c1d0b7e4a55":{
+//      "quota":{"limit":60,"remaining":57,"resetAt":1767225600000,"seenAt":1767225558000},
+//      "gateUntil":0,
+//      "leases":{"4242.1.k3j2h1":1767225618000}}}}
+//
+// Keys are "<environment>:<first 16 hex digits of sha256(API key)>": never the key itself.
+// Every change is a read-modify-write under a lock file (rate-state.json.lock, created
+// atomically with link(2); a lock older than 5 s or held by a dead process is broken),
+// and the new content replaces the file by rename, so readers never see half a file.
+// The file is a cache: a corrupt one is ignored (a warning with --debug) and overwritten;
+// if the folder cannot be written at all, the state stays in memory for this process.
+
+import { createHash } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { InterruptedError } from '../errors/errors.js';
+import { emptyState, type KeyRateState, type RateStateStore } from '../http/limiter.js';
+import type { Quota } from '../http/quota.js';
+import type { Clock } from '../time/clock.js';
+
+export const RATE_STATE_FILE = 'rate-state.json';
+
+/** "<env>:<sha256(apiKey) first 16 hex>": identifies a key without storing it. */
+export function rateStateKey(envName: string, apiKey: string): string {
+  return `${envName}:${createHash('sha256').update(apiKey, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
+export function rateStatePath(configDir: string): string {
+  return join(configDir, RATE_STATE_FILE);
+}
+
+interface FileContent {
+  version: 1;
+  keys: Record<string, KeyRateState>;
+}
+
+/** Entries untouched this long are dropped. */
+const FORGET_AFTER_MS = 7 * 24 * 3600 * 1000;
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function decodeQuota(v: unknown): Quota | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const q = v as Record<string, unknown>;
+  if (!isNum(q.limit) || !isNum(q.remaining) || !isNum(q.resetAt) || !isNum(q.seenAt)) return undefined;
+  return { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
+}
+
+function decodeState(v: unknown): KeyRateState | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const s = v as Record<string, unknown>;
+  const state = emptyState();
+  const quota = decodeQuota(s.quota);
+  if (quota) state.quota = quota;
+  if (isNum(s.gateUntil)) state.gateUntil = s.gateUntil;
+  if (typeof s.leases === 'object' && s.leases !== null) {
+    for (const [id, exp] of Object.entries(s.leases)) if (isNum(exp)) state.leases[id] = exp;
+  }
+  return state;
+}
+
+/** Parses the file; throws on anything that is not our format. */
+export function decodeRateState(text: string): FileContent {
+  const doc = JSON.parse(text) as unknown;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('the top level is not an object');
+  const d = doc as Record<string, unknown>;
+  if (d.version !== 1) throw new Error(`unsupported version ${JSON.stringify(d.version)}`);
+  if (typeof d.keys !== 'object' || d.keys === null || Array.isArray(d.keys)) throw new Error('"keys" is not an object');
+  const keys: Record<string, KeyRateState> = {};
+  for (const [k, v] of Object.entries(d.keys)) {
+    const s = decodeState(v);
+    if (s) keys[k] = s;
+  }
+  return { version: 1, keys };
+}
+
+function lastActivity(s: KeyRateState): number {
+  return Math.max(s.quota?.seenAt ?? 0, s.quota?.resetAt ?? 0, s.gateUntil, ...Object.values(s.leases));
+}
+
+export interface FileStoreOptions {
+  clock: Clock;
+  debug?: (line: string) => void;
+  /** A lock held longer than this is considered abandoned. Default 5 s. */
+  lockStaleMs?: number;
+  /** Pause between lock attempts. Default 5 ms (plus jitter). */
+  lockPollMs?: number;
+}
+
+export class FileRateStateStore implements RateStateStore {
+  readonly path: string;
+  readonly lockPath: string;
+  readonly #clock: Clock;
+  readonly #debug: (line: string) => void;
+  readonly #staleMs: number;
+  readonly #pollMs: number;
+  readonly #host = hostname();
+  /** Set when the folder cannot be used: state lives here for the rest of the process. */
+  #memory: FileContent | undefined;
+  #warnedCorrupt = false;
+
+  constructor(path: string, opts: FileStoreOptions) {
+    this.path = path;
+    this.lockPath = `${path}.lock`;
+    this.#clock = opts.clock;
+    this.#debug = opts.debug ?? (() => {});
+    this.#staleMs = opts.lockStaleMs ?? 5000;
+    this.#pollMs = opts.lockPollMs ?? 5;
+  }
+
+  async get(key: string): Promise<KeyRateState | undefined> {
+    const s = (this.#memory ?? this.#read()).keys[key];
+    return s && structuredClone(s);
+  }
+
+  /** Every key's state (for diagnostics). */
+  all(): Record<string, KeyRateState> {
+    return structuredClone((this.#memory ?? this.#read()).keys);
+  }
+
+  async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T> {
+    if (!this.#memory) {
+      const locked = await this.#lock(signal);
+      if (locked) {
+        try {
+          const content = this.#read();
+          const result = this.#apply(content, key, change);
+          if (result.changed) this.#write(result.content);
+          return result.value;
+        } catch (error) {
+          if (error instanceof WriteFailed) return this.#inMemory(error, key, change);
+          throw error;
+        } finally {
+          this.#unlock();
+        }
+      }
+    }
+    return this.#inMemory(undefined, key, change);
+  }
+
+  #inMemory<T>(error: Error | undefined, key: string, change: (state: KeyRateState) => T): T {
+    if (!this.#memory) {
+      this.#debug(`cannot use ${this.path} (${error?.message ?? 'lock not available'}); rate-limit state stays in this process`);
+      this.#memory = this.#read();
+    }
+    return this.#apply(this.#memory, key, change).value;
+  }
+
+  #apply<T>(content: FileContent, key: string, change: (state: KeyRateState) => T): { value: T; changed: boolean; content: FileContent } {
+    const state = content.keys[key] ?? emptyState();
+    const before = JSON.stringify(content.keys[key] ?? null);
+    const value = change(state);
+    const after = JSON.stringify(state);
+    content.keys[key] = state;
+    const now = this.#clock.now();
+    let changed = before !== after;
+    for (const [k, s] of Object.entries(content.keys)) {
+      if (k !== key && now - lastActivity(s) > FORGET_AFTER_MS) {
+        delete content.keys[k];
+        changed = true;
+      }
+    }
+    return { value, changed, content };
+  }
+
+  #read(): FileContent {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#debug(`cannot read ${this.path}: ${(error as Error).message}`);
+      return { version: 1, keys: {} };
+    }
+    try {
+      return decodeRateState(text);
+    } catch (error) {
+      if (!this.#warnedCorrupt) {
+        this.#warnedCorrupt = true;
+        this.#debug(`warning: ignoring corrupt rate-limit state ${this.path} (${(error as Error).message}); it will be rewritten`);
+      }
+      return { version: 1, keys: {} };
+    }
+  }
+
+  #write(content: FileContent): void {
+    const tmp = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+    try {
+      writeFileSync(tmp, `${JSON.stringify(content)}\n`, { mode: 0o600 });
+      renameSync(tmp, this.path);
+    } catch (error) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // Never created.
+      }
+      throw new WriteFailed(`cannot write ${this.path}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Takes the lock file; false when the folder cannot hold one. */
+  async #lock(signal: AbortSignal | undefined): Promise<boolean> {
+    try {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    } catch {
+      return false;
+    }
+    const mine = `${this.lockPath}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+    try {
+      writeFileSync(mine, `${process.pid} ${this.#host} ${this.#clock.now()}\n`, { mode: 0o600 });
+    } catch {
+      return false;
+    }
+    try {
+      for (;;) {
+        if (signal?.aborted) throw new InterruptedError();
+        try {
+          // link(2) fails with EEXIST when the lock exists: creation with content, atomically.
+          linkSync(mine, this.lockPath);
+          return true;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+        }
+        if (this.#breakIfStale()) continue;
+        await sleepUnlessAborted(this.#clock, this.#pollMs + Math.floor(Math.random() * this.#pollMs), signal);
+      }
+    } finally {
+      try {
+        unlinkSync(mine);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  #unlock(): void {
+    try {
+      unlinkSync(this.lockPath);
+    } catch {
+      // Broken by another process as stale: nothing to release.
+    }
+  }
+
+  /** Removes a lock left by a dead process or held implausibly long; true when removed. */
+  #breakIfStale(): boolean {
+    let text: string;
+    try {
+      text = readFileSync(this.lockPath, 'utf8');
+    } catch {
+      return true; // Released meanwhile: try again at once.
+    }
+    const [pidText, host, atText] = text.trim().split(' ');
+    const pid = Number(pidText);
+    const at = Number(atText);
+    let stale = Number.isFinite(at) && this.#clock.now() - at > this.#staleMs;
+    if (!stale && host === this.#host && Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
+      try {
+        process.kill(pid, 0);
+      } catch (error) {
+        stale = (error as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    }
+    if (!stale) return false;
+    this.#debug(`breaking stale lock ${this.lockPath} (${text.trim()})`);
+    try {
+      unlinkSync(this.lockPath);
+    } catch {
+      // Someone else broke it first.
+    }
+    return true;
+  }
+}
+
+class WriteFailed extends Error {}
+
+async function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await clock.sleep(ms, signal);
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError();
+    throw error;
+  }
+}

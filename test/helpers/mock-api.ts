@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+
+export const MOCK_ORIGIN = 'https://api.test';
+export const MOCK_BASE_URL = `${MOCK_ORIGIN}/v1`;
+export const MOCK_KEY = 'sk_test_mock_0123456789abcd';
+
+export interface SeenRequest {
+  method: string;
+  /** Path with query, as sent (e.g. "/v1/pets?limit=1"). */
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+export interface Reply {
+  status: number;
+  /** A string is sent as is; anything else as JSON.stringify. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+function lowerHeaders(h: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  if (Array.isArray(h)) {
+    for (let i = 0; i + 1 < h.length; i += 2) out[String(h[i]).toLowerCase()] = String(h[i + 1]);
+  } else if (typeof (h as Headers).forEach === 'function' && !(h.constructor === Object)) {
+    (h as Headers).forEach((v, k) => (out[k.toLowerCase()] = v));
+  } else {
+    for (const [k, v] of Object.entries(h as Record<string, unknown>)) out[k.toLowerCase()] = String(v);
+  }
+  return out;
+}
+
+/**
+ * An undici MockAgent for the in-process runner: routes answer by method and path,
+ * and every request is recorded. Unrouted requests fail the way a refused connection would.
+ */
+export function mockApi(origin = MOCK_ORIGIN) {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(origin);
+  const requests: SeenRequest[] = [];
+  return {
+    agent,
+    requests,
+    /** Answers every matching request (persisted) with reply (or a function of the request). */
+    on(method: string, path: string | RegExp | ((p: string) => boolean), reply: Reply | ((req: SeenRequest) => Reply)) {
+      pool
+        .intercept({ method, path })
+        .reply((opts) => {
+          const seen: SeenRequest = {
+            method: opts.method,
+            path: opts.path,
+            headers: lowerHeaders(opts.headers),
+            body: typeof opts.body === 'string' ? opts.body : opts.body == null ? undefined : String(opts.body),
+          };
+          requests.push(seen);
+          const r = typeof reply === 'function' ? reply(seen) : reply;
+          const data = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+          return {
+            statusCode: r.status,
+            data,
+            responseOptions: { headers: { 'content-type': 'application/json', ...r.headers } },
+          };
+        })
+        .persist();
+    },
+    /** The request fails at the transport (like ECONNREFUSED). */
+    fail(method: string, path: string | RegExp | ((p: string) => boolean), error: Error) {
+      pool.intercept({ method, path }).replyWithError(error).persist();
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** A temporary folder to use as PETSTORE_CONFIG_DIR in in-process tests. */
+export function tempConfigDir(): { dir: string; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'petstore-unit-'));
+  return { dir: join(root, 'petstore'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}

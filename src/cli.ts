@@ -133,7 +133,7 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
       // Help and --version end with code 0; every parse error is a usage error.
       code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     } else {
-      if (deps.signal.aborted && !(error instanceof UsageError)) error = new InterruptedError();
+      if (deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError)) error = new InterruptedError();
       renderError(factory?.io ?? baseIO, error, { debug, json });
       code = exitCodeFor(error);
     }

@@ -39,13 +39,18 @@ export interface Factory {
    * A client for an explicit environment, URL and key rather than the stored one
    * (auth login verifies a key before storing it; auth status --all checks every environment).
    */
-  clientFor(target: { envName: string; baseUrl: string }, apiKey: string): Promise<ApiClient>;
+  clientFor(target: { envName: string; baseUrl: string }, apiKey: string, options?: ClientForOptions): Promise<ApiClient>;
   /** Clients built during this run (for the quota line and cleanup). */
   readonly clients: readonly ApiClient[];
   /** Writes a line to stderr unless --quiet. */
   info(line: string): void;
   /** Writes a debug line to stderr with --debug. */
   debug(line: string): void;
+}
+
+export interface ClientForOptions {
+  /** Aborts requests in flight (default: the Ctrl-C signal). Waits before sending always stop on Ctrl-C. */
+  transportSignal?: AbortSignal;
 }
 
 export interface FactoryDeps {
@@ -106,67 +111,26 @@ export function createFactory(deps: FactoryDeps): Factory {
             hint: `petstore auth login --env ${t.envName} (or set PETSTORE_API_KEY)`,
           });
         }
-        const [{ buildApiClient }, config] = await Promise.all([import('./http/build-client.js'), factory.config()]);
-        const c = buildApiClient({
-          envName: t.envName,
-          baseUrl: t.baseUrl,
-          apiKey: t.apiKey,
-          configDir: config.dir,
-          version: deps.version,
-          globals: deps.globals,
-          io: deps.io,
-          clock: deps.clock,
-          signal: deps.signal,
-          dispatcher: deps.dispatcher,
-          debug: (line) => factory.debug(line),
-        });
-        clients.push(c);
-        return c;
+        return factory.clientFor(t, t.apiKey);
       })();
       return client;
     },
-    // Built exactly as client() builds its client (same retries, rate-limit gate and announcer), for a key
-    // that is not (yet) the stored one. If client() changes, change this too, or let client() call it.
-    async clientFor(t, apiKey) {
-      const [{ HttpTransport }, { ApiClient }, { RateLimiter }, { createWaitAnnouncer }, { FileRateStateStore, rateStateKey, rateStatePath }] =
-        await Promise.all([
-          import('./http/client.js'),
-          import('./http/api-client.js'),
-          import('./http/limiter.js'),
-          import('./http/wait-announcer.js'),
-          import('./state/rate-state.js'),
-        ]);
-      const config = await factory.config();
-      const timeoutMs = deps.globals.timeout * 1000;
-      const limiter = new RateLimiter({
-        clock: deps.clock,
-        key: rateStateKey(t.envName, apiKey),
-        store: new FileRateStateStore(rateStatePath(config.dir), { clock: deps.clock, debug: (line) => factory.debug(line) }),
-        leaseMs: timeoutMs + 5000,
-      });
-      const transport = new HttpTransport({
+    async clientFor(t, apiKey, options = {}) {
+      const [{ buildApiClient }, config] = await Promise.all([import('./http/build-client.js'), factory.config()]);
+      const c = buildApiClient({
+        envName: t.envName,
         baseUrl: t.baseUrl,
         apiKey,
-        userAgent: `petstore-cli/${deps.version}`,
-        timeoutMs,
+        configDir: config.dir,
+        version: deps.version,
+        globals: deps.globals,
+        io: deps.io,
         clock: deps.clock,
         signal: deps.signal,
-        ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+        transportSignal: options.transportSignal ?? deps.signal,
+        dispatcher: deps.dispatcher,
         debug: (line) => factory.debug(line),
       });
-      const c = new ApiClient(
-        transport,
-        { envName: t.envName },
-        {
-          clock: deps.clock,
-          signal: deps.signal,
-          maxRetries: deps.globals.maxRetries,
-          maxWaitMs: deps.globals.maxWait * 1000,
-          limiter,
-          onWait: createWaitAnnouncer({ io: deps.io, clock: deps.clock, quiet: deps.globals.quiet }),
-          debug: (line) => factory.debug(line),
-        },
-      );
       clients.push(c);
       return c;
     },

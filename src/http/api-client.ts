@@ -147,12 +147,12 @@ export class ApiClient {
         else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
         await permit.settle({ quota: res?.quota, gateUntil });
       }
-      if (this.#signal?.aborted) throw new InterruptedError();
-
       const verdict = retryVerdict(req.method, res ? { status: res.status } : { error });
       if (verdict.action === 'return') return res!;
       if (verdict.action === 'throw') throw error;
       if (verdict.action === 'unknown') throw new OutcomeUnknownError(req, error as TransportError);
+      // Only now: an answer already received (a 201 above all) is never thrown away on Ctrl-C.
+      if (this.#signal?.aborted) throw new InterruptedError();
 
       const now = this.#clock.now();
       if (verdict.wait === 'rate_limit') {

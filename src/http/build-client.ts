@@ -22,6 +22,8 @@ export interface BuildClientOptions {
   io: IO;
   clock: Clock;
   signal: AbortSignal;
+  /** Aborts requests in flight; defaults to signal. Bulk seeding lets them finish after Ctrl-C. */
+  transportSignal?: AbortSignal;
   dispatcher?: import('undici').Dispatcher | undefined;
   debug: (line: string) => void;
 }
@@ -41,7 +43,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     userAgent: `petstore-cli/${o.version}`,
     timeoutMs,
     clock: o.clock,
-    signal: o.signal,
+    signal: o.transportSignal ?? o.signal,
     ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
     debug: o.debug,
   });

@@ -180,7 +180,13 @@ export class HttpTransport {
       };
     } catch (error) {
       if (error instanceof CliError) throw error;
-      if (this.#opts.signal?.aborted) throw new InterruptedError();
+      if (this.#opts.signal?.aborted) {
+        throw new InterruptedError(
+          req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS'
+            ? 'interrupted'
+            : `interrupted while ${req.method} ${req.path} was in flight: the server may or may not have processed it; check before retrying`,
+        );
+      }
       if (timeout.aborted) {
         throw new TransportError(`request timed out after ${this.#opts.timeoutMs / 1000}s (${req.method} ${url})`, true, true, error);
       }

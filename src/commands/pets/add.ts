@@ -1,3 +1,6 @@
+import { NetworkError, UsageError } from '../../errors/errors.js';
+import { isOutcomeUnknown } from '../../http/outcome.js';
+import { stringifyJson } from '../../json/int64.js';
 import type { Factory } from '../../factory.js';
 import { malformed } from '../../http/response-errors.js';
 import { resolveFormat, type Format } from '../../output/format.js';
@@ -10,7 +13,34 @@ export interface AddOptions {
   format: Format;
 }
 
-export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'yes'] as const;
+const FLAG: Record<string, string> = {
+  format: '--format',
+  skipInvalid: '--skip-invalid',
+  dryRun: '--dry-run',
+  results: '--results',
+  resume: '--resume',
+  retryUnknown: '--retry-unknown',
+  yes: '--yes',
+  name: '--name',
+  categoryId: '--category-id',
+  status: '--status',
+};
+
+export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
+  if (opts.file !== undefined) {
+    const single = ['name', 'categoryId', 'status'].filter((k) => opts[k] !== undefined);
+    if (single.length > 0) {
+      throw new UsageError(`${single.map((k) => FLAG[k]).join(', ')} cannot be combined with --file: give the fields in the file's records`);
+    }
+    const bulk = await import('./add-file.js');
+    return bulk.command(f, args, opts);
+  }
+  const stray = BULK_ONLY.filter((k) => opts[k] !== undefined);
+  if (stray.length > 0) throw new UsageError(`${stray.map((k) => FLAG[k]).join(', ')} only applies with --file`);
+  for (const k of ['name', 'categoryId'] as const) {
+    if (opts[k] === undefined) throw new UsageError(`missing ${FLAG[k]}: "pets add" needs --name and --category-id (or --file)`);
+  }
   const format = resolveFormat(opts);
   const pet: NewPet = {
     name: parseName(String(opts.name ?? '')),
@@ -22,7 +52,16 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 
 export async function run(f: Factory, options: AddOptions): Promise<void> {
   const client = await f.client();
-  const res = await client.call({ method: 'POST', path: '/pets', body: options.pet });
+  let res;
+  try {
+    res = await client.call({ method: 'POST', path: '/pets', body: options.pet });
+  } catch (error) {
+    // Name the record, so the user can look for it before adding it again.
+    if (isOutcomeUnknown(error)) {
+      throw new NetworkError(`outcome unknown for pet ${stringifyJson(options.pet)}: ${error.message}`, { code: 'outcome_unknown', cause: error });
+    }
+    throw error;
+  }
   const pet = toPet(res.json);
   if (!pet) throw malformed(res, 'the created pet with its id');
   await printRecord(f, options.format, petView, pet);

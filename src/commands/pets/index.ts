@@ -19,15 +19,27 @@ export function registerPets(program: Command, ctx: CommandContext): void {
 
   const add = pets
     .command('add')
-    .description('add a pet (POST /pets) and print it with its new id')
-    .requiredOption('--name <name>', 'the pet\'s name (non-empty)')
-    .requiredOption('--category-id <id>', 'category id, a signed 64-bit integer')
-    .option('--status <status>', 'available|pending|sold (none if omitted)');
+    .description('add a pet (POST /pets) and print it with its new id; or many from a file with --file')
+    .option('--name <name>', 'the pet\'s name (non-empty)')
+    .option('--category-id <id>', 'category id, a signed 64-bit integer')
+    .option('--status <status>', 'available|pending|sold (none if omitted)')
+    .option('--file <file>', 'create one pet per record of a JSON array, NDJSON or CSV file (- reads stdin)')
+    .option('--format <format>', 'format of --file: json|ndjson|csv (default: from the extension, else sniffed)')
+    .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')
+    .option('--dry-run', 'with --file: validate and print what would be sent; send nothing')
+    .option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64', '4')
+    .option('--results <file>', 'with --file: write the NDJSON results here instead of stdout')
+    .option('--resume <file>', 'with --file: skip the records an earlier results file shows as created')
+    .option('--retry-unknown', 'with --resume: resend records whose outcome was unknown (check them first)')
+    .option('--yes', 'with --file: do not ask before writing to production');
   outputOptions(add).action(ctx.lazy(() => import('./add.js')));
   examples(add, [
     'petstore pets add --name Rex --category-id 1',
     'petstore pets add --name Tom --category-id 9007199254740993 --status available -o json',
     'id=$(petstore pets add --name Rex --category-id 1 -o json | jq -r .id)',
+    'petstore pets add --file pets.csv --results results.ndjson',
+    'petstore pets add --file pets.ndjson --resume results.ndjson --results results-2.ndjson',
+    'generate-pets | petstore pets add --file - --format ndjson --dry-run',
   ]);
 
   const get = pets

@@ -215,8 +215,9 @@ describe('pets add', () => {
   });
 
   it.each([
-    [['--category-id', '1'], "required option '--name <name>' not specified"],
-    [['--name', 'Rex'], "required option '--category-id <id>' not specified"],
+    [['--category-id', '1'], 'missing --name: "pets add" needs --name and --category-id (or --file)'],
+    [['--name', 'Rex'], 'missing --category-id: "pets add" needs --name and --category-id (or --file)'],
+    [['--name', 'Rex', '--category-id', '1', '--dry-run'], '--dry-run only applies with --file'],
     [['--name', ' ', '--category-id', '1'], 'invalid --name: must be a non-empty name'],
     [['--name', 'Rex', '--category-id', '9223372036854775808'], 'invalid --category-id "9223372036854775808": must be a whole number from'],
     [['--name', 'Rex', '--category-id', '1.5'], 'invalid --category-id'],

@@ -1,0 +1,26 @@
+// Runs one sandbox in its own process for the benchmarks (so the server never shares an event
+// loop with the load generator), driven over the IPC channel of child_process.fork.
+// Usage (from bench/run.mjs): fork(this file, [<bundled sandbox module>, <SandboxOptions as JSON>])
+//   -> { type: 'ready', baseUrl }
+//   <- { type: 'stats' }  -> { type: 'stats', stats }
+//   <- { type: 'seed', count } -> { type: 'seeded', count }
+//   <- { type: 'close' }  -> closes the server and exits
+import { pathToFileURL } from 'node:url';
+
+const [libPath, optionsJson] = process.argv.slice(2);
+const { startSandbox } = await import(pathToFileURL(libPath).href);
+const sandbox = await startSandbox({ ...JSON.parse(optionsJson), host: '127.0.0.1', recordRequests: false });
+
+const close = async () => {
+  await sandbox.close();
+  process.exit(0);
+};
+process.on('disconnect', close);
+process.on('message', async (msg) => {
+  if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
+  else if (msg.type === 'seed') {
+    sandbox.seed(Array.from({ length: msg.count }, (_, i) => ({ name: `seed-${i + 1}`, categoryId: i + 1, status: 'available' })));
+    process.send({ type: 'seeded', count: msg.count });
+  } else if (msg.type === 'close') await close();
+});
+process.send({ type: 'ready', baseUrl: sandbox.baseUrl });

@@ -1,0 +1,54 @@
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { UsageError } from '../errors/errors.js';
+import { formatFromName, sniffFormat, type InputFormat } from './read-records.js';
+
+/** A bulk input that can be read more than once (stdin is spooled to a private temp file). */
+export interface ReplayableInput {
+  format: InputFormat;
+  /** A fresh stream over the whole input. */
+  open(): Readable;
+  /** Removes the spool file, if any. */
+  dispose(): void;
+  label: string;
+}
+
+async function firstChunk(path: string): Promise<string> {
+  const stream = createReadStream(path, { encoding: 'utf8', start: 0, end: 4095 });
+  let head = '';
+  for await (const chunk of stream) head += chunk as string;
+  return head;
+}
+
+/** Copies stdin to a 0600 file in a 0700 temp folder, so validation and sending read the same bytes. */
+async function spool(stdin: Readable): Promise<{ path: string; dispose: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-input-'));
+  const path = join(dir, 'stdin');
+  const out = createWriteStream(path, { mode: 0o600 });
+  stdin.pipe(out);
+  await finished(out);
+  return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function openInput(file: string, formatFlag: string | undefined, stdin: Readable & { isTTY?: boolean }): Promise<ReplayableInput> {
+  let format = formatFromName(file === '-' ? '' : file, formatFlag);
+  let path = file;
+  let dispose = () => {};
+  if (file === '-') {
+    if (stdin.isTTY) throw new UsageError('--file - reads records from stdin, but stdin is a terminal; pipe a file into it or give a path');
+    ({ path, dispose } = await spool(stdin));
+  } else {
+    let isFile = false;
+    try {
+      isFile = statSync(file).isFile();
+    } catch {
+      throw new UsageError(`--file ${file}: no such file`);
+    }
+    if (!isFile) throw new UsageError(`--file ${file}: not a regular file`);
+  }
+  format ??= sniffFormat(await firstChunk(path));
+  return { format, open: () => createReadStream(path), dispose, label: file === '-' ? 'stdin' : file };
+}

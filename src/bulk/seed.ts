@@ -1,0 +1,257 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { once } from 'node:events';
+import { CliError, InterruptedError, PartialFailureError, UsageError } from '../errors/errors.js';
+import type { Factory } from '../factory.js';
+import type { ApiClient } from '../http/api-client.js';
+import { isOutcomeUnknown } from '../http/outcome.js';
+import { apiErrorBody, describeResponse, errorForResponse } from '../http/response-errors.js';
+import { TransportError } from '../http/client.js';
+import { toPet, type NewPet } from '../pets/pet.js';
+import { confirm } from '../prompt/confirm.js';
+import { openInput, type ReplayableInput } from './input.js';
+import { runOrdered } from './ordered-pool.js';
+import { Progress } from './progress.js';
+import { readRecords, type InputRecord } from './read-records.js';
+import { formatResult, readEarlierResults, sameRecord, type EarlierResult, type ResultLine, type ResultStatus } from './results.js';
+
+export interface SeedOptions {
+  file: string;
+  format: string | undefined;
+  skipInvalid: boolean;
+  dryRun: boolean;
+  concurrency: number;
+  resultsPath: string | undefined;
+  resumePath: string | undefined;
+  retryUnknown: boolean;
+  yes: boolean;
+  /** ndjson: one result line per record on stdout (unless --results); table: a summary table on stdout. */
+  output: 'ndjson' | 'table';
+  /** After Ctrl-C, how long requests in flight may take to finish before they are abandoned. */
+  graceMs: number;
+}
+
+type Counts = Record<ResultStatus | 'would_create', number>;
+
+/** Where result lines go: a file written line by line (each line reaches the OS at once), or stdout. */
+class ResultSink {
+  #fd: number | undefined;
+
+  constructor(
+    private readonly f: Factory,
+    path: string | undefined,
+    private readonly toStdout: boolean,
+  ) {
+    if (path !== undefined) this.#fd = openSync(path, 'w');
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.#fd !== undefined) writeSync(this.#fd, text);
+    else if (this.toStdout && !this.f.io.stdout.write(text)) await once(this.f.io.stdout, 'drain');
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}
+
+interface Plan {
+  total: number;
+  toSend: number;
+  invalid: number;
+  mismatched: number;
+}
+
+/** What to do with a valid record, given an earlier run's result for its line. */
+function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
+  if (!earlier) return 'send';
+  if ((earlier.status === 'created' || earlier.status === 'skipped') && earlier.pet) return 'skip';
+  if (earlier.status === 'unknown' && !retryUnknown) return 'keep_unknown';
+  return 'send';
+}
+
+/** Pass 1: every record checked (and the --resume file matched against the input) before anything is sent. */
+async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, o: SeedOptions): Promise<Plan> {
+  const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
+  for await (const rec of readRecords(input.open(), input.format)) {
+    plan.total++;
+    if (!rec.check.ok) {
+      plan.invalid++;
+      for (const problem of rec.check.problems) f.io.stderr.write(`${o.skipInvalid ? 'skipping ' : ''}line ${rec.line}: ${problem}\n`);
+      continue;
+    }
+    const prior = earlier?.get(rec.line);
+    if (prior?.pet && (prior.status === 'created' || prior.status === 'skipped') && !sameRecord(prior.pet, rec.check.pet)) {
+      plan.mismatched++;
+      f.io.stderr.write(`line ${rec.line}: differs from the pet the --resume file records as created at this line; was the input edited?\n`);
+      continue;
+    }
+    if (earlierVerdict(prior, o.retryUnknown) === 'send') plan.toSend++;
+  }
+  if (plan.mismatched > 0) {
+    throw new UsageError(`${plan.mismatched} records in ${input.label} do not match the --resume file ${o.resumePath}; nothing was sent`);
+  }
+  if (plan.invalid > 0 && !o.skipInvalid) {
+    throw new UsageError(
+      `${plan.invalid} of ${plan.total} records in ${input.label} are invalid (listed above); nothing was sent. Fix them, or pass --skip-invalid to send the valid ones`,
+    );
+  }
+  return plan;
+}
+
+function errorSummary(res: { status: number } & Parameters<typeof describeResponse>[0]): { code: string; message: string; status: number } {
+  const body = apiErrorBody(res);
+  if (body) return { code: body.code, message: body.message, status: res.status };
+  return { code: `http_${res.status}`, message: describeResponse(res).message, status: res.status };
+}
+
+/** Creates one pet; returns its result line, or throws when the whole run must stop. */
+async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal): Promise<ResultLine> {
+  try {
+    const res = await client.send({ method: 'POST', path: '/pets', body: pet });
+    if (res.status >= 200 && res.status < 300) {
+      const created = toPet(res.json);
+      if (created) return { line, status: 'created', pet: created };
+      return { line, status: 'unknown', reason: `HTTP ${res.status} with a malformed body: probably created; check before resending`, record: pet };
+    }
+    if (res.status >= 500) {
+      return { line, status: 'unknown', reason: `server error (${describeResponse(res).message}): it may or may not have been created`, record: pet };
+    }
+    // Every later record would fail the same way: stop instead of reporting thousands of failures.
+    if (res.status === 401 || res.status === 403 || res.status === 429) throw errorForResponse(res, client.ctx);
+    return { line, status: 'failed', error: errorSummary(res) };
+  } catch (error) {
+    if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
+    if (error instanceof InterruptedError && inflight.aborted) {
+      return { line, status: 'unknown', reason: 'interrupted while the request was in flight: it may or may not have been created', record: pet };
+    }
+    if (error instanceof TransportError && error.sent) {
+      return { line, status: 'unknown', reason: error.message, record: pet };
+    }
+    throw error;
+  }
+}
+
+function summaryLine(c: Counts, elapsedMs: number, requests: number, dryRun: boolean): string {
+  const seconds = elapsedMs / 1000;
+  const parts = dryRun
+    ? [`would create ${c.would_create}`, `skipped ${c.skipped}`, `invalid ${c.invalid}`, `unknown ${c.unknown}`]
+    : [`created ${c.created}`, `failed ${c.failed}`, `unknown ${c.unknown}`, `skipped ${c.skipped}`, `invalid ${c.invalid}`];
+  const rate = dryRun ? '' : `, ${(requests / Math.max(seconds, 0.001)).toFixed(1)} requests/s`;
+  return `${dryRun ? 'dry run: ' : ''}${parts.join(', ')} in ${seconds.toFixed(1)}s${rate}`;
+}
+
+async function printSummaryTable(f: Factory, c: Counts, dryRun: boolean): Promise<void> {
+  const { renderTable } = await import('../output/table.js');
+  const statuses: (keyof Counts)[] = dryRun ? ['would_create', 'skipped', 'invalid', 'unknown'] : ['created', 'failed', 'unknown', 'skipped', 'invalid'];
+  const rows = statuses.map((s) => [{ text: s }, { text: String(c[s]) }]);
+  f.io.stdout.write(await renderTable({ tty: f.io.stdoutIsTTY, color: f.io.colorStdout }, ['status', 'count'], rows));
+}
+
+export async function seed(f: Factory, o: SeedOptions): Promise<void> {
+  if (o.resultsPath !== undefined && o.resultsPath === o.resumePath) {
+    throw new UsageError('--results must name a new file, not the --resume file: the earlier results are needed until the run ends');
+  }
+  const earlier = o.resumePath ? await readEarlierResults(o.resumePath) : undefined;
+  if (earlier?.tornLastLine) f.info(`warning: the last line of ${o.resumePath} is incomplete (the earlier run was killed mid-write); it is ignored`);
+  const input = await openInput(o.file, o.format, f.io.stdin);
+  try {
+    const plan = await validate(f, input, earlier?.byLine, o);
+    if (!o.dryRun) await confirmProduction(f, o, plan);
+    await send(f, o, input, earlier?.byLine, plan);
+  } finally {
+    input.dispose();
+  }
+}
+
+async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promise<void> {
+  const target = await f.target();
+  if (target.envName !== 'production' || o.yes || plan.toSend === 0) return;
+  const what = `${plan.toSend} pets in the production environment (${target.baseUrl})`;
+  if (!f.io.canPrompt) {
+    throw new UsageError(`refusing to create ${what} without confirmation: pass --yes (no terminal to ask on)`);
+  }
+  if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr }, `Create ${what}?`, f.signal))) {
+    throw new UsageError('not confirmed; nothing was sent');
+  }
+}
+
+/** Pass 2: sends (or, with --dry-run, lists) the records and writes one result line each, in input order. */
+async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, plan: Plan): Promise<void> {
+  const counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, would_create: 0 };
+  const started = f.clock.now();
+  // Ctrl-C stops new requests at once (f.signal); requests in flight get graceMs to finish.
+  const inflight = new AbortController();
+  const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
+  f.signal.addEventListener('abort', onInterrupt, { once: true });
+  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal);
+  const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson');
+  const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
+  let fatal: unknown;
+  let done = 0;
+
+  const work = async (rec: InputRecord): Promise<ResultLine | { line: number; status: 'would_create'; record: NewPet }> => {
+    if (!rec.check.ok) return { line: rec.line, status: 'invalid', problems: rec.check.problems };
+    const prior = earlier?.get(rec.line);
+    switch (earlierVerdict(prior, o.retryUnknown)) {
+      case 'skip':
+        return { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> };
+      case 'keep_unknown':
+        return {
+          line: rec.line,
+          status: 'unknown',
+          reason: 'outcome unknown in the earlier run and not resent: check whether it exists, then rerun with --retry-unknown to send it',
+          record: rec.check.pet,
+        };
+      case 'send':
+        if (!client) return { line: rec.line, status: 'would_create', record: rec.check.pet };
+        return createOne(client, rec.line, rec.check.pet, inflight.signal);
+    }
+  };
+
+  try {
+    await runOrdered(
+      readRecords(input.open(), input.format),
+      { concurrency: o.dryRun ? 1 : o.concurrency, window: Math.max(64, o.concurrency * 16), stopped: () => f.signal.aborted },
+      work,
+      async (_rec, outcome) => {
+        if (!outcome.ok) {
+          // Not sent (a wait was interrupted, or the run is stopping): no result line, so --resume sends it later.
+          if (!(outcome.error instanceof InterruptedError)) fatal ??= outcome.error;
+          return;
+        }
+        counts[outcome.value.status]++;
+        done++;
+        await sink.write(formatResult(outcome.value as ResultLine));
+        progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
+      },
+    );
+  } finally {
+    f.signal.removeEventListener('abort', onInterrupt);
+    progress.clear();
+    sink.close();
+  }
+
+  const elapsed = f.clock.now() - started;
+  f.io.stderr.write(`${summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun)}\n`);
+  if (o.output === 'table') await printSummaryTable(f, counts, o.dryRun);
+
+  const resume = `rerun with --resume ${o.resultsPath ?? '<results file>'} to continue without duplicates`;
+  if (fatal !== undefined) {
+    if (fatal instanceof CliError) throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${plan.total} records`, { code: fatal.code, status: fatal.status, hint: fatal.hint ?? resume });
+    throw fatal;
+  }
+  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; ${resume}`);
+  const notCreated = counts.failed + counts.unknown + counts.invalid;
+  if (notCreated > 0) {
+    throw new PartialFailureError(
+      `${notCreated} of ${plan.total} records were not created (failed ${counts.failed}, unknown ${counts.unknown}, invalid ${counts.invalid}); see the results`,
+    );
+  }
+}
+
+async function clientFor(f: Factory, transportSignal: AbortSignal): Promise<ApiClient> {
+  const t = await f.target();
+  if (!t.apiKey) await f.client(); // throws the usual "no API key" error
+  return f.clientFor(t, t.apiKey as string, { transportSignal });
+}

@@ -1,0 +1,38 @@
+import { seed, type SeedOptions } from '../../bulk/seed.js';
+import { UsageError } from '../../errors/errors.js';
+import type { Factory } from '../../factory.js';
+import { resolveFormat } from '../../output/format.js';
+
+/** How long requests in flight may finish after Ctrl-C. */
+const GRACE_MS = 10_000;
+
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  if (opts.json === true) throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
+  // Without -o, results are NDJSON lines: the table default of other commands would hide them.
+  const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, ['ndjson', 'table']) as 'ndjson' | 'table');
+  const rawConcurrency = String(opts.concurrency ?? '4');
+  if (!/^\d+$/.test(rawConcurrency) || Number(rawConcurrency) < 1 || Number(rawConcurrency) > 64) {
+    throw new UsageError(`invalid --concurrency "${rawConcurrency}": must be a whole number from 1 to 64`);
+  }
+  if (opts.retryUnknown === true && opts.resume === undefined) {
+    throw new UsageError('--retry-unknown needs --resume <results file>: it resends the records that file shows as unknown');
+  }
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  await run(f, {
+    file: String(opts.file),
+    format: str(opts.format),
+    skipInvalid: opts.skipInvalid === true,
+    dryRun: opts.dryRun === true,
+    concurrency: Number(rawConcurrency),
+    resultsPath: str(opts.results),
+    resumePath: str(opts.resume),
+    retryUnknown: opts.retryUnknown === true,
+    yes: opts.yes === true,
+    output,
+    graceMs: GRACE_MS,
+  });
+}
+
+export async function run(f: Factory, options: SeedOptions): Promise<void> {
+  await seed(f, options);
+}

@@ -1,10 +1,22 @@
-import { InterruptedError } from './errors/errors.js';
-import { ExitCode } from './errors/exit-codes.js';
-import { run } from './cli.js';
-import { systemClock } from './time/clock.js';
+// Everything but the --version fast path is imported lazily, so dist/main.js stays one small
+// file: `petstore --version` loads nothing else (see docs/performance.md).
+declare const __VERSION__: string;
 
 /** The real process: wires stdio, env and Ctrl-C, and is the only place that exits. */
 export async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  // Exactly what commander prints for these (src/cli.ts registers the same flags and version),
+  // without loading commander and every command group first.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(`${typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev'}\n`);
+    return;
+  }
+  const [{ InterruptedError }, { ExitCode }, { run }, { systemClock }] = await Promise.all([
+    import('./errors/errors.js'),
+    import('./errors/exit-codes.js'),
+    import('./cli.js'),
+    import('./time/clock.js'),
+  ]);
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -21,7 +33,7 @@ export async function main(): Promise<void> {
   const kill = process.kill.bind(process);
   process.kill = ((pid: number, signal?: string | number) =>
     pid === process.pid && (signal === 'SIGINT' || signal === 'SIGTERM') ? true : kill(pid, signal)) as typeof process.kill;
-  const code = await run(process.argv.slice(2), {
+  const code = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,

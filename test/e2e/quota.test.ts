@@ -70,10 +70,13 @@ describe('petstore quota', () => {
     expect(sandbox.requests()).toHaveLength(n);
   });
 
-  it('table output to a pipe: one tab-separated row (env, limit, remaining, reset, reset_in_seconds)', async () => {
+  it('table output to a pipe: a header line and one tab-separated row (env, limit, remaining, reset, resetInSeconds)', async () => {
     const r = await cli(['quota']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const cells = r.stdout.trimEnd().split('\t');
+    const [head, row, ...rest] = r.stdout.trimEnd().split('\n');
+    expect(head).toBe('env\tlimit\tremaining\treset\tresetInSeconds');
+    expect(rest).toEqual([]);
+    const cells = (row ?? '').split('\t');
     expect(cells).toHaveLength(5);
     expect(cells.slice(0, 3)).toEqual(['production', '7', '5']);
     expect(cells[3]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -82,9 +85,9 @@ describe('petstore quota', () => {
 
   it('rejects an unknown format before sending (exit 2)', async () => {
     const n = sandbox.requests().length;
-    const r = await cli(['quota', '-o', 'csv']);
+    const r = await cli(['quota', '-o', 'xml']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/invalid --output "csv": must be table or json/);
+    expect(r.stderr).toMatch(/invalid --output "xml": must be one of table, json, ndjson, csv/);
     expect(sandbox.requests()).toHaveLength(n);
   });
 

@@ -6,6 +6,6 @@ export function registerQuota(program: Command, ctx: CommandContext): void {
     .command('quota')
     .description('show the rate limit of the active environment and key: limit, remaining, reset')
     .option('--cached', 'show the last-seen values without sending a request');
-  outputOptions(quota, 'table|json').action(ctx.lazy(() => import('./quota.js')));
+  outputOptions(quota).action(ctx.lazy(() => import('./quota.js')));
   examples(quota, ['petstore quota', 'petstore quota -o json | jq .remaining', 'petstore quota --cached --env staging']);
 }

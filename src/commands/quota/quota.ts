@@ -1,8 +1,10 @@
-import { AuthError, MalformedResponseError, NotFoundError, UsageError } from '../../errors/errors.js';
+import { AuthError, MalformedResponseError, NotFoundError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import type { Quota } from '../../http/quota.js';
+import { resolveFormat, type Format } from '../../output/format.js';
+import { printRecord, type View } from '../../output/print.js';
 
-export type QuotaFormat = 'table' | 'json';
+export type QuotaFormat = Format;
 
 export interface QuotaOptions {
   format: QuotaFormat;
@@ -26,11 +28,7 @@ export interface QuotaReport {
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const raw = opts.json === true ? 'json' : opts.output === undefined ? 'table' : String(opts.output);
-  if (raw !== 'table' && raw !== 'json') {
-    throw new UsageError(`invalid --output "${raw}": must be table or json`);
-  }
-  await run(f, { format: raw, cached: opts.cached === true });
+  await run(f, { format: resolveFormat(opts), cached: opts.cached === true });
 }
 
 export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number): QuotaReport {
@@ -91,15 +89,16 @@ export async function run(f: Factory, options: QuotaOptions): Promise<void> {
   if (options.cached && quota.resetAt <= now) {
     f.info(`note: the window seen at ${report.seenAt} has reset since; run "petstore quota" for live values`);
   }
-  f.io.stdout.write(options.format === 'json' ? `${JSON.stringify(report, null, f.io.stdoutIsTTY ? 2 : undefined)}\n` : table(report, f.io.stdoutIsTTY));
+  await printRecord(f, options.format, quotaView, report);
 }
 
-/** Aligned columns with a header on a terminal; one tab-separated row otherwise. */
-function table(r: QuotaReport, tty: boolean): string {
-  const row = [r.env, String(r.limit), String(r.remaining), r.reset, String(r.resetInSeconds)];
-  if (!tty) return `${row.join('\t')}\n`;
-  const head = ['ENV', 'LIMIT', 'REMAINING', 'RESET', 'RESET IN (S)'];
-  const widths = head.map((h, i) => Math.max(h.length, row[i]!.length));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return `${line(head)}\n${line(row)}\n`;
-}
+const quotaView: View<QuotaReport> = {
+  columns: [
+    { header: 'env', text: (r) => r.env },
+    { header: 'limit', text: (r) => String(r.limit) },
+    { header: 'remaining', text: (r) => String(r.remaining), tone: (r) => (r.remaining === 0 ? 'red' : r.remaining < r.limit / 10 ? 'yellow' : undefined) },
+    { header: 'reset', text: (r) => r.reset },
+    { header: 'resetInSeconds', text: (r) => String(r.resetInSeconds) },
+  ],
+  json: (r) => r,
+};

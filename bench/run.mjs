@@ -1,0 +1,523 @@
+// npm run bench: start-up, help, one request, bulk seeding (with and without a rate limit) and
+// memory of petstore, each next to a reference measured side by side in the same run, as one
+// table on stdout and the same table as JSON in bench/results.json. Never part of npm test.
+//
+//   node bench/run.mjs [--runs N] [--quick] [--only startup,help,request,seed,seed-limited,memory]
+//                      [--harness auto|hyperfine|node] [--bin path/to/petstore] [--out file|-]
+//
+// Process timings use hyperfine when it is installed (apt-get install hyperfine), else a small
+// Node harness that spawns the processes itself (interleaved, warm-ups, medians). Everything runs
+// on this Node (process.execPath), the reference included. Servers listen on 127.0.0.1 only.
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NODE = process.execPath;
+const ROWS = ['startup', 'help', 'request', 'seed', 'seed-limited', 'memory'];
+
+const { values: flags } = parseArgs({
+  options: {
+    runs: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    harness: { type: 'string', default: 'auto' },
+    bin: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (flags.help) {
+  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 10).join('\n') + '\n');
+  process.exit(0);
+}
+const only = flags.only ? flags.only.split(',').map((s) => s.trim()) : ROWS;
+for (const r of only) if (!ROWS.includes(r)) fail(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+const BIN = resolve(flags.bin ?? join(ROOT, 'bin/petstore'));
+const OUT = flags.out ?? join(ROOT, 'bench/results.json');
+const quick = flags.quick;
+const runsOverride = flags.runs === undefined ? undefined : Number(flags.runs);
+if (runsOverride !== undefined && !(Number.isInteger(runsOverride) && runsOverride >= 1 && runsOverride <= 1000)) fail('--runs must be a whole number from 1 to 1000');
+const runs = (normal, fast) => runsOverride ?? (quick ? fast : normal);
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+const log = (line) => process.stderr.write(`${line}\n`);
+
+if (!existsSync(BIN)) fail(`${BIN} not found`);
+if (flags.bin === undefined && !existsSync(join(ROOT, 'dist/main.js'))) fail('dist/ is missing: run `npm run build` first (npm run bench does)');
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and process timing
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function hasHyperfine() {
+  try {
+    return /hyperfine/.test(execFileSync('hyperfine', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    return false;
+  }
+}
+const harness = flags.harness === 'auto' ? (hasHyperfine() ? 'hyperfine' : 'node') : flags.harness;
+if (!['hyperfine', 'node'].includes(harness)) fail('--harness must be auto, hyperfine or node');
+if (harness === 'hyperfine' && !hasHyperfine()) fail('hyperfine is not installed (apt-get install hyperfine), or use --harness node');
+
+/** Runs a command to completion: wall time in ms from spawn to exit (stdout discarded). */
+function timeOnce(cmd, env, { stdout = 'ignore' } = {}) {
+  return new Promise((resolveRun, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(cmd[0], cmd.slice(1), { env, stdio: ['ignore', stdout, 'pipe'] });
+    let stderr = '';
+    let out = '';
+    child.stderr.on('data', (d) => {
+      if (stderr.length < 4000) stderr += d;
+    });
+    child.stdout?.on('data', (d) => {
+      out += d;
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) reject(new Error(`${cmd.join(' ')} exited with ${code ?? signal}\n${stderr}`));
+      else resolveRun({ ms, stdout: out, stderr });
+    });
+  });
+}
+
+/** Times two commands side by side with the Node harness: warm-ups, then interleaved runs. */
+async function compareNode(a, b, env, { warmup, count }) {
+  for (let i = 0; i < warmup; i++) {
+    await timeOnce(a, env);
+    await timeOnce(b, env);
+  }
+  const ta = [];
+  const tb = [];
+  for (let i = 0; i < count; i++) {
+    // Alternate the order so neither command always runs right after the other.
+    if (i % 2 === 0) {
+      ta.push((await timeOnce(a, env)).ms);
+      tb.push((await timeOnce(b, env)).ms);
+    } else {
+      tb.push((await timeOnce(b, env)).ms);
+      ta.push((await timeOnce(a, env)).ms);
+    }
+  }
+  return { a: median(ta), b: median(tb), runs: count };
+}
+
+function shellWord(s) {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Times two commands with hyperfine (no intermediate shell), medians from its JSON export. */
+async function compareHyperfine(a, b, env, { warmup, count }, tmp) {
+  const file = join(tmp, `hyperfine-${Date.now()}.json`);
+  await new Promise((resolveRun, reject) => {
+    const child = spawn(
+      'hyperfine',
+      ['-N', '--style', 'none', '--warmup', String(warmup), '--runs', String(count), '--export-json', file, a.map(shellWord).join(' '), b.map(shellWord).join(' ')],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolveRun() : reject(new Error(`hyperfine failed (${code}):\n${stderr}`))));
+  });
+  const { results } = JSON.parse(readFileSync(file, 'utf8'));
+  return { a: results[0].median * 1000, b: results[1].median * 1000, runs: count };
+}
+
+const compare = (a, b, env, opts, tmp) => (harness === 'hyperfine' ? compareHyperfine(a, b, env, opts, tmp) : compareNode(a, b, env, opts));
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: a temp folder, the sandbox in a child process, record files
+
+const tmp = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+const children = new Set();
+const cleanup = () => {
+  for (const c of children) c.kill();
+  rmSync(tmp, { recursive: true, force: true });
+};
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+function newConfigDir() {
+  const dir = mkdtempSync(join(tmp, 'config-'));
+  return dir; // mkdtemp makes it 0700, as the CLI wants
+}
+
+/** A clean environment for the CLI: no user config, no colour, nothing from this shell but PATH. */
+function cliEnv(extra = {}) {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: tmp,
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+    PETSTORE_CONFIG_DIR: newConfigDir(),
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+let sandboxLib;
+async function sandboxModule() {
+  if (sandboxLib) return sandboxLib;
+  // The sandbox is not in dist/ as a module of its own: bundle its TypeScript once into the temp folder.
+  const { build } = await import('esbuild');
+  sandboxLib = join(tmp, 'sandbox-lib.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'src/sandbox/index.ts')],
+    outfile: sandboxLib,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    logLevel: 'warning',
+  });
+  return sandboxLib;
+}
+
+/** Starts a sandbox in a child process; resolves to { baseUrl, stats(), seed(n), close() }. */
+async function startSandbox(options) {
+  const lib = await sandboxModule();
+  const child = fork(join(ROOT, 'bench/sandbox-child.mjs'), [lib, JSON.stringify(options)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  children.add(child);
+  const next = (type) =>
+    new Promise((res, rej) => {
+      const onMsg = (m) => {
+        if (m.type === type) {
+          child.off('message', onMsg);
+          child.off('exit', onExit);
+          res(m);
+        }
+      };
+      const onExit = (code) => rej(new Error(`sandbox exited (${code})`));
+      child.on('message', onMsg);
+      child.once('exit', onExit);
+    });
+  const { baseUrl } = await next('ready');
+  return {
+    baseUrl,
+    async stats() {
+      child.send({ type: 'stats' });
+      return (await next('stats')).stats;
+    },
+    async seed(count) {
+      child.send({ type: 'seed', count });
+      await next('seeded');
+    },
+    async close() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.send({ type: 'close' });
+      await exited;
+      children.delete(child);
+    },
+  };
+}
+
+/** An NDJSON file of n valid pets. */
+async function recordsFile(n) {
+  const file = join(tmp, `pets-${n}.ndjson`);
+  if (existsSync(file)) return file;
+  const out = createWriteStream(file);
+  const statuses = ['available', 'pending', 'sold'];
+  for (let i = 1; i <= n; i++) {
+    const line = `${JSON.stringify({ name: `bench-pet-${i}`, categoryId: (i % 97) + 1, status: statuses[i % 3] })}\n`;
+    if (!out.write(line)) await new Promise((r) => out.once('drain', r));
+  }
+  await new Promise((r, j) => out.end((e) => (e ? j(e) : r())));
+  return file;
+}
+
+let fileFlag;
+async function hasFileFlag() {
+  if (fileFlag !== undefined) return fileFlag;
+  try {
+    const { stdout } = await timeOnce([NODE, BIN, 'pets', 'add', '--help'], cliEnv(), { stdout: 'pipe' });
+    fileFlag = /--file\b/.test(stdout);
+  } catch {
+    fileFlag = false;
+  }
+  return fileFlag;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rows
+
+const ms = (v) => ({ value: v, unit: 'ms' });
+const results = [];
+const unavailable = (id, what, target, reason) => results.push({ id, what, figure: null, reference: null, ratio: null, target, pass: null, note: reason });
+
+async function rowStartup() {
+  log('start-up: petstore --version vs node -e 0');
+  const r = await compare([NODE, '-e', '0'], [NODE, BIN, '--version'], cliEnv(), { warmup: 5, count: runs(30, 10) }, tmp);
+  results.push({
+    id: 'startup',
+    what: 'start-up',
+    figure: { what: 'petstore --version', ...ms(r.b) },
+    reference: { what: 'node -e 0', ...ms(r.a) },
+    ratio: r.b / r.a,
+    target: { op: '<=', value: 1.2 },
+    runs: r.runs,
+  });
+}
+
+async function rowHelp() {
+  log('help: petstore pets --help vs node -e 0');
+  const r = await compare([NODE, '-e', '0'], [NODE, BIN, 'pets', '--help'], cliEnv(), { warmup: 5, count: runs(30, 10) }, tmp);
+  results.push({
+    id: 'help',
+    what: 'help',
+    figure: { what: 'petstore pets --help', ...ms(r.b) },
+    reference: { what: 'node -e 0', ...ms(r.a) },
+    ratio: r.b / r.a,
+    target: { op: '<=', value: 1.6 },
+    runs: r.runs,
+  });
+}
+
+async function rowRequest() {
+  log('one request: petstore pets list --limit 100 -o json vs a bare fetch script');
+  const key = 'bench-key-request';
+  const sb = await startSandbox({ port: 0, keys: [key], perMinute: 1e9, perDay: 1e12, ban: false });
+  try {
+    await sb.seed(100);
+    const url = `${sb.baseUrl}/pets?limit=100`;
+    const env = cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key });
+    const bare = [NODE, join(ROOT, 'bench/fetch-one.mjs'), url, key];
+    const cli = [NODE, BIN, 'pets', 'list', '--limit', '100', '-o', 'json'];
+    // Same answer from both, or the comparison means nothing.
+    const [x, y] = [await timeOnce(bare, env, { stdout: 'pipe' }), await timeOnce(cli, env, { stdout: 'pipe' })];
+    const ids = (text) => JSON.parse(text).map((p) => String(p.id)).join(',');
+    if (ids(x.stdout) !== ids(y.stdout) || JSON.parse(y.stdout).length !== 100) throw new Error('petstore and the bare script printed different pets');
+    const r = await compare(bare, cli, env, { warmup: 3, count: runs(20, 8) }, tmp);
+    results.push({
+      id: 'request',
+      what: 'one request',
+      figure: { what: 'petstore pets list --limit 100 -o json', ...ms(r.b) },
+      reference: { what: 'bare Node fetch script (bench/fetch-one.mjs)', ...ms(r.a) },
+      ratio: r.b / r.a,
+      target: { op: '<=', value: 1.0 },
+      runs: r.runs,
+    });
+  } finally {
+    await sb.close();
+  }
+}
+
+const SEED_RECORDS = 5000;
+const SEED_CONCURRENCY = 8;
+
+async function rowSeed() {
+  const target = { op: '>=', value: 0.7 };
+  if (!(await hasFileFlag())) return unavailable('seed', 'seeding, no limit', target, 'not available (pets add --file missing)');
+  log(`seeding, no limit: pets add --file (${SEED_RECORDS} records, concurrency ${SEED_CONCURRENCY}) vs autocannon`);
+  const { default: autocannon } = await import('autocannon');
+  const file = await recordsFile(SEED_RECORDS);
+  const key = 'bench-key-seed';
+  const sb = await startSandbox({ port: 0, keys: [key], perMinute: 1e9, perDay: 1e12, ban: false });
+  try {
+    const cliRps = [];
+    const acRps = [];
+    const cliMs = [];
+    const count = runs(3, 1);
+    const body = JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' });
+    const runCli = async () => {
+      const before = (await sb.stats()).created;
+      const env = cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key });
+      const { ms: t } = await timeOnce([NODE, BIN, '--quiet', 'pets', 'add', '--file', file, '--concurrency', String(SEED_CONCURRENCY), '--yes'], env);
+      const after = await sb.stats();
+      if (after.created - before !== SEED_RECORDS) throw new Error(`petstore created ${after.created - before} pets, not ${SEED_RECORDS}`);
+      cliMs.push(t);
+      cliRps.push(SEED_RECORDS / (t / 1000));
+    };
+    const runAutocannon = async () => {
+      const started = process.hrtime.bigint();
+      const res = await autocannon({
+        url: `${sb.baseUrl}/pets`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+        connections: SEED_CONCURRENCY,
+        pipelining: 1,
+        amount: SEED_RECORDS,
+      });
+      const t = Number(process.hrtime.bigint() - started) / 1e6;
+      if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx answers and ${res.errors} errors`);
+      acRps.push(SEED_RECORDS / (t / 1000));
+    };
+    await runAutocannon(); // warm-up (and JIT) for the server
+    for (let i = 0; i < count; i++) {
+      if (i % 2 === 0) {
+        await runCli();
+        await runAutocannon();
+      } else {
+        await runAutocannon();
+        await runCli();
+      }
+    }
+    const a = median(cliRps);
+    const b = median(acRps);
+    results.push({
+      id: 'seed',
+      what: 'seeding, no limit',
+      figure: { what: `pets add --file, ${SEED_RECORDS} records, concurrency ${SEED_CONCURRENCY} (whole process)`, value: a, unit: 'req/s' },
+      reference: { what: `autocannon, same POSTs, ${SEED_CONCURRENCY} connections`, value: b, unit: 'req/s' },
+      ratio: a / b,
+      target,
+      runs: count,
+      detail: { cliElapsedMs: median(cliMs) },
+    });
+  } finally {
+    await sb.close();
+  }
+}
+
+const LIMITED = { records: 80, perWindow: 20, windowMs: 3000 };
+
+async function rowSeedLimited() {
+  const ideal = (LIMITED.records / LIMITED.perWindow) * LIMITED.windowMs;
+  const target = { op: '<=', value: 1.15, also: 'zero bans' };
+  const what = 'seeding under a limit';
+  if (!(await hasFileFlag())) return unavailable('seed-limited', what, target, 'not available (pets add --file missing)');
+  log(`seeding under a limit: ${LIMITED.records} records at ${LIMITED.perWindow} per ${LIMITED.windowMs / 1000}s window (ideal ${ideal / 1000}s)`);
+  const file = await recordsFile(LIMITED.records);
+  const elapsed = [];
+  let count429 = 0;
+  let bans = 0;
+  let banned403 = 0;
+  const count = runs(2, 1);
+  for (let i = 0; i < count; i++) {
+    const key = `bench-key-limited-${i}`;
+    // A fresh server and config folder each run: no counts or rate-limit state carried over.
+    const sb = await startSandbox({ port: 0, keys: [key], perMinute: LIMITED.perWindow, windowMs: LIMITED.windowMs, perDay: 1e9, ban: true });
+    try {
+      const env = cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key });
+      const { ms: t } = await timeOnce([NODE, BIN, '--quiet', 'pets', 'add', '--file', file, '--concurrency', String(SEED_CONCURRENCY), '--yes'], env);
+      const s = await sb.stats();
+      if (s.created !== LIMITED.records) throw new Error(`petstore created ${s.created} pets, not ${LIMITED.records}`);
+      elapsed.push(t);
+      count429 += s.count429;
+      bans += s.bansIssued;
+      banned403 += s.count403bans;
+    } finally {
+      await sb.close();
+    }
+  }
+  const t = median(elapsed);
+  results.push({
+    id: 'seed-limited',
+    what,
+    figure: { what: `pets add --file, ${LIMITED.records} records, concurrency ${SEED_CONCURRENCY} (whole process)`, value: t, unit: 'ms' },
+    reference: {
+      what: `ideal: records ÷ limit × window = ${LIMITED.records} ÷ ${LIMITED.perWindow} × ${LIMITED.windowMs / 1000} s`,
+      value: ideal,
+      unit: 'ms',
+    },
+    ratio: t / ideal,
+    target,
+    runs: count,
+    pass: t / ideal <= 1.15 && bans === 0 && banned403 === 0,
+    detail: { bans, banned403, count429 },
+  });
+}
+
+async function rowMemory() {
+  const target = { op: '<=', value: 1.2, also: 'peak ≤ 150 MB' };
+  const what = 'memory';
+  if (!(await hasFileFlag())) return unavailable('memory', what, target, 'not available (pets add --file missing)');
+  log('memory: peak RSS of pets add --file --dry-run, 100,000 vs 10,000 NDJSON lines');
+  const hook = pathToFileURL(join(ROOT, 'bench/peak-rss.mjs')).href;
+  const peak = async (lines) => {
+    const file = await recordsFile(lines);
+    const rssFile = join(tmp, `rss-${lines}-${Date.now()}`);
+    const env = cliEnv({ PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'bench-key-dry-run', PETSTORE_BENCH_RSS_FILE: rssFile });
+    await timeOnce([NODE, '--import', hook, BIN, '--quiet', 'pets', 'add', '--file', file, '--dry-run'], env);
+    return Number(readFileSync(rssFile, 'utf8'));
+  };
+  const count = runs(3, 1);
+  const big = [];
+  const small = [];
+  for (let i = 0; i < count; i++) {
+    small.push(await peak(10_000));
+    big.push(await peak(100_000));
+  }
+  const a = median(big) / 2 ** 20;
+  const b = median(small) / 2 ** 20;
+  results.push({
+    id: 'memory',
+    what,
+    figure: { what: 'peak RSS, pets add --file --dry-run, 100,000 NDJSON lines', value: a, unit: 'MB' },
+    reference: { what: 'the same with 10,000 lines', value: b, unit: 'MB' },
+    ratio: a / b,
+    target,
+    runs: count,
+    pass: a <= 150 && a / b <= 1.2,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Table
+
+function fmt(q) {
+  if (!q) return '-';
+  const v = q.unit === 'ms' && q.value >= 2000 ? `${(q.value / 1000).toFixed(2)} s` : q.unit === 'req/s' ? `${Math.round(q.value)} req/s` : `${q.value.toFixed(1)} ${q.unit}`;
+  return `${v} (${q.what})`;
+}
+const fmtTarget = (t) => (!t || Number.isNaN(t.value) ? '-' : `${t.op === '<=' ? '≤' : '≥'} ${t.value}${t.also ? `, ${t.also}` : ''}`);
+
+function table(rows) {
+  const head = ['what', 'figure', 'reference', 'ratio', 'target', 'ok'];
+  const body = rows.map((r) => {
+    const pass = r.pass ?? (r.ratio == null ? null : r.target.op === '<=' ? r.ratio <= r.target.value : r.ratio >= r.target.value);
+    r.pass = pass;
+    const extra = r.detail?.bans !== undefined ? ` [bans ${r.detail.bans}, 429s ${r.detail.count429}]` : '';
+    return [r.what, r.figure ? fmt(r.figure) + extra : r.note, fmt(r.reference), r.ratio == null ? '-' : r.ratio.toFixed(2), fmtTarget(r.target), pass == null ? '-' : pass ? 'yes' : 'NO'];
+  });
+  const lines = [head, head.map(() => '---'), ...body].map((cells) => `| ${cells.map((c) => String(c).replaceAll('|', '\\|')).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+const started = new Date();
+const meta = {
+  date: started.toISOString(),
+  node: process.version,
+  harness: harness === 'hyperfine' ? execFileSync('hyperfine', ['--version'], { encoding: 'utf8' }).trim() : 'node (bench/run.mjs: spawn to exit, interleaved, medians)',
+  cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
+  loadavgBefore: loadavg().map((x) => Number(x.toFixed(2))),
+  bin: BIN,
+};
+log(`petstore bench on Node ${process.version}, ${meta.cpus}, load ${meta.loadavgBefore.join(' ')}; timings by ${meta.harness}`);
+
+const runners = { startup: rowStartup, help: rowHelp, request: rowRequest, seed: rowSeed, 'seed-limited': rowSeedLimited, memory: rowMemory };
+for (const id of ROWS) {
+  if (!only.includes(id)) continue;
+  try {
+    await runners[id]();
+  } catch (error) {
+    log(`bench: ${id} failed: ${error?.stack ?? error}`);
+    process.exitCode = 1;
+    results.push({ id, what: id, figure: null, reference: null, ratio: null, target: null, note: `failed: ${String(error?.message ?? error).split('\n')[0]}` });
+  }
+}
+
+const text = table(results);
+meta.loadavgAfter = loadavg().map((x) => Number(x.toFixed(2)));
+meta.elapsedSeconds = Math.round((Date.now() - started.getTime()) / 1000);
+process.stdout.write(`\nTimings: ${meta.harness}; Node ${meta.node}; ${meta.cpus}; medians.\n\n${text}\n`);
+if (OUT !== '-') {
+  mkdirSync(join(OUT, '..'), { recursive: true });
+  writeFileSync(OUT, `${JSON.stringify({ ...meta, rows: results }, null, 2)}\n`);
+  log(`\nwrote ${OUT}`);
+}

@@ -1,0 +1,64 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
+import { tempDir } from '../helpers/cli.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tmp = tempDir('petstore-install-');
+const KEY = 'sk_install_test_0123456789';
+let sb: SandboxHandle;
+let tarball: string;
+let files: string[];
+
+beforeAll(async () => {
+  sb = await startSandbox({ keys: [KEY] });
+  // --ignore-scripts: the suite has just built dist/; a prepack rebuild would race other tests.
+  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp.dir], { cwd: root });
+  const info = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  tarball = join(tmp.dir, info[0]!.filename);
+  files = info[0]!.files.map((f) => f.path).sort();
+  await execa('npm', ['install', '--global', '--prefix', join(tmp.dir, 'prefix'), '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    cwd: tmp.dir,
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await sb?.close();
+  tmp.cleanup();
+});
+
+describe('the npm package', () => {
+  it('holds only what runs: bin, dist, README, LICENSE, package.json', () => {
+    const outside = files.filter((f) => !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json'].includes(f)));
+    expect(outside).toEqual([]);
+    expect(files).toContain('bin/petstore');
+    expect(files).toContain('dist/main.js');
+    expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+  });
+
+  it('installed into a global prefix, runs --version and pets list against a sandbox', async () => {
+    const prefix = join(tmp.dir, 'prefix');
+    expect(readdirSync(join(prefix, 'bin'))).toContain('petstore');
+    const env = {
+      // The installed bin's "#!/usr/bin/env node" finds this test's Node first.
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: tmp.dir,
+      PETSTORE_CONFIG_DIR: join(tmp.dir, 'config'),
+      PETSTORE_BASE_URL: sb.baseUrl,
+      PETSTORE_API_KEY: KEY,
+    };
+    const version = await execa(join(prefix, 'bin', 'petstore'), ['--version'], { env, extendEnv: false, reject: false });
+    expect(version.exitCode).toBe(0);
+    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
+    expect(version.stdout.trim()).toBe(pkg.version);
+
+    sb.seed([{ name: 'Installed', categoryId: 9007199254740993n, status: 'available' }]);
+    const list = await execa(join(prefix, 'bin', 'petstore'), ['pets', 'list', '-o', 'json'], { env, extendEnv: false, reject: false });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).toContain('"name":"Installed","categoryId":9007199254740993');
+    expect(sb.requests().at(-1)?.headers['user-agent']).toBe(`petstore-cli/${pkg.version}`);
+  });
+});

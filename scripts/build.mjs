@@ -1,23 +1,145 @@
-// Bundles src/ into dist/: one entry plus lazily loaded chunks, so --help and
-// --version never load undici, conf, ora or cli-table3.
-import { readFileSync, rmSync } from 'node:fs';
+// Bundles src/ and its dependencies into dist/: one small entry (dist/main.js) plus lazily loaded
+// chunks, so --version loads one file, --help loads commander and the command tree only, and
+// undici, conf, ora, cli-table3 and chalk load only on the paths that use them.
+// Measurements behind each choice: docs/performance.md.
+//
+//   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
+//   node scripts/build.mjs --clean    delete dist/ first (for packing a release)
+//   node scripts/build.mjs --outdir D build into D instead (e.g. to benchmark a variant)
+//
+// Other processes (end-to-end tests, a running sandbox) may be running dist/ while it is rebuilt.
+// So the build goes to a temporary folder next to dist/, then moves in: new chunks first (their
+// names carry a content hash, so they never replace a different file), the entry last with one
+// atomic rename. A process that started with the old entry still finds the old chunks it may
+// import later; chunks that no build has used for PRUNE_AFTER_MS are deleted.
+import { builtinModules } from 'node:module';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: ['src/main.ts'],
-  outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  packages: 'external',
-  sourcemap: false,
-  minify: false,
-  legalComments: 'none',
-  chunkNames: 'chunks/[name]-[hash]',
-  define: { __VERSION__: JSON.stringify(pkg.version) },
-  logLevel: 'warning',
-});
+const PRUNE_AFTER_MS = 15 * 60 * 1000;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values: flags } = parseArgs({ options: { outdir: { type: 'string' }, clean: { type: 'boolean', default: false } } });
+const outdir = resolve(root, flags.outdir ?? 'dist');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+// Node builtins through process.getBuiltinModule() instead of `import fs from 'node:fs'`.
+// An ESM import of a builtin builds a namespace of all its exports, which runs every lazy getter:
+// `node:fs` then loads fs/promises, readline, the stream classes and file watchers; `node:util`
+// loads parseArgs, the diff code and worker_threads (measured: about 4 ms of every start).
+// Imports get a small ES module that reads only the names its importer uses (the rest is
+// tree-shaken); require() calls in CommonJS dependencies get the builtin itself. Each importer
+// gets its own copy, so no chunk of a few bytes is loaded on its own (about 0.3 ms per file).
+// LAZY builtins load on first use: commander imports child_process only to run executable
+// subcommands, which petstore has none of (child_process pulls in net and dgram: 1-3 ms).
+const LAZY = new Set(['child_process']);
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const RESERVED = new Set(
+  'arguments await break case catch class const continue debugger default delete do else enum eval export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield'.split(' '),
+);
+function builtinShim(name) {
+  const id = JSON.stringify(`node:${name}`);
+  const names = Object.getOwnPropertyNames(process.getBuiltinModule(`node:${name}`)).filter((n) => IDENTIFIER.test(n) && !RESERVED.has(n));
+  const lines = [`const load = () => process.getBuiltinModule(${id});`];
+  if (LAZY.has(name)) {
+    lines.push(`export default Object.defineProperties({}, {${names.map((n) => `${n}: { get: () => load().${n}, enumerable: true }`).join(', ')}});`);
+    lines.push(...names.map((n) => `export const ${n} = /* @__PURE__ */ (() => load().${n})();`));
+  } else {
+    lines.push('const m = load();', 'export default m;', ...names.map((n) => `export const ${n} = /* @__PURE__ */ (() => m.${n})();`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+const builtins = {
+  name: 'builtins-via-getBuiltinModule',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_0-9/]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (!args.path.startsWith('node:') && !builtinModules.includes(name)) return undefined;
+      const namespace = args.kind === 'require-call' ? 'builtin-cjs' : 'builtin-esm';
+      return { path: `${name}|${args.importer}`, namespace, sideEffects: false };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${args.path.split('|')[0]}`)});\n`,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin-esm' }, (args) => ({ contents: builtinShim(args.path.split('|')[0]), loader: 'js' }));
+  },
+};
+
+const tmp = `${outdir}.build-${process.pid}`;
+rmSync(tmp, { recursive: true, force: true });
+try {
+  await build({
+    entryPoints: [join(root, 'src/main.ts')],
+    outdir: tmp,
+    absWorkingDir: root,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // Dependencies are bundled too: one file per chunk instead of dozens of node_modules files to
+    // resolve and compile (`pets list`: about 70 ms less). They stay in package.json
+    // "dependencies" for their licences and types. The builtins plugin is also what makes the
+    // CommonJS ones (undici, cli-table3) work in an ES module bundle: without it their
+    // require('node:net') fails with "Dynamic require ... is not supported".
+    plugins: [builtins],
+    sourcemap: false,
+    // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
+    // Renaming identifiers too measured within noise (1-2 ms on --help), not worth the stacks.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    chunkNames: 'chunks/[name]-[hash]',
+    define: { __VERSION__: JSON.stringify(pkg.version) },
+    logLevel: 'warning',
+  });
+  if (flags.clean) rmSync(outdir, { recursive: true, force: true });
+  publish(tmp, outdir);
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+/** Moves a finished build into place without a moment where a file another process needs is missing. */
+function publish(from, to) {
+  if (!existsSync(to)) {
+    mkdirSync(dirname(to), { recursive: true });
+    try {
+      renameSync(from, to);
+      return;
+    } catch {
+      // Another build got there first: merge into it below.
+    }
+  }
+  const built = new Set();
+  for (const sub of ['chunks', '']) {
+    const src = join(from, sub);
+    if (!existsSync(src)) continue;
+    mkdirSync(join(to, sub), { recursive: true });
+    for (const name of readdirSync(src)) {
+      const file = join(src, name);
+      if (statSync(file).isDirectory()) continue;
+      built.add(join(sub, name));
+      // Chunks are named by content: an existing one with this name is this one (touched so that
+      // pruning counts from its last use).
+      if (sub === 'chunks' && existsSync(join(to, sub, name))) {
+        utimesSync(join(to, sub, name), new Date(), new Date());
+        continue;
+      }
+      renameSync(file, join(to, sub, name));
+    }
+  }
+  const now = Date.now();
+  for (const sub of ['chunks', '']) {
+    const dir = join(to, sub);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const file = join(dir, name);
+      const st = statSync(file);
+      if (st.isDirectory() || built.has(join(sub, name))) continue;
+      if (now - st.mtimeMs > PRUNE_AFTER_MS) unlinkSync(file);
+    }
+  }
+}

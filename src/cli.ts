@@ -35,9 +35,14 @@ function wholeNumber(text: string | undefined, flag: string, fallback: number, m
   return Number(text);
 }
 
+/** PETSTORE_DEBUG=1/true/yes turns it on; unset, empty, 0, false, no and off leave it off. */
+function envFlag(value: string | undefined): boolean {
+  return value !== undefined && !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase());
+}
+
 function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const envDebug = env.PETSTORE_DEBUG !== undefined && env.PETSTORE_DEBUG !== '' && env.PETSTORE_DEBUG !== '0';
+  const envDebug = envFlag(env.PETSTORE_DEBUG);
   const maxRetries = wholeNumber(str(raw.maxRetries), '--max-retries', 3);
   if (!Number.isInteger(maxRetries)) throw new UsageError(`invalid --max-retries "${String(raw.maxRetries)}": must be a whole number`);
   return {
@@ -58,7 +63,63 @@ function wantsJson(opts: Record<string, unknown>): boolean {
   return opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
 }
 
-export function buildProgram(ctx: CommandContext): Command {
+// src/main.ts imports this module alone (one chunk to load rather than four).
+export { InterruptedError } from './errors/errors.js';
+export { ExitCode } from './errors/exit-codes.js';
+export { systemClock } from './time/clock.js';
+
+const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = {
+  env: registerEnv,
+  auth: registerAuth,
+  pets: registerPets,
+  quota: registerQuota,
+  api: registerApi,
+  sandbox: registerSandbox,
+  completion: registerCompletion,
+  __complete: registerCompletion,
+};
+
+/** Global options that take a value (their value is not the command name). */
+const VALUE_OPTIONS = new Set(['--env', '--timeout', '--max-retries', '--max-wait']);
+
+/**
+ * `help pets list` → `pets list --help`, with the command path it names: commander's own help
+ * command looks only one word deep.
+ */
+export function expandHelp(argv: readonly string[]): { argv: string[]; helpPath?: string[] } {
+  let i = 0;
+  while (i < argv.length && argv[i]!.startsWith('-')) i += VALUE_OPTIONS.has(argv[i]!) ? 2 : 1;
+  if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
+  const helpPath = argv.slice(i + 1);
+  return { argv: [...argv.slice(0, i), ...helpPath, '--help'], helpPath };
+}
+
+/** The first word of a help path that names no command, if any. */
+function unknownCommand(program: Command, path: readonly string[]): string | undefined {
+  let cmd: Command | undefined = program;
+  for (const word of path) {
+    cmd = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!cmd) return word;
+  }
+  return undefined;
+}
+
+/** The command group an argv names, e.g. "pets" in `--env staging pets list`; undefined if none. */
+export function groupOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (!a.startsWith('-')) return Object.hasOwn(GROUPS, a) ? a : undefined;
+    if (VALUE_OPTIONS.has(a)) i++;
+  }
+  return undefined;
+}
+
+/**
+ * The commander program. With `only` (a group name from groupOf), just that group is registered:
+ * its commands, help and errors are the same, and start-up skips building the others (~2 ms).
+ */
+export function buildProgram(ctx: CommandContext, only?: string): Command {
   const program = new Command('petstore')
     .description('Command-line tool for the pet store service')
     .version(VERSION, '-v, --version', 'print the version')
@@ -75,6 +136,11 @@ export function buildProgram(ctx: CommandContext): Command {
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
+  const one = only === undefined ? undefined : GROUPS[only];
+  if (one) {
+    one(program, ctx);
+    return program;
+  }
   registerEnv(program, ctx);
   registerAuth(program, ctx);
   registerPets(program, ctx);
@@ -86,10 +152,11 @@ export function buildProgram(ctx: CommandContext): Command {
 }
 
 /** Runs one invocation and returns its exit code; never exits the process. */
-export async function run(argv: string[], deps: RunDeps): Promise<number> {
+export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
+  const { argv, helpPath } = expandHelp(rawArgv);
   let factory: Factory | undefined;
   let json = false;
-  let debug = deps.env.PETSTORE_DEBUG !== undefined && deps.env.PETSTORE_DEBUG !== '' && deps.env.PETSTORE_DEBUG !== '0';
+  let debug = envFlag(deps.env.PETSTORE_DEBUG);
   const baseIO = createIO({ ...deps });
 
   const ctx: CommandContext = {
@@ -115,7 +182,7 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
       },
   };
 
-  const program = buildProgram(ctx);
+  const program = buildProgram(ctx, groupOf(argv));
   // Subcommands copied the output settings when they were created: set them on every command,
   // or their parse errors and --help would bypass the injected streams.
   const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };
@@ -124,6 +191,12 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
     c.commands.forEach(configure);
   };
   configure(program);
+
+  const unknown = helpPath && unknownCommand(program, helpPath);
+  if (unknown) {
+    deps.stderr.write(`error: unknown command '${unknown}'\n(run with --help for usage)\n`);
+    return ExitCode.usage;
+  }
 
   let code: number = ExitCode.ok;
   try {

@@ -129,6 +129,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         signal: deps.signal,
         transportSignal: options.transportSignal ?? deps.signal,
         dispatcher: deps.dispatcher,
+        env: deps.env,
         debug: (line) => factory.debug(line),
       });
       clients.push(c);

@@ -11,12 +11,7 @@ export async function main(): Promise<void> {
     process.stdout.write(`${typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev'}\n`);
     return;
   }
-  const [{ InterruptedError }, { ExitCode }, { run }, { systemClock }] = await Promise.all([
-    import('./errors/errors.js'),
-    import('./errors/exit-codes.js'),
-    import('./cli.js'),
-    import('./time/clock.js'),
-  ]);
+  const { InterruptedError, ExitCode, run, systemClock } = await import('./cli.js');
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {

@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
+import { lines } from './lines.js';
 import { checkNewPet, type RecordCheck } from './new-pet-record.js';
 
 export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
@@ -42,7 +42,7 @@ function parseFailure(message: string): RecordCheck {
 
 async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord> {
   let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const text of lines(input)) {
     line++;
     if (text.trim() === '') continue;
     let value: unknown;
@@ -86,7 +86,7 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
   let header: string[] | undefined;
   let line = 0;
   let pending: { start: number; text: string } | undefined;
-  for await (const raw of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const raw of lines(input)) {
     line++;
     const text = pending ? `${pending.text}\n${raw}` : raw;
     const start = pending?.start ?? line;

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { UsageError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
 import { toPet, type NewPet, type Pet } from '../pets/pet.js';
+import { lines } from './lines.js';
 
 export type ResultLine =
   | { line: number; status: 'created'; pet: Pet }
@@ -36,7 +36,7 @@ export async function readEarlierResults(path: string): Promise<{ byLine: Map<nu
   let stream;
   try {
     stream = createReadStream(path, { encoding: 'utf8' });
-    for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+    for await (const text of lines(stream)) {
       lineNo++;
       if (pendingError) throw new UsageError(pendingError);
       if (text.trim() === '') continue;

@@ -167,9 +167,10 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
 async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promise<void> {
   const target = await f.target();
   if (target.envName !== 'production' || o.yes || plan.toSend === 0) return;
-  const what = `${plan.toSend} pets in the production environment (${target.baseUrl})`;
+  const what = `${plan.toSend} ${plan.toSend === 1 ? 'pet' : 'pets'} in the production environment (${target.baseUrl})`;
   if (!f.io.canPrompt) {
-    throw new UsageError(`refusing to create ${what} without confirmation: pass --yes (no terminal to ask on)`);
+    const why = !f.globals.input ? '--no-input was given' : !f.io.stdinIsTTY ? 'stdin is not a terminal' : 'stderr is not a terminal';
+    throw new UsageError(`refusing to create ${what} without confirmation: pass --yes (${why})`);
   }
   if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr }, `Create ${what}?`, f.signal))) {
     throw new UsageError('not confirmed; nothing was sent');

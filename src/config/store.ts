@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
@@ -35,6 +35,52 @@ function describeShapeProblem(data: unknown): string | undefined {
   return undefined;
 }
 
+const FIX = 'fix or move it aside, then run the command again';
+
+/**
+ * Where JSON.parse gave up, without quoting the file: V8's messages can
+ * include a piece of it, and a config file holds API keys.
+ */
+function jsonProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Unexpected end of JSON input/i.test(message)) return 'it ends too early, as if cut off';
+  const what = (message.split(/,\s*"|\s+in JSON\b/)[0] ?? '').trim();
+  const at = /line (\d+) column (\d+)/.exec(message);
+  return `${what || 'not JSON'}${at ? ` at line ${at[1]} column ${at[2]}` : ''}`;
+}
+
+function invalidJson(file: string, error: unknown): UsageError {
+  return new UsageError(`config file ${file} is not valid JSON (${jsonProblem(error)}); it was left as it is; ${FIX}`, {
+    code: 'config_invalid',
+    cause: error,
+  });
+}
+
+/** Throws a usage error naming the file when it is not JSON or not the shape petstore writes; never changes it. */
+function checkConfigText(file: string): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    throw new UsageError(`cannot read config file ${file} (${code ?? (error as Error).message}); check its owner and permissions (chmod 600 ${file})`, {
+      code: 'config_unreadable',
+      cause: error,
+    });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw invalidJson(file, error);
+  }
+  const problem = describeShapeProblem(data);
+  if (problem) {
+    throw new UsageError(`config file ${file} has an unexpected shape: ${problem}; it was left as it is; ${FIX}`, { code: 'config_invalid' });
+  }
+}
+
 /**
  * The CLI's settings and keys, one file (0600) in a folder of its own (0700).
  * A broken file is reported, never rewritten: the user's keys stay where they are.
@@ -45,6 +91,10 @@ export class ConfigStore {
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, `${CONFIG_NAME}.json`);
+    // Checked here on the file's own text: conf reads a top level that is not an object (an array,
+    // null) as an empty store, and its next write would replace whatever the file held.
+    checkConfigText(file);
     try {
       this.#conf = new Conf<ConfigData>({
         cwd: dir,
@@ -56,19 +106,10 @@ export class ConfigStore {
         watch: false,
       });
     } catch (error) {
-      const file = `${dir}/${CONFIG_NAME}.json`;
-      throw new UsageError(
-        `config file ${file} is not valid JSON (${(error as Error).message.split('\n')[0]}); fix or move it aside, then run the command again`,
-        { code: 'config_invalid', cause: error },
-      );
+      // Broken between the check above and now (edited meanwhile).
+      throw invalidJson(file, error);
     }
     this.path = this.#conf.path;
-    const problem = describeShapeProblem(this.#conf.store);
-    if (problem) {
-      throw new UsageError(`config file ${this.path} has an unexpected shape: ${problem}; fix or move it aside, then run the command again`, {
-        code: 'config_invalid',
-      });
-    }
   }
 
   /** Group/other permission bits found on the folder or file, for a warning. */
@@ -118,8 +159,12 @@ export class ConfigStore {
 
   // conf re-reads the file on every get, so a read-modify-write under the lock
   // never overwrites what a concurrent petstore process just stored.
+  // The file is checked again under the lock: conf would write over one that broke since (an editor, a bad copy).
   #locked<T>(fn: () => T): T {
-    return withFileLock(join(this.dir, `${CONFIG_NAME}.lock`), fn);
+    return withFileLock(join(this.dir, `${CONFIG_NAME}.lock`), () => {
+      checkConfigText(this.path);
+      return fn();
+    });
   }
 
   setCurrentEnv(name: string): void {

@@ -195,8 +195,13 @@ export class ApiClient {
     return res;
   }
 
+  /** Publishes the key's rate-limit state and gives back unused reservations, then closes the transport. */
   async close(): Promise<void> {
-    await this.transport.close();
+    try {
+      await this.limiter.close();
+    } finally {
+      await this.transport.close();
+    }
   }
 
   /** How long the key's gate stays closed after this 429: Retry-After, else backoff. */

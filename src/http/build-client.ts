@@ -6,8 +6,9 @@ import type { GlobalOptions } from '../factory.js';
 import type { IO } from '../io/io.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../state/rate-state.js';
 import type { Clock } from '../time/clock.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient, type WaitAnnouncer } from './api-client.js';
 import { HttpTransport } from './client.js';
+import { proxySettingsFromEnv } from './proxy.js';
 import { RateLimiter } from './limiter.js';
 import { createWaitAnnouncer } from './wait-announcer.js';
 
@@ -25,6 +26,8 @@ export interface BuildClientOptions {
   /** Aborts requests in flight; defaults to signal. Bulk seeding lets them finish after Ctrl-C. */
   transportSignal?: AbortSignal;
   dispatcher?: import('undici').Dispatcher | undefined;
+  /** The injected environment: HTTPS_PROXY, HTTP_PROXY, NO_PROXY (never process.env). */
+  env?: import('../io/io.js').EnvVars | undefined;
   debug: (line: string) => void;
 }
 
@@ -36,6 +39,10 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     key: rateStateKey(o.envName, o.apiKey),
     store: new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug }),
     leaseMs: timeoutMs + 5000,
+    // Slots in blocks and answers published in batches while the quota is plentiful: the file
+    // costs a lock, a read and a rename per operation.
+    batch: true,
+    debug: o.debug,
   });
   const transport = new HttpTransport({
     baseUrl: o.baseUrl,
@@ -45,7 +52,9 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     clock: o.clock,
     signal: o.transportSignal ?? o.signal,
     ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
-    debug: o.debug,
+    proxy: proxySettingsFromEnv(o.env ?? {}),
+    // The per-exchange trace only with --debug (the transport skips formatting it otherwise).
+    debug: o.globals.debug ? o.debug : undefined,
   });
   return new ApiClient(
     transport,
@@ -56,8 +65,16 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       maxRetries: o.globals.maxRetries,
       maxWaitMs: o.globals.maxWait * 1000,
       limiter,
-      onWait: createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.globals.quiet }),
+      onWait: traceWaits(createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.globals.quiet }), o.debug),
       debug: o.debug,
     },
   );
+}
+
+/** Every retry and rate-limit wait also goes to the --debug trace (the announcement itself is silenced by --quiet). */
+function traceWaits(announce: WaitAnnouncer, debug: (line: string) => void): WaitAnnouncer {
+  return (notice) => {
+    debug(`wait (${notice.reason}, ${notice.ms} ms): ${notice.text(notice.ms)}`);
+    return announce(notice);
+  };
 }

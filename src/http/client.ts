@@ -1,7 +1,11 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { STATUS_CODES } from 'node:http';
+import { request, type Dispatcher } from 'undici';
+import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
+import { escapeControl } from '../output/text.js';
 import type { Clock } from '../time/clock.js';
+import { createDispatcher, proxyFor, proxySecrets, redactProxyUrl, type ProxyEndpoint, type ProxySettings } from './proxy.js';
 import { quotaFromHeaders, type Quota } from './quota.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
@@ -41,12 +45,28 @@ export interface ClientOptions {
   /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
   dispatcher?: Dispatcher;
-  /** Receives debug lines (never the key). */
-  debug?: (line: string) => void;
+  /** Proxy settings from the environment (src/http/proxy.ts); ignored when dispatcher is given, except in messages. */
+  proxy?: ProxySettings | undefined;
+  /** Receives the request trace (--debug): never the key, nor proxy credentials. */
+  debug?: ((line: string) => void) | undefined;
 }
 
 /** What the CLI will buffer of one response body. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** The longest delay a Node timer takes (about 24.8 days): a longer one would fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A --timeout in ms as a timer accepts it: a whole number from 1 to MAX_TIMER_MS. */
+export function timerMs(ms: number): number {
+  return Number.isFinite(ms) ? Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(ms))) : MAX_TIMER_MS;
+}
+
+/** How much of a request or response body the --debug trace shows. */
+export const DEBUG_BODY_CHARS = 500;
+
+/** Response headers worth showing in the --debug trace. */
+const TRACED_RESPONSE_HEADERS = /^(content-type|content-length|location|retry-after|x-ratelimit-.*|deprecation|sunset|link|www-authenticate)$/i;
 
 export function buildUrl(baseUrl: string, path: string, query?: ApiRequest['query']): string {
   const url = new URL(baseUrl + path);
@@ -81,9 +101,35 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function describeTransportError(error: unknown, url: string): { message: string; sent: boolean } {
+function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): { message: string; sent: boolean } {
   const code = errorCode(error);
   const host = new URL(url).host;
+  if (proxy) {
+    const via = `proxy ${redactProxyUrl(proxy.uri)} (from ${proxy.source})`;
+    const text = (error as Error)?.message ?? String(error);
+    switch (code) {
+      case 'ECONNREFUSED':
+        return { message: `could not connect to ${via}: connection refused`, sent: false };
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return { message: `could not resolve the host of ${via}`, sent: false };
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return { message: `could not connect to ${via}: timed out`, sent: false };
+      default: {
+        const status = /Proxy response \((\d{3})\)|\((407)\)/.exec(text);
+        if (status) {
+          const n = status[1] ?? status[2];
+          const why = n === '407' ? `; it wants credentials: put them in ${proxy.source} (http://user:password@host:port)` : '';
+          return { message: `${via} refused the request to ${host} (HTTP ${n})${why}`, sent: false };
+        }
+        if (code === 'UND_ERR_PRX_TLS' || (code && /CERT|SSL|TLS/.test(code))) {
+          return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
+        }
+        const { message, sent } = describeTransportError(error, url, undefined);
+        return { message: `${message} (through ${via})`, sent };
+      }
+    }
+  }
   switch (code) {
     case 'ECONNREFUSED':
       return { message: `could not connect to ${host}: connection refused`, sent: false };
@@ -93,6 +139,10 @@ function describeTransportError(error: unknown, url: string): { message: string;
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
       return { message: `connection to ${host} was reset`, sent: true };
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return { message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false };
+    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
+      return { message: `connection to ${host} closed before the whole response arrived`, sent: true };
     default:
       if (code && /CERT|SSL|TLS/.test(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
       return {
@@ -100,6 +150,16 @@ function describeTransportError(error: unknown, url: string): { message: string;
         sent: !NOT_SENT_CODES.has(code ?? ''),
       };
   }
+}
+
+/** A body for the trace: control characters escaped, cut after DEBUG_BODY_CHARS. */
+export function traceBody(text: string, max = DEBUG_BODY_CHARS): string {
+  const cut = text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
+  return escapeControl(cut);
+}
+
+function headerText(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
@@ -130,14 +190,44 @@ function isJsonContentType(value: string | string[] | undefined): boolean {
 export class HttpTransport {
   readonly #opts: ClientOptions;
   readonly #dispatcher: Dispatcher;
+  /** Texts never to print: the key and proxy credentials. */
+  readonly #secrets: string[];
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
-    this.#dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 10_000 });
+    this.#dispatcher = opts.dispatcher ?? createDispatcher(opts.proxy, timerMs(opts.timeoutMs));
+    this.#secrets = [opts.apiKey, ...proxySecrets(opts.proxy)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   }
 
   get baseUrl(): string {
     return this.#opts.baseUrl;
+  }
+
+  /** One trace line (--debug), with every secret scrubbed. */
+  #trace(line: string): void {
+    const debug = this.#opts.debug;
+    if (!debug) return;
+    let safe = line;
+    for (const secret of this.#secrets) safe = safe.split(secret).join(secret === this.#opts.apiKey ? maskKey(secret) : '****');
+    debug(safe);
+  }
+
+  #traceRequest(method: string, url: string, headers: Record<string, string>, body: string | undefined, proxy: ProxyEndpoint | undefined): void {
+    this.#trace(`> ${method} ${url}`);
+    if (proxy) this.#trace(`> (through proxy ${redactProxyUrl(proxy.uri)}, from ${proxy.source})`);
+    for (const [name, value] of Object.entries(headers)) {
+      const shown = name.toLowerCase() === 'authorization' ? `Bearer ${maskKey(this.#opts.apiKey)}` : value;
+      this.#trace(`> ${name}: ${escapeControl(shown)}`);
+    }
+    if (body !== undefined) this.#trace(`> ${traceBody(body)}`);
+  }
+
+  #traceResponse(status: number, statusText: string, ms: number, headers: ApiResponse['headers'], text: string): void {
+    this.#trace(`< ${status} ${statusText || STATUS_CODES[status] || ''} (${Math.round(ms)} ms)`.replace('  (', ' ('));
+    for (const [name, value] of Object.entries(headers)) {
+      if (TRACED_RESPONSE_HEADERS.test(name)) this.#trace(`< ${name}: ${escapeControl(headerText(value))}`);
+    }
+    if (text.length > 0) this.#trace(`< ${traceBody(text)}`);
   }
 
   async once(req: ApiRequest): Promise<ApiResponse> {
@@ -151,13 +241,16 @@ export class HttpTransport {
       ...req.headers,
       authorization: `Bearer ${this.#opts.apiKey}`,
     };
-    const timeout = AbortSignal.timeout(this.#opts.timeoutMs);
+    const proxy = proxyFor(this.#opts.proxy, url);
+    if (this.#opts.debug) this.#traceRequest(req.method, url, headers, body, proxy);
+    const timeout = AbortSignal.timeout(timerMs(this.#opts.timeoutMs));
     const signal = this.#opts.signal ? AbortSignal.any([this.#opts.signal, timeout]) : timeout;
     const started = clock.now();
     try {
       const res = await request(url, { method: req.method, headers, body, signal, dispatcher: this.#dispatcher });
       const text = await readCapped(res.body);
       const received = clock.now();
+      if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
       let json: unknown;
       let isJson = false;
       if (text.length > 0 && isJsonContentType(res.headers['content-type'])) {
@@ -179,20 +272,36 @@ export class HttpTransport {
         durationMs: received - started,
       };
     } catch (error) {
-      if (error instanceof CliError) throw error;
-      if (this.#opts.signal?.aborted) {
-        throw new InterruptedError(
-          req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS'
-            ? 'interrupted'
-            : `interrupted while ${req.method} ${req.path} was in flight: the server may or may not have processed it; check before retrying`,
-        );
-      }
-      if (timeout.aborted) {
-        throw new TransportError(`request timed out after ${this.#opts.timeoutMs / 1000}s (${req.method} ${url})`, true, true, error);
-      }
-      const { message, sent } = describeTransportError(error, url);
-      throw new TransportError(message, sent, false, error);
+      const failed = this.#fail(error, req, url, proxy, timeout.aborted);
+      if (this.#opts.debug) this.#trace(`< failed after ${Math.round(clock.now() - started)} ms: ${failed.message}`);
+      throw failed;
     }
+  }
+
+  /** The typed error for a failed exchange. */
+  #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, timedOut: boolean): Error {
+    if (error instanceof CliError) return error;
+    if (this.#opts.signal?.aborted) {
+      return new InterruptedError(
+        req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS'
+          ? 'interrupted'
+          : `interrupted while ${req.method} ${req.path} was in flight: the server may or may not have processed it; check before retrying`,
+      );
+    }
+    if (timedOut) {
+      const s = this.#opts.timeoutMs / 1000;
+      const via = proxy ? ` through proxy ${redactProxyUrl(proxy.uri)}` : '';
+      return new TransportError(
+        `request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}`,
+        true,
+        true,
+        error,
+      );
+    }
+    const { message, sent } = describeTransportError(error, url, proxy);
+    let safe = message;
+    for (const secret of this.#secrets) safe = safe.split(secret).join('****');
+    return new TransportError(safe, sent, false, error);
   }
 
   async close(): Promise<void> {

@@ -4,17 +4,33 @@
 // for one process, or in a file shared by every petstore process (src/state/rate-state.ts):
 //   quota      the latest X-RateLimit-* seen (limit, remaining, reset)
 //   gateUntil  after a 429, no request leaves before this instant
-//   leases     requests in flight (reserved slots), each with an expiry so a crashed process's slots free up
+//   leases     slots counted as in flight (reserved), each with an expiry so a crashed process's slots free up
 //
 // A request may leave when
 //   - the gate is open, and
-//   - the quota is known and current (its window has not ended) and remaining > requests in flight, or
+//   - the quota is known and current (its window has not ended) and remaining > slots reserved, or
 //   - the quota is unknown or its window has ended and no other request is in flight: it goes alone, as a
 //     probe, and its headers tell the others how many may follow.
 // When remaining is used up it waits for the reset instant (+ a safety margin) instead of provoking a 429.
-// "Remaining > in flight" is what keeps many concurrent requests (bulk seeding, parallel processes) from
+// "Remaining > reserved" is what keeps many concurrent requests (bulk seeding, parallel processes) from
 // collectively overshooting: the server never sees more requests than it said it would accept, so no
 // request is refused while another is still on its way (which the server could treat as an early retry).
+//
+// Batching (on for the shared file, see `batch`): going to the store for every request and every answer
+// is what a shared file makes expensive, so while the quota is plentiful a limiter
+//   - reserves a block of slots in one store operation and hands them out without touching the store
+//     (a block is at most a share of what nobody has reserved: floor(unreserved / (2 × other holders + 1)),
+//     growing from the number of waiting requests up to `maxBlock`);
+//   - keeps the answers' quota in memory and publishes it, together with the slots used up, at most every
+//     `flushMs`, when it needs more slots, and at once when it matters (a 429/403 gate, remaining down to
+//     the low-water mark, close());
+//   - gives back unused slots when they lapse (`holdMs` without a store operation), at the window's reset
+//     (a block belongs to the window it was reserved in) and on close().
+// A slot stays counted in the store until the quota of its answer is published in the same operation, so
+// the sum over processes never exceeds what the server said. When remaining is low (under 2 × the
+// requests this process runs at once, or under 10% of the limit), the quota is unknown or the window has
+// ended, it works one request at a time as above: slots only for requests that are waiting, answers
+// published at once.
 
 import { InterruptedError } from '../errors/errors.js';
 import type { Clock } from '../time/clock.js';
@@ -26,16 +42,26 @@ export interface KeyRateState {
   quota?: Quota | undefined;
   /** Epoch ms before which no request may leave (after a 429); 0 when open. */
   gateUntil: number;
-  /** Requests in flight: id -> epoch ms at which the reservation lapses if never settled. */
+  /**
+   * Reserved slots: id -> epoch ms at which the reservation lapses if never settled. A limiter's ids are
+   * "<holder>#<n>" for slots in flight and "<holder>~<n>" for slots reserved in a block and not yet used
+   * (they may be handed back); any other id is one slot too.
+   */
   leases: Record<string, number>;
 }
 
 /** Where key states live. `update` must be atomic with respect to every other user of the same state. */
 export interface RateStateStore {
-  /** Runs `change` on the key's current state and saves what it changed; returns its result. */
+  /** Runs `change` (exactly once) on the key's current state and saves what it changed; returns its result. */
   update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T>;
   /** The key's state as last saved (no lock, may be stale). */
   get(key: string): Promise<KeyRateState | undefined>;
+  /**
+   * A cheap token (no lock, no read) that differs whenever the saved state may have changed since the
+   * last call returned it. Lets a limiter that needs nothing from the store notice a gate another
+   * process closed. Optional.
+   */
+  stamp?(): unknown;
 }
 
 export function emptyState(): KeyRateState {
@@ -45,6 +71,7 @@ export function emptyState(): KeyRateState {
 /** Keeps state in this process only. */
 export class MemoryRateStateStore implements RateStateStore {
   readonly #states = new Map<string, KeyRateState>();
+  #generation = 0;
 
   async update<T>(key: string, change: (state: KeyRateState) => T): Promise<T> {
     let s = this.#states.get(key);
@@ -52,12 +79,17 @@ export class MemoryRateStateStore implements RateStateStore {
       s = emptyState();
       this.#states.set(key, s);
     }
+    this.#generation++;
     return change(s);
   }
 
   async get(key: string): Promise<KeyRateState | undefined> {
     const s = this.#states.get(key);
     return s && structuredClone(s);
+  }
+
+  stamp(): number {
+    return this.#generation;
   }
 }
 
@@ -77,7 +109,7 @@ export function mergeQuota(old: Quota | undefined, seen: Quota): Quota {
 export type Decision =
   | { kind: 'go'; probe: boolean }
   | { kind: 'wait'; reason: 'gate' | 'quota'; until: number }
-  /** Other requests are in flight and their answers decide; look again shortly. */
+  /** Other requests are in flight (or reserved and maybe handed back) and decide; look again shortly. */
   | { kind: 'poll' };
 
 /** Drops reservations whose owner never came back. */
@@ -85,22 +117,56 @@ export function pruneLeases(state: KeyRateState, now: number): void {
   for (const [id, expires] of Object.entries(state.leases)) if (expires <= now) delete state.leases[id];
 }
 
-/** Whether a request may leave now (pure; `state` should be pruned first). */
-export function decide(state: KeyRateState, now: number, marginMs: number): Decision {
-  if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };
-  const inFlight = Object.keys(state.leases).length;
+/** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
+export function leaseHolder(id: string): string {
+  const m = /^(.+)[#~][0-9a-z]+$/.exec(id);
+  return m ? m[1]! : (id.split('.')[0] ?? id);
+}
+
+/** Whether a lease id is one of `holder`'s slots. */
+const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
+/** An unused slot of a block (may be handed back). */
+const isSpare = (id: string) => /~[0-9a-z]+$/.test(id);
+
+/** Whether the stored quota describes a window that is still running. */
+export function windowCurrent(state: KeyRateState, now: number, marginMs: number): boolean {
   const q = state.quota;
+  if (!q) return false;
   // X-RateLimit-Reset is whole seconds and the server's clock may differ from ours: a window
   // counts as current until its reset plus the margin.
   // A gate that opens at or after the window's reset ends that window: the server's
   // Retry-After is the more precise word on when it resets.
-  const gateEndedWindow = q !== undefined && state.gateUntil > 0 && state.gateUntil >= q.resetAt && now >= state.gateUntil;
-  if (q && now < q.resetAt + marginMs && !gateEndedWindow) {
+  const gateEndedWindow = state.gateUntil > 0 && state.gateUntil >= q.resetAt && now >= state.gateUntil;
+  return now < q.resetAt + marginMs && !gateEndedWindow;
+}
+
+/**
+ * Whether a request may leave now (pure; `state` should be pruned first). `self` is the asking
+ * limiter's holder id: its own unused reservations are not a reason to poll.
+ */
+export function decide(state: KeyRateState, now: number, marginMs: number, self?: string): Decision {
+  if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };
+  const ids = Object.keys(state.leases);
+  const inFlight = ids.length;
+  const q = state.quota;
+  if (q && windowCurrent(state, now, marginMs)) {
     if (q.remaining - inFlight > 0) return { kind: 'go', probe: false };
+    // Some of what is counted is another process's unused reservation, which comes back when it
+    // lapses or is returned: look again shortly instead of waiting for the reset.
+    if (q.remaining > 0 && ids.some((id) => isSpare(id) && !(self !== undefined && isOwn(id, self)))) return { kind: 'poll' };
     return { kind: 'wait', reason: 'quota', until: q.resetAt + marginMs };
   }
   if (inFlight === 0) return { kind: 'go', probe: true };
   return { kind: 'poll' };
+}
+
+export interface BatchOptions {
+  /** The most slots reserved in one store operation. Default 64. */
+  maxBlock?: number;
+  /** The longest answers' quotas wait in memory before they are published. Default 100 ms. */
+  flushMs?: number;
+  /** How long reserved slots stay usable after the last store operation. Default 2 s. */
+  holdMs?: number;
 }
 
 export interface LimiterOptions {
@@ -114,6 +180,13 @@ export interface LimiterOptions {
   pollMs?: number;
   /** How long a reservation holds if its request never settles (process killed). Default 60 s. */
   leaseMs?: number;
+  /**
+   * Reserve slots in blocks and publish answers lazily while the quota is plentiful (worth it when
+   * the store is a shared file). Off (the default): every acquire and settle goes to the store.
+   */
+  batch?: boolean | BatchOptions;
+  /** Problems of background store operations. */
+  debug?: (line: string) => void;
 }
 
 export interface WaitInfo {
@@ -122,7 +195,7 @@ export interface WaitInfo {
   ms: number;
   /** Epoch ms at which it ends. */
   until: number;
-  /** The stored quota, with `remaining` less the requests already in flight. */
+  /** The stored quota, with `remaining` less the slots already reserved. */
   quota: Quota | undefined;
 }
 
@@ -150,7 +223,13 @@ export interface Permit {
   settle(info?: SettleInfo): Promise<void>;
 }
 
-let leaseCounter = 0;
+/** A slot handed out and not settled yet. */
+interface Out {
+  issuedAt: number;
+  settled: boolean;
+}
+
+let holderCounter = 0;
 
 export class RateLimiter {
   readonly key: string;
@@ -159,7 +238,55 @@ export class RateLimiter {
   readonly #marginMs: number;
   readonly #pollMs: number;
   readonly #leaseMs: number;
-  /** Woken whenever a permit of this limiter settles, so in-process waiters need not poll. */
+  readonly #batch: boolean;
+  readonly #maxBlock: number;
+  readonly #flushMs: number;
+  readonly #holdMs: number;
+  readonly #debug: (line: string) => void;
+  /** This limiter's name in the store's lease ids. */
+  readonly #holder = `${process.pid}.${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+  // What this process knows: its own answers plus what it last read from the store.
+  #quota: Quota | undefined;
+  #gateUntil = 0;
+
+  // The slots this limiter holds in the store: in flight, and reserved but unused ("free").
+  readonly #out = new Set<Out>();
+  #free = 0;
+  /** One slot granted for a probe (the quota is unknown): handed out alone. */
+  #probeFree = false;
+  /** The reset instant of the window the free slots were reserved in. */
+  #blockWindow = 0;
+  /** Free slots are not handed out after this instant without a store operation. */
+  #usableUntil = 0;
+  #lastBlock = 0;
+  /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
+  #eager = true;
+  /** How many slots the store holds for this limiter since the last operation. */
+  #written = 0;
+
+  // Learnt and not yet published.
+  #pendingQuota: Quota | undefined;
+  #pendingGate = 0;
+  /** Something to publish (an answer's quota, used-up or voided slots). */
+  #dirty = false;
+  #lastSync = Number.NEGATIVE_INFINITY;
+
+  /** Acquirers that want a slot now (in a store operation or polling). */
+  #demand = 0;
+  #prefetch = false;
+  #peak = 1;
+  /** What the last store operation that asked for slots decided, and the quota for messages. */
+  #decision: Decision | undefined;
+  #decisionQuota: Quota | undefined;
+
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #seen: unknown;
+  #timer: { at: number; stop: AbortController } | undefined;
+  #closed = false;
+
+  /** Woken whenever a permit of this limiter settles or slots arrive, so in-process waiters need not poll. */
   #wake: (() => void) | undefined;
   #woken: Promise<void> | undefined;
 
@@ -170,15 +297,26 @@ export class RateLimiter {
     this.#marginMs = opts.marginMs ?? 250;
     this.#pollMs = opts.pollMs ?? 50;
     this.#leaseMs = opts.leaseMs ?? 60_000;
+    const batch = opts.batch === true ? {} : opts.batch || undefined;
+    this.#batch = batch !== undefined;
+    this.#maxBlock = Math.max(1, Math.floor(batch?.maxBlock ?? 64));
+    this.#flushMs = Math.max(0, batch?.flushMs ?? 100);
+    this.#holdMs = Math.max(1, batch?.holdMs ?? 2000);
+    this.#debug = opts.debug ?? (() => {});
   }
 
   get marginMs(): number {
     return this.#marginMs;
   }
 
-  /** The stored state (for messages and `petstore quota --cached`). */
-  state(): Promise<KeyRateState | undefined> {
-    return this.#store.get(this.key);
+  /** The stored state, with what this process knows and has not published yet (for messages and `petstore quota --cached`). */
+  async state(): Promise<KeyRateState | undefined> {
+    const s = await this.#store.get(this.key);
+    if (!s && !this.#quota && this.#gateUntil === 0) return undefined;
+    const out = s ?? emptyState();
+    if (this.#quota) out.quota = mergeQuota(out.quota, this.#quota);
+    out.gateUntil = Math.max(out.gateUntil, this.#gateUntil);
+    return out;
   }
 
   /** Waits until a request may leave and reserves a slot for it. */
@@ -187,68 +325,317 @@ export class RateLimiter {
     const maxWaitMs = opts.maxWaitMs ?? Number.POSITIVE_INFINITY;
     for (;;) {
       if (signal?.aborted) throw new InterruptedError();
-      const id = `${process.pid}.${++leaseCounter}.${Math.random().toString(36).slice(2, 8)}`;
-      const { decision, quota } = await this.#store.update(
-        this.key,
-        (s) => {
-          const now = this.#clock.now();
-          pruneLeases(s, now);
-          const decision = decide(s, now, this.#marginMs);
-          if (decision.kind === 'go') s.leases[id] = now + this.#leaseMs;
-          // What is left for this request: remaining less the slots already reserved.
-          const inFlight = Object.keys(s.leases).length;
-          return { decision, quota: s.quota && { ...s.quota, remaining: Math.max(0, s.quota.remaining - inFlight) } };
-        },
-        signal,
-      );
-      if (decision.kind === 'go') return this.#permit(id, decision.probe);
-      if (decision.kind === 'poll') {
-        await this.#pause(this.#pollMs, signal);
+      // The fast path: a slot reserved earlier, no store operation.
+      if (this.#free > 0 || this.#probeFree) {
+        const looking = this.#look();
+        if (looking) await looking;
+        const permit = this.#take();
+        if (permit) return permit;
+      }
+      if (this.#gateUntil > this.#clock.now()) {
+        const q = this.#quota;
+        await this.#waitOut({ reason: 'gate', until: this.#gateUntil }, q && { ...q, remaining: Math.max(0, q.remaining - this.#out.size) }, opts, maxWaitMs);
         continue;
       }
-      const now = this.#clock.now();
-      const ms = Math.max(0, decision.until - now);
-      if (ms > maxWaitMs) {
-        const resetAt = decision.reason === 'quota' && quota ? quota.resetAt : decision.until;
-        throw rateLimitGiveUp(
-          {
-            kind: 'too_long',
-            waitMs: ms,
-            maxWaitMs,
-            cause: decision.reason,
-            ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
-          },
-          resetAt,
-          now,
-        );
-      }
-      const end = await opts.onWait?.({ reason: decision.reason, ms, until: decision.until, quota });
+      let decision: Decision | undefined;
+      this.#demand++;
       try {
-        await sleep(this.#clock, ms, signal);
+        if (this.#running) {
+          // A store operation is under way (perhaps fetching the next block): see what it brings first.
+          await abortable(this.#running.catch(() => {}), signal);
+          const permit = this.#take();
+          if (permit) return permit;
+        }
+        await abortable(this.#sync(), signal);
+        const permit = this.#take();
+        if (permit) return permit;
+        decision = this.#decision;
+        if (decision?.kind === 'poll') await this.#pause(this.#pollMs, signal);
       } finally {
-        if (typeof end === 'function') end();
+        this.#demand--;
       }
+      // 'go' whose slots others took, or no decision: ask again.
+      if (decision?.kind !== 'wait') continue;
+      await this.#waitOut(decision, this.#decisionQuota, opts, maxWaitMs);
     }
   }
 
-  #permit(id: string, probe: boolean): Permit {
-    let settled = false;
-    return {
-      probe,
-      settle: async (info: SettleInfo = {}) => {
-        if (settled) return;
-        settled = true;
-        try {
-          await this.#store.update(this.key, (s) => {
-            delete s.leases[id];
-            if (info.quota) s.quota = mergeQuota(s.quota, info.quota);
-            if (info.gateUntil !== undefined && info.gateUntil > s.gateUntil) s.gateUntil = info.gateUntil;
-          });
-        } finally {
-          this.#notify();
+  /**
+   * Publishes what this process learnt and gives back the slots it holds unused. Call it when done
+   * (ApiClient.close); the limiter stays usable, one request at a time.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#cancelTimer();
+    this.#free = 0;
+    this.#probeFree = false;
+    if (this.#written > 0 || this.#dirty || this.#pendingQuota !== undefined || this.#pendingGate > 0 || this.#running) await this.#sync();
+    this.#cancelTimer();
+  }
+
+  async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, quota: Quota | undefined, opts: AcquireOptions, maxWaitMs: number): Promise<void> {
+    // Never call onWait from inside the caller's acquire() call itself (it may start another request).
+    await Promise.resolve();
+    const now = this.#clock.now();
+    const ms = Math.max(0, d.until - now);
+    if (ms > maxWaitMs) {
+      const resetAt = d.reason === 'quota' && quota ? quota.resetAt : d.until;
+      throw rateLimitGiveUp(
+        {
+          kind: 'too_long',
+          waitMs: ms,
+          maxWaitMs,
+          cause: d.reason,
+          ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
+        },
+        resetAt,
+        now,
+      );
+    }
+    const end = await opts.onWait?.({ reason: d.reason, ms, until: d.until, quota });
+    try {
+      await sleep(this.#clock, ms, opts.signal);
+    } finally {
+      if (typeof end === 'function') end();
+    }
+  }
+
+  /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
+  #look(): Promise<void> | undefined {
+    const stamp = this.#store.stamp?.();
+    if (stamp === undefined || stamp === this.#seen) return undefined;
+    this.#seen = stamp;
+    return this.#store.get(this.key).then(
+      (s) => {
+        if (s && this.#learn(s, this.#clock.now())) {
+          this.#dirty = true;
+          this.#schedule();
         }
       },
+      () => {},
+    );
+  }
+
+  /** Takes in what the store says; true when that voids the free slots. */
+  #learn(s: KeyRateState, now: number): boolean {
+    if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
+    if (s.gateUntil > this.#gateUntil) {
+      this.#gateUntil = s.gateUntil;
+      // Slots reserved before someone got a 429 are void.
+      if (s.gateUntil > now && this.#free > 0) {
+        this.#free = 0;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Below this many remaining requests the limiter works one request at a time. */
+  #lowWater(limit: number): number {
+    return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / 10));
+  }
+
+  /** Whether the free slots may still be handed out without a store operation. */
+  #usable(now: number): boolean {
+    const q = this.#quota;
+    if (!q || q.resetAt !== this.#blockWindow || now >= q.resetAt + this.#marginMs || now >= this.#usableUntil) return false;
+    if (this.#gateUntil > 0 && this.#gateUntil >= q.resetAt && now >= this.#gateUntil) return false;
+    // Fresh headers say the quota has become scarce: back to one request at a time.
+    return this.#eager || this.#closed || q.remaining >= this.#lowWater(q.limit);
+  }
+
+  /** Hands out a free slot, if there is one and it is still good. */
+  #take(): Permit | undefined {
+    const now = this.#clock.now();
+    if (this.#gateUntil > now) return undefined;
+    if (this.#probeFree) {
+      this.#probeFree = false;
+      return this.#issue(now, true);
+    }
+    if (this.#free <= 0) return undefined;
+    if (!this.#usable(now)) {
+      this.#free = 0;
+      this.#dirty = true;
+      this.#schedule();
+      return undefined;
+    }
+    this.#free--;
+    return this.#issue(now, false);
+  }
+
+  #issue(now: number, probe: boolean): Permit {
+    const out: Out = { issuedAt: now, settled: false };
+    this.#out.add(out);
+    if (this.#out.size > this.#peak) this.#peak = this.#out.size;
+    // Running low on a block: fetch the next one while these go out.
+    if (this.#batch && !this.#eager && !this.#closed && !this.#running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
+      this.#prefetch = true;
+      this.#background();
+    }
+    return { probe, settle: (info?: SettleInfo) => this.#settle(out, info) };
+  }
+
+  async #settle(out: Out, info: SettleInfo = {}): Promise<void> {
+    if (out.settled) return;
+    out.settled = true;
+    this.#out.delete(out);
+    this.#dirty = true;
+    let urgent = !this.#batch || this.#eager || this.#closed;
+    if (info.quota) {
+      this.#quota = mergeQuota(this.#quota, info.quota);
+      this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
+      // Down to the low-water mark: the others should know now.
+      if (info.quota.remaining < this.#lowWater(info.quota.limit)) urgent = true;
+    }
+    if (info.gateUntil !== undefined && info.gateUntil > this.#pendingGate) {
+      this.#pendingGate = info.gateUntil;
+      if (info.gateUntil > this.#gateUntil) this.#gateUntil = info.gateUntil;
+      this.#free = 0;
+      urgent = true;
+    }
+    try {
+      if (urgent) await this.#sync();
+      else if (this.#clock.now() - this.#lastSync >= this.#flushMs) this.#background();
+      else this.#schedule();
+    } finally {
+      this.#notify();
+    }
+  }
+
+  /** One store operation at a time; a caller arriving during one gets the next, which starts after it. */
+  #sync(): Promise<void> {
+    if (this.#running) {
+      const after = () => {
+        this.#queued = undefined;
+        return this.#sync();
+      };
+      this.#queued ??= this.#running.then(after, after);
+      return this.#queued;
+    }
+    const running = this.#runSync().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  #background(): void {
+    this.#sync().catch((error: unknown) => this.#debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
+  }
+
+  async #runSync(): Promise<void> {
+    const granted = await this.#store.update(this.key, (s) => this.#apply(s));
+    this.#schedule();
+    if (granted > 0) this.#notify();
+  }
+
+  /**
+   * The store operation (under the store's lock): publish, learn, rewrite this limiter's slots, and
+   * reserve for the acquirers waiting. Returns the number of slots granted.
+   */
+  #apply(s: KeyRateState): number {
+    const now = this.#clock.now();
+    pruneLeases(s, now);
+    // Publish. The slots used since the last operation are dropped below, in this same write, so
+    // every request stays counted until the quota of its answer is in the store.
+    if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota);
+    if (this.#pendingGate > s.gateUntil) s.gateUntil = this.#pendingGate;
+    this.#pendingQuota = undefined;
+    this.#pendingGate = 0;
+    this.#dirty = false;
+    this.#lastSync = now;
+    this.#learn(s, now);
+    // Everything this process knew is published now: the stored quota is the freshest.
+    if (s.quota) this.#quota = s.quota;
+
+    // This limiter's slots: those in flight (lapsing leaseMs after they left, as if never settled),
+    // and the free ones while still good.
+    for (const out of this.#out) if (out.issuedAt + this.#leaseMs <= now) this.#out.delete(out);
+    this.#probeFree = false; // not taken since the last operation: decide again
+    const current = windowCurrent(s, now, this.#marginMs);
+    const q = s.quota;
+    this.#eager = !this.#batch || this.#closed || !current || q === undefined || q.remaining < this.#lowWater(q.limit);
+    if (this.#free > 0 && !this.#usable(now)) this.#free = 0;
+    if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
+    const holder = this.#holder;
+    for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
+    let n = 0;
+    for (const out of this.#out) s.leases[`${holder}#${(n++).toString(36)}`] = out.issuedAt + this.#leaseMs;
+    const spareUntil = now + this.#holdMs + this.#leaseMs;
+    // Unused slots of a block are marked as such: others poll for them instead of waiting for the reset.
+    const mark = this.#eager ? '#' : '~';
+    const addFree = (count: number) => {
+      for (let i = 0; i < count; i++) s.leases[`${holder}${mark}${(n++).toString(36)}`] = spareUntil;
     };
+    addFree(this.#free);
+
+    // Reserve for the acquirers waiting (or the next block, when prefetching).
+    let granted = 0;
+    this.#decision = undefined;
+    this.#decisionQuota = undefined;
+    const wanted = Math.max(this.#demand - this.#free, this.#prefetch && !this.#eager ? 1 : 0);
+    this.#prefetch = false;
+    if (wanted > 0) {
+      const d = decide(s, now, this.#marginMs, holder);
+      const reserved = Object.keys(s.leases).length;
+      this.#decision = d;
+      this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - reserved) };
+      if (d.kind === 'go' && d.probe) {
+        this.#probeFree = true;
+        s.leases[`${holder}#${(n++).toString(36)}`] = spareUntil;
+        granted = 1;
+      } else if (d.kind === 'go' && q) {
+        const unreserved = q.remaining - reserved;
+        let k: number;
+        if (this.#eager) {
+          k = Math.min(wanted, unreserved);
+        } else {
+          const others = new Set<string>();
+          for (const id of Object.keys(s.leases)) if (!isOwn(id, holder)) others.add(leaseHolder(id));
+          const share = Math.floor(unreserved / (2 * others.size + 1));
+          k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, 2 * this.#lastBlock), unreserved));
+          this.#lastBlock = k;
+        }
+        this.#free += k;
+        this.#blockWindow = q.resetAt;
+        addFree(k);
+        granted = k;
+      }
+    }
+    this.#usableUntil = now + this.#holdMs;
+    this.#written = n;
+    return granted;
+  }
+
+  /** Keeps one timer for the next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
+  #schedule(): void {
+    if (!this.#batch || this.#closed) {
+      this.#cancelTimer();
+      return;
+    }
+    let at = Number.POSITIVE_INFINITY;
+    if (this.#dirty) at = this.#lastSync + this.#flushMs;
+    if (this.#free > 0 || this.#probeFree) at = Math.min(at, this.#usableUntil, this.#blockWindow > 0 ? this.#blockWindow + this.#marginMs : at);
+    if (at === Number.POSITIVE_INFINITY) {
+      this.#cancelTimer();
+      return;
+    }
+    if (this.#timer && this.#timer.at <= at) return;
+    this.#cancelTimer();
+    const stop = new AbortController();
+    this.#timer = { at, stop };
+    this.#clock.sleep(Math.max(0, at - this.#clock.now()), stop.signal).then(
+      () => {
+        if (this.#timer?.stop === stop) this.#timer = undefined;
+        if (!this.#closed) this.#background();
+      },
+      () => {},
+    );
+  }
+
+  #cancelTimer(): void {
+    this.#timer?.stop.abort();
+    this.#timer = undefined;
   }
 
   #notify(): void {
@@ -272,6 +659,27 @@ export class RateLimiter {
     } finally {
       stop.abort();
     }
+  }
+}
+
+/** Waits for `p` unless the signal aborts first (InterruptedError); `p` itself carries on. */
+async function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) {
+    await p;
+    return;
+  }
+  if (signal.aborted) throw new InterruptedError();
+  let onAbort: (() => void) | undefined;
+  try {
+    await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(new InterruptedError());
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }
 

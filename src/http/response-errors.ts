@@ -20,12 +20,24 @@ function contentType(res: ApiResponse): string {
   return (Array.isArray(v) ? v[0] : v)?.split(';')[0]?.trim() || 'no content type';
 }
 
+/** A body the server labelled JSON that does not parse (truncated or corrupt) versus one that is not JSON at all. */
+function unparsedBody(res: ApiResponse): string {
+  const type = contentType(res);
+  return /\bjson\b/i.test(type) ? `invalid JSON (${type})` : `a non-JSON body (${type})`;
+}
+
+/** A server that echoes the request's Authorization header in its message must not get the key printed. */
+function withoutCredentials(text: string): string {
+  return text.replace(/\b(Bearer|Basic)\s+[^\s"',;)]+/gi, '$1 ****');
+}
+
 /** One line: the server's message, its code and the HTTP status. */
 export function describeResponse(res: ApiResponse): { message: string; code: string | undefined } {
   const body = apiErrorBody(res);
-  if (body) return { message: `${body.message} (${body.code}, HTTP ${res.status})`, code: body.code };
+  if (body) return { message: `${withoutCredentials(body.message)} (${body.code}, HTTP ${res.status})`, code: body.code };
   if (res.text.length === 0) return { message: `HTTP ${res.status} with an empty body`, code: undefined };
-  return { message: `HTTP ${res.status} with a non-JSON body (${contentType(res)})`, code: undefined };
+  const what = res.isJson ? 'a JSON body that is not an Error object (no code and message)' : unparsedBody(res);
+  return { message: `HTTP ${res.status} with ${what}`, code: undefined };
 }
 
 export interface ErrorContext {
@@ -56,6 +68,6 @@ export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError 
 
 /** Reports a 2xx whose body is not what the interface promises. */
 export function malformed(res: ApiResponse, what: string): MalformedResponseError {
-  const body = res.isJson ? 'JSON of the wrong shape' : res.text.length === 0 ? 'an empty body' : `a non-JSON body (${contentType(res)})`;
+  const body = res.isJson ? 'JSON of the wrong shape' : res.text.length === 0 ? 'an empty body' : unparsedBody(res);
   return new MalformedResponseError(`malformed response: expected ${what}, got ${body} (HTTP ${res.status})`, { status: res.status });
 }

@@ -9,12 +9,23 @@ export interface RenderErrorOptions {
   /** -o json/ndjson: also print the error as one JSON object. */
   json: boolean;
   red?: (s: string) => string;
+  /** Texts never to print (the API keys in use): shown masked to their last 4 characters wherever they appear. */
+  secrets?: readonly string[];
+}
+
+/** The mask of src/config/target.ts maskKey (inlined: this module loads on every start). */
+const mask = (secret: string) => (secret.length < 12 ? '****' : `****${secret.slice(-4)}`);
+
+function scrubber(secrets: readonly string[] | undefined): (text: string) => string {
+  const list = [...new Set(secrets ?? [])].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  return (text) => list.reduce((t, s) => t.split(s).join(mask(s)), text);
 }
 
 /** One line on stderr (plus a JSON object with -o json); stack traces only with --debug. */
 export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): void {
-  const message = error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
-  const hint = error instanceof CliError && error.hint ? `; run: ${error.hint}` : '';
+  const scrub = scrubber(opts.secrets);
+  const message = scrub(error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`);
+  const hint = error instanceof CliError && error.hint ? `; run: ${scrub(error.hint)}` : '';
   const prefix = opts.red ? opts.red('error:') : 'error:';
   // One line, and nothing from a server (its message) can drive the terminal.
   io.stderr.write(`${prefix} ${escapeControl(`${message}${hint}`.replace(/\s*\n\s*/g, ' '))}\n`);
@@ -25,16 +36,16 @@ export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): v
         message,
         ...(error instanceof CliError && error.status !== undefined ? { status: error.status } : {}),
         exitCode: exitCodeFor(error),
-        ...(error instanceof CliError && error.hint ? { hint: error.hint } : {}),
+        ...(error instanceof CliError && error.hint ? { hint: scrub(error.hint) } : {}),
       },
     };
     io.stderr.write(`${stringifyJson(body)}\n`);
   }
   if (opts.debug && error instanceof Error && error.stack) {
-    io.stderr.write(`${error.stack}\n`);
+    io.stderr.write(`${scrub(error.stack)}\n`);
     let cause = error.cause;
     while (cause instanceof Error) {
-      io.stderr.write(`caused by: ${cause.stack ?? cause.message}\n`);
+      io.stderr.write(`caused by: ${scrub(cause.stack ?? cause.message)}\n`);
       cause = cause.cause;
     }
   }

@@ -257,6 +257,8 @@ interface BodyResult {
 /** Reads a request body up to `max` bytes; larger bodies are drained (up to 16x) and reported. */
 function readBody(req: IncomingMessage, max: number): Promise<BodyResult> {
   const drainCap = Math.max(max * 16, 1024 * 1024);
+  // The client may have gone while the request waited (latency): its 'close' has already fired.
+  if (req.destroyed) return Promise.reject(new ClientGone());
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > drainCap) return Promise.resolve({ bytes: undefined, close: true });
   return new Promise((resolve, reject) => {

@@ -64,7 +64,7 @@ describe('exit codes of the built CLI', () => {
       [['pets', 'list', '--limit', '500'], 'invalid --limit "500": must be a whole number from 1 to 100'],
       [['pets', 'list', '--status', 'adopted'], 'invalid --status "adopted": must be one of available, pending, sold'],
       [['pets', 'list', '-o', 'xml'], 'invalid --output "xml": must be one of table, json, ndjson, csv'],
-      [['pets', 'add', '--name', 'x'], "required option '--category-id <id>' not specified"],
+      [['pets', 'add', '--name', 'x'], 'missing --category-id: "pets add" needs --name and --category-id (or --file)'],
       [['pets', 'get', 'abc'], 'invalid pet id "abc"'],
       [['pets', 'list', '--nope'], "unknown option '--nope'"],
       [['pets', 'lst'], "unknown command 'lst'"],

@@ -18,7 +18,16 @@ export function checkKey(raw: string): string {
 
 /** Reads the key: all of stdin when it is piped, a hidden prompt on a terminal. */
 export async function readKey(f: Factory, question: string): Promise<string> {
-  if (!f.io.stdinIsTTY) return checkKey(await readAll(f.io.stdin));
+  if (!f.io.stdinIsTTY) {
+    const text = await readAll(f.io.stdin);
+    if (text.trim() === '') {
+      throw new UsageError(
+        'no API key given: stdin is not a terminal, so there is no prompt, and it was empty; pipe the key (echo "$KEY" | petstore auth login) or set PETSTORE_API_KEY',
+        { code: 'empty_key' },
+      );
+    }
+    return checkKey(text);
+  }
   if (!f.globals.input) throw new UsageError(`--no-input: not prompting for the API key; ${PIPE_HINT}`);
   if (!f.io.canPrompt) throw new UsageError(`cannot prompt for the API key: stderr is not a terminal; ${PIPE_HINT}`);
   return checkKey(await readHidden({ stdin: f.io.stdin, stderr: f.io.stderr }, question, f.signal));

@@ -3,6 +3,7 @@ import { examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerEnv(program: Command, ctx: CommandContext): void {
   const env = program.command('env').description('manage environments (production, staging, your own) and the default one');
+  examples(env, ['petstore env set staging https://staging.example.com/v1', 'petstore env use staging', 'petstore env list', 'petstore --env production pets list']);
 
   const list = env.command('list').description('list environments: current (*), name, base URL, whether a key is stored');
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));

@@ -1,4 +1,4 @@
-import { NetworkError, UsageError } from '../../errors/errors.js';
+import { MalformedResponseError, NetworkError, UsageError } from '../../errors/errors.js';
 import { isOutcomeUnknown } from '../../http/outcome.js';
 import { stringifyJson } from '../../json/int64.js';
 import type { Factory } from '../../factory.js';
@@ -50,6 +50,20 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   await run(f, { pet, format });
 }
 
+/**
+ * A 2xx whose body cannot be read (or an answer too large to read) still means the server may well have
+ * processed the POST: say so, so the user checks instead of adding a duplicate.
+ */
+function probablyCreated(error: MalformedResponseError, accepted: boolean): MalformedResponseError {
+  const note = accepted ? 'the server accepted the request, so the pet was probably created' : 'the pet may have been created';
+  return new MalformedResponseError(`${error.message}; ${note}: check before adding it again`, {
+    ...(error.code !== undefined ? { code: error.code } : {}),
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    hint: 'petstore pets list',
+    cause: error,
+  });
+}
+
 export async function run(f: Factory, options: AddOptions): Promise<void> {
   const client = await f.client();
   let res;
@@ -60,9 +74,10 @@ export async function run(f: Factory, options: AddOptions): Promise<void> {
     if (isOutcomeUnknown(error)) {
       throw new NetworkError(`outcome unknown for pet ${stringifyJson(options.pet)}: ${error.message}`, { code: 'outcome_unknown', cause: error });
     }
+    if (error instanceof MalformedResponseError) throw probablyCreated(error, false);
     throw error;
   }
   const pet = toPet(res.json);
-  if (!pet) throw malformed(res, 'the created pet with its id');
+  if (!pet) throw probablyCreated(malformed(res, 'the created pet with its id'), true);
   await printRecord(f, options.format, petView, pet);
 }

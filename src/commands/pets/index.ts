@@ -3,6 +3,7 @@ import { examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerPets(program: Command, ctx: CommandContext): void {
   const pets = program.command('pets').description('list, add and fetch pets');
+  examples(pets, ['petstore pets list --status available', 'petstore pets add --name Rex --category-id 1', 'petstore pets add --file pets.csv --results results.ndjson', 'petstore pets get 42']);
 
   const list = pets
     .command('list')

@@ -1,0 +1,157 @@
+// Property: the bulk input readers (src/bulk/read-records.ts) take any bytes:
+// NDJSON never throws, CSV and JSON throw only a UsageError (a bad header, a
+// broken array), and every record is either a valid NewPet or carries the
+// problems that make it invalid. Valid records written in any of the three
+// formats, in chunks split anywhere (even inside a UTF-8 sequence), read back exactly.
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readRecords, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
+import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
+import { UsageError } from '../../../src/errors/errors.js';
+import { INT64_MAX, INT64_MIN, stringifyJson } from '../../../src/json/int64.js';
+import type { NewPet } from '../../../src/pets/pet.js';
+
+const RUNS = 300;
+const FORMATS: InputFormat[] = ['ndjson', 'csv', 'json'];
+
+/** A byte stream like a file's: the bytes cut at the given offsets. */
+function stream(bytes: Buffer, cuts: number[]): Readable {
+  const r = new Readable({ read() {} });
+  let at = 0;
+  for (const c of [...new Set(cuts.map((x) => x % (bytes.length + 1)))].sort((a, b) => a - b)) {
+    r.push(bytes.subarray(at, c));
+    at = c;
+  }
+  r.push(bytes.subarray(at));
+  r.push(null);
+  return r;
+}
+
+async function read(bytes: Buffer, format: InputFormat, cuts: number[] = []): Promise<InputRecord[]> {
+  const out: InputRecord[] = [];
+  for await (const rec of readRecords(stream(bytes, cuts), format)) out.push(rec);
+  return out;
+}
+
+function wellFormed(records: InputRecord[]): void {
+  let last = 0;
+  for (const r of records) {
+    expect(Number.isInteger(r.line) && r.line >= 1).toBe(true);
+    // Non-decreasing: a compact JSON array holds several records on one line.
+    expect(r.line).toBeGreaterThanOrEqual(last);
+    last = r.line;
+    if (r.check.ok) {
+      expect(r.check.pet.name.trim()).not.toBe('');
+      expect(r.check.pet.categoryId >= INT64_MIN && r.check.pet.categoryId <= INT64_MAX).toBe(true);
+    } else {
+      expect(r.check.problems.length).toBeGreaterThan(0);
+      for (const p of r.check.problems) expect(typeof p).toBe('string');
+    }
+  }
+}
+
+const cuts = fc.array(fc.nat(), { maxLength: 6 });
+const status = fc.constantFrom('available', 'pending', 'sold');
+const pet: fc.Arbitrary<NewPet> = fc.record(
+  {
+    name: fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => s.trim() !== '' && !s.includes('\r')),
+    categoryId: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
+    status,
+  },
+  { requiredKeys: ['name', 'categoryId'] },
+);
+
+const csvField = (s: string) => (/[",\n\r]/.test(s) || s.startsWith('"') || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s);
+const writers: Record<InputFormat, (pets: NewPet[], pretty: boolean) => string> = {
+  ndjson: (ps) => ps.map((p) => `${stringifyJson(p)}\n`).join(''),
+  json: (ps, pretty) => stringifyJson(ps, pretty ? 2 : undefined),
+  csv: (ps) => `name,categoryId,status\n${ps.map((p) => `${csvField(p.name)},${p.categoryId},${p.status ?? ''}\n`).join('')}`,
+};
+
+/** Any bytes, text, or near-valid input: broken quotes, stray commas, torn JSON, a BOM, CRLF. */
+const hostile = fc.oneof(
+  fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
+  fc.string({ unit: 'binary', maxLength: 200 }).map((s) => Buffer.from(s)),
+  fc.string({ maxLength: 200 }).map((s) => Buffer.from(s)),
+  fc.tuple(fc.array(pet, { maxLength: 4 }), fc.constantFrom<InputFormat>('ndjson', 'csv', 'json'), fc.nat(), fc.string({ maxLength: 8 }), fc.boolean()).map(([ps, f, at, junk, crlf]) => {
+    let text = writers[f](ps, false);
+    const i = ps.length === 0 ? 0 : at % (text.length + 1);
+    text = text.slice(0, i) + junk + text.slice(i);
+    if (crlf) text = text.replaceAll('\n', '\r\n');
+    return Buffer.from(text);
+  }),
+  fc.constantFrom('\uFEFFname,categoryId\nx,1\n', 'name,categoryId\n"open,1\n', '[{"name":"x","categoryId":1},', '[]]', '{"name":', 'name\n', ',,,\n,,,\n', '[1e999]').map((s) => Buffer.from(s)),
+);
+
+describe('bulk record parsing (property)', () => {
+  for (const format of FORMATS) {
+    it(`${format}: any bytes give well-formed records or ${format === 'ndjson' ? 'nothing else' : 'a UsageError'}, never a crash (${RUNS} runs)`, async () => {
+      await fc.assert(
+        fc.asyncProperty(hostile, cuts, async (bytes, at) => {
+          try {
+            wellFormed(await read(bytes, format, at));
+          } catch (error) {
+            if (format === 'ndjson' || !(error instanceof UsageError)) throw error;
+            expect(error.message).toMatch(/^line \d+: /);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it(`${format}: valid records read back exactly, however the bytes are chunked (${RUNS} runs)`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(pet, { maxLength: 8 }), fc.boolean(), cuts, async (pets, pretty, at) => {
+          const records = await read(Buffer.from(writers[format](pets, pretty)), format, at);
+          expect(records.map((r) => r.check)).toEqual(pets.map((p) => ({ ok: true, pet: p })));
+          wellFormed(records);
+        }),
+        // U+2028/U+2029 are ordinary characters in JSON strings and CSV fields, not line ends
+        // (found by this property: node:readline splits lines on them).
+        { numRuns: RUNS, examples: [[[{ name: 'Rex\u2028Jr', categoryId: 1n }, { name: 'Tom\u2029', categoryId: 2n, status: 'sold' }], false, []]] },
+      );
+    });
+  }
+
+  it('U+2028 and U+2029 inside a name are kept: one record each, not split into two invalid lines or turned into \\n', async () => {
+    const pets: NewPet[] = [
+      { name: 'line\u2028separator', categoryId: 1n },
+      { name: 'paragraph\u2029separator', categoryId: 2n },
+    ];
+    for (const format of FORMATS) {
+      const records = await read(Buffer.from(writers[format](pets, false)), format);
+      expect(records.map((r) => r.check), format).toEqual(pets.map((p) => ({ ok: true, pet: p })));
+    }
+  });
+
+  it(`a record object is valid exactly when it has a non-blank name, an int64 categoryId, a known or absent status and nothing else (${RUNS} runs)`, () => {
+    const value = fc.oneof(fc.jsonValue(), fc.bigInt({ min: INT64_MIN * 2n, max: INT64_MAX * 2n }), fc.constant(undefined));
+    const record = fc.record(
+      {
+        name: fc.oneof(fc.string(), value),
+        categoryId: fc.oneof(fc.bigInt({ min: INT64_MIN * 2n, max: INT64_MAX * 2n }), fc.integer(), value),
+        status: fc.oneof(status, value),
+        extra: value,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(record, (rec) => {
+        const check = checkNewPet(rec);
+        const cid = rec.categoryId;
+        const idOk =
+          (typeof cid === 'bigint' && cid >= INT64_MIN && cid <= INT64_MAX) || (typeof cid === 'number' && Number.isSafeInteger(cid));
+        const valid =
+          typeof rec.name === 'string' &&
+          rec.name.trim() !== '' &&
+          idOk &&
+          (rec.status === undefined || ['available', 'pending', 'sold'].includes(rec.status as string)) &&
+          !('extra' in rec);
+        expect(check.ok, stringifyJson(rec) ?? String(rec)).toBe(valid);
+        if (!check.ok) expect(check.problems.length).toBeGreaterThan(0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});

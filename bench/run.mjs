@@ -119,22 +119,35 @@ function shellWord(s) {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Times two commands with hyperfine (no intermediate shell), medians from its JSON export. */
+/**
+ * Times two commands with hyperfine (no intermediate shell). hyperfine runs all of one command,
+ * then all of the other; on a busy machine that lets load drift into the ratio. So the runs are
+ * split into blocks of alternating order (A B, B A, ...) and the medians taken over all of them.
+ */
 async function compareHyperfine(a, b, env, { warmup, count }, tmp) {
-  const file = join(tmp, `hyperfine-${Date.now()}.json`);
-  await new Promise((resolveRun, reject) => {
-    const child = spawn(
-      'hyperfine',
-      ['-N', '--style', 'none', '--warmup', String(warmup), '--runs', String(count), '--export-json', file, a.map(shellWord).join(' '), b.map(shellWord).join(' ')],
-      { env, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolveRun() : reject(new Error(`hyperfine failed (${code}):\n${stderr}`))));
-  });
-  const { results } = JSON.parse(readFileSync(file, 'utf8'));
-  return { a: results[0].median * 1000, b: results[1].median * 1000, runs: count };
+  const blocks = Math.min(4, count);
+  const times = [[], []];
+  for (let k = 0; k < blocks; k++) {
+    const n = Math.floor(count / blocks) + (k < count % blocks ? 1 : 0);
+    const order = k % 2 === 0 ? [a, b] : [b, a];
+    const file = join(tmp, `hyperfine-${Date.now()}-${k}.json`);
+    await new Promise((resolveRun, reject) => {
+      const child = spawn(
+        'hyperfine',
+        ['-N', '--style', 'none', '--warmup', String(k === 0 ? warmup : 1), '--runs', String(n), '--export-json', file, ...order.map((c) => c.map(shellWord).join(' '))],
+        { env, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolveRun() : reject(new Error(`hyperfine failed (${code}):\n${stderr}`))));
+    });
+    const { results } = JSON.parse(readFileSync(file, 'utf8'));
+    const [ia, ib] = k % 2 === 0 ? [0, 1] : [1, 0];
+    times[0].push(...results[ia].times.map((t) => t * 1000));
+    times[1].push(...results[ib].times.map((t) => t * 1000));
+  }
+  return { a: median(times[0]), b: median(times[1]), runs: count };
 }
 
 const compare = (a, b, env, opts, tmp) => (harness === 'hyperfine' ? compareHyperfine(a, b, env, opts, tmp) : compareNode(a, b, env, opts));
@@ -493,7 +506,7 @@ const started = new Date();
 const meta = {
   date: started.toISOString(),
   node: process.version,
-  harness: harness === 'hyperfine' ? execFileSync('hyperfine', ['--version'], { encoding: 'utf8' }).trim() : 'node (bench/run.mjs: spawn to exit, interleaved, medians)',
+  harness: harness === 'hyperfine' ? `${execFileSync('hyperfine', ['--version'], { encoding: 'utf8' }).trim()} (blocks of alternating order)` : 'node (bench/run.mjs: spawn to exit, interleaved, medians)',
   cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
   loadavgBefore: loadavg().map((x) => Number(x.toFixed(2))),
   bin: BIN,

@@ -207,7 +207,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
       code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     } else {
       if (deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError)) error = new InterruptedError();
-      renderError(factory?.io ?? baseIO, error, { debug, json });
+      renderError(factory?.io ?? baseIO, error, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
       code = exitCodeFor(error);
     }
   } finally {

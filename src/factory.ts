@@ -42,6 +42,8 @@ export interface Factory {
   clientFor(target: { envName: string; baseUrl: string }, apiKey: string, options?: ClientForOptions): Promise<ApiClient>;
   /** Clients built during this run (for the quota line and cleanup). */
   readonly clients: readonly ApiClient[];
+  /** Every API key this run used or was given, so error output can mask them even if a server echoes one. */
+  secrets(): string[];
   /** Writes a line to stderr unless --quiet. */
   info(line: string): void;
   /** Writes a debug line to stderr with --debug. */
@@ -69,6 +71,7 @@ export function createFactory(deps: FactoryDeps): Factory {
   let target: Promise<Target> | undefined;
   let client: Promise<ApiClient> | undefined;
   const clients: ApiClient[] = [];
+  const keys = new Set<string>();
 
   const factory: Factory = {
     io: deps.io,
@@ -115,7 +118,11 @@ export function createFactory(deps: FactoryDeps): Factory {
       })();
       return client;
     },
+    secrets() {
+      return [...keys, ...(deps.env.PETSTORE_API_KEY ? [deps.env.PETSTORE_API_KEY] : [])];
+    },
     async clientFor(t, apiKey, options = {}) {
+      keys.add(apiKey);
       const [{ buildApiClient }, config] = await Promise.all([import('./http/build-client.js'), factory.config()]);
       const c = buildApiClient({
         envName: t.envName,

@@ -283,6 +283,7 @@ export class RateLimiter {
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #seen: unknown;
+  #lookedAt = Number.NaN;
   #timer: { at: number; stop: AbortController } | undefined;
   #closed = false;
 
@@ -402,6 +403,10 @@ export class RateLimiter {
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
   #look(): Promise<void> | undefined {
+    // At most once a millisecond: a stat costs more than handing out a slot.
+    const now = this.#clock.now();
+    if (now === this.#lookedAt) return undefined;
+    this.#lookedAt = now;
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return undefined;
     this.#seen = stamp;

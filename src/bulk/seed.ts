@@ -5,7 +5,7 @@ import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import { isOutcomeUnknown } from '../http/outcome.js';
 import { apiErrorBody, describeResponse, errorForResponse } from '../http/response-errors.js';
-import { TransportError } from '../http/client.js';
+import { TransportError } from '../http/transport-error.js';
 import { toPet, type NewPet } from '../pets/pet.js';
 import { confirm } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
@@ -35,21 +35,34 @@ type Counts = Record<ResultStatus | 'would_create', number>;
 /** Where result lines go: a file written line by line (each line reaches the OS at once), or stdout. */
 class ResultSink {
   #fd: number | undefined;
+  #pending = '';
 
   constructor(
     private readonly f: Factory,
     path: string | undefined,
     private readonly toStdout: boolean,
+    /** Batch stdout writes (a dry run: nothing is lost if it dies, and it keeps memory flat). */
+    private readonly batch = false,
   ) {
     if (path !== undefined) this.#fd = openSync(path, 'w');
   }
 
   async write(text: string): Promise<void> {
     if (this.#fd !== undefined) writeSync(this.#fd, text);
-    else if (this.toStdout && !this.f.io.stdout.write(text)) await once(this.f.io.stdout, 'drain');
+    else if (this.toStdout) {
+      this.#pending += text;
+      if (!this.batch || this.#pending.length >= 65_536) await this.flush();
+    }
   }
 
-  close(): void {
+  async flush(): Promise<void> {
+    const text = this.#pending;
+    this.#pending = '';
+    if (text !== '' && !this.f.io.stdout.write(text)) await once(this.f.io.stdout, 'drain');
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
   }
@@ -186,7 +199,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
   f.signal.addEventListener('abort', onInterrupt, { once: true });
   const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal);
-  const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson');
+  const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson', o.dryRun);
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;
@@ -230,7 +243,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   } finally {
     f.signal.removeEventListener('abort', onInterrupt);
     progress.clear();
-    sink.close();
+    await sink.close();
   }
 
   const elapsed = f.clock.now() - started;

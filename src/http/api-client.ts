@@ -2,7 +2,7 @@ import { InterruptedError } from '../errors/errors.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
 import type { ApiRequest, ApiResponse } from './client.js';
-import { TransportError } from './client.js';
+import { TransportError } from './transport-error.js';
 import { RateLimiter, sleep, type WaitInfo } from './limiter.js';
 import { OutcomeUnknownError, rateLimitGiveUp } from './outcome.js';
 import type { Quota } from './quota.js';

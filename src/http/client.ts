@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from './undici.js';
+import { TransportError } from './transport-error.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
@@ -76,18 +77,7 @@ export function buildUrl(baseUrl: string, path: string, query?: ApiRequest['quer
   return url.toString();
 }
 
-/** Thrown when the transport failed; `sent` tells whether the request may have reached the server. */
-export class TransportError extends NetworkError {
-  constructor(
-    message: string,
-    readonly sent: boolean,
-    readonly timedOut: boolean,
-    cause?: unknown,
-  ) {
-    super(message, { code: timedOut ? 'timeout' : 'network', cause });
-    this.name = 'TransportError';
-  }
-}
+export { TransportError } from './transport-error.js';
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 

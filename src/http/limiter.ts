@@ -529,6 +529,8 @@ export class RateLimiter {
   }
 
   async #runSync(): Promise<void> {
+    // Let the requests started in the same turn say they are waiting: one operation reserves for all.
+    await Promise.resolve();
     const granted = await this.#store.update(this.key, (s) => this.#apply(s));
     this.#schedule();
     if (granted > 0) this.#notify();

@@ -2,7 +2,7 @@
 
 import { NetworkError, RateLimitedError } from '../errors/errors.js';
 import type { ApiRequest } from './client.js';
-import type { TransportError } from './client.js';
+import type { TransportError } from './transport-error.js';
 
 /**
  * A non-idempotent request (POST) failed after it may have reached the server

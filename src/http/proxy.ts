@@ -12,7 +12,7 @@
 //   exempt unless listed (NO_PROXY=127.0.0.1,localhost).
 // - a proxy URL without a scheme ("proxy:3128") means http://proxy:3128.
 
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from './undici.js';
 import { UsageError } from '../errors/errors.js';
 import type { EnvVars } from '../io/io.js';
 

@@ -9,7 +9,7 @@
 //   any other status           no                      no
 
 import type { HttpMethod } from './client.js';
-import { TransportError } from './client.js';
+import { TransportError } from './transport-error.js';
 
 export type Outcome = { status: number } | { error: unknown };
 

@@ -110,6 +110,38 @@ describe('FileRateStateStore', () => {
     expect(Object.keys(s.all())).toEqual(['new']);
   });
 
+  it('when the file cannot be replaced, the change runs once and is kept in memory', async () => {
+    // A folder where the file should be: the lock works, the rename fails.
+    mkdirSync(join(rateStatePath(dir), 'x'), { recursive: true });
+    const debug: string[] = [];
+    const s = store(new FakeClock(T0), debug);
+    let runs = 0;
+    const value = await s.update('k', (st) => {
+      runs++;
+      st.gateUntil = 11;
+      return 'done';
+    });
+    expect(value).toBe('done');
+    expect(runs).toBe(1);
+    expect((await s.get('k'))?.gateUntil).toBe(11);
+    expect(debug.join('\n')).toMatch(/stays in this process/);
+    expect(readdirSync(dir).sort()).toEqual(['rate-state.json']);
+  });
+
+  it('stamp() changes when anyone writes the file, and only then (a stat, no read)', async () => {
+    const a = store();
+    const b = store();
+    expect(a.stamp()).toBe('none');
+    await a.update('k', (st) => void (st.gateUntil = 1));
+    const first = a.stamp();
+    expect(first).not.toBe('none');
+    expect(b.stamp()).toBe(first);
+    await b.update('k', () => undefined); // nothing changed: not rewritten
+    expect(a.stamp()).toBe(first);
+    await b.update('k', (st) => void (st.gateUntil = 2));
+    expect(a.stamp()).not.toBe(first);
+  });
+
   it('when the folder cannot be created, state stays in memory for this process', async () => {
     writeFileSync(join(tmp.dir, 'file'), 'x');
     const debug: string[] = [];

@@ -1,0 +1,368 @@
+// The limiter with `batch` (what the CLI uses with the shared state file): slots reserved in blocks
+// and handed out without the store while the quota is plentiful, answers published lazily, and
+// the same guarantees as one request at a time when the quota is scarce. All on the fake clock.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../../src/http/api-client.js';
+import { decide, emptyState, MemoryRateStateStore, RateLimiter, type KeyRateState, type Permit, type RateStateStore } from '../../../src/http/limiter.js';
+import type { Quota } from '../../../src/http/quota.js';
+import { FileRateStateStore, rateStatePath } from '../../../src/state/rate-state.js';
+import { tempDir } from '../../helpers/cli.js';
+import { FakeClock } from './fake-clock.js';
+import { modelServer } from './transport-fakes.js';
+
+const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
+const GET = { method: 'GET', path: '/pets' } as const;
+const quota = (remaining: number, resetAt = T0 + 60_000, limit = 1000, seenAt = T0): Quota => ({ limit, remaining, resetAt, seenAt });
+const tick = () => new Promise((r) => setImmediate(r));
+
+/** A store that counts the operations that would lock, read and write the file. */
+class CountingStore implements RateStateStore {
+  updates = 0;
+  /** The number of slots in the store after each operation. */
+  readonly after: number[] = [];
+  constructor(readonly inner: RateStateStore = new MemoryRateStateStore()) {}
+  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T> {
+    this.updates++;
+    return this.inner.update(
+      key,
+      (s) => {
+        const value = change(s);
+        this.after.push(Object.keys(s.leases).length);
+        return value;
+      },
+      signal,
+    );
+  }
+  get(key: string): Promise<KeyRateState | undefined> {
+    return this.inner.get(key);
+  }
+  stamp(): unknown {
+    return this.inner.stamp?.();
+  }
+}
+
+async function seeded(q: Quota, over: Partial<KeyRateState> = {}): Promise<CountingStore> {
+  const store = new CountingStore();
+  await store.update('k', (s) => Object.assign(s, { quota: q }, over));
+  store.updates = 0;
+  return store;
+}
+
+const slots = async (store: RateStateStore) => Object.keys((await store.get('k'))?.leases ?? {});
+
+function limiter(clock: FakeClock, store: RateStateStore, over: Partial<ConstructorParameters<typeof RateLimiter>[0]> = {}) {
+  return new RateLimiter({ clock, key: 'k', store, batch: true, leaseMs: 35_000, ...over });
+}
+
+describe('plentiful quota: blocks of slots, no store operation per request', () => {
+  it('reserves a block for the requests waiting, grows it, and hands slots out without the store', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store);
+    // Eight requests at once: one store operation reserves eight slots (a second one, once half
+    // of them are out, fetches the next block).
+    const first = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
+    expect(store.updates).toBe(2);
+    expect((await slots(store)).length).toBeGreaterThanOrEqual(8);
+    // Answers are kept in memory: no store operation per settle.
+    clock.advance(10);
+    for (const [i, p] of first.entries()) await p.settle({ quota: quota(900_000 - 1 - i, T0 + 60_000, 1_000_000, clock.now()) });
+    expect(store.updates).toBe(2);
+    // 1,000 more requests, eight at a time: blocks double up to 64.
+    let permits: Permit[] = [];
+    for (let i = 0; i < 1000; i++) {
+      permits.push(await l.acquire());
+      if (permits.length === 8) {
+        for (const p of permits) await p.settle({ quota: quota(899_000, T0 + 60_000, 1_000_000, clock.now()) });
+        permits = [];
+      }
+    }
+    expect(store.updates).toBeLessThan(1000 / 64 + 10);
+    await l.close();
+    expect(await slots(store)).toEqual([]);
+  });
+
+  it('publishes answers at most every flushMs, together with the slots they used', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store, { batch: { flushMs: 100, maxBlock: 64 } });
+    const p = await l.acquire();
+    await p.settle({ quota: quota(899_990, T0 + 60_000, 1_000_000, T0) });
+    // Not yet published: the slot still counts in the store, so nobody over-sends meanwhile.
+    expect((await store.get('k'))?.quota?.remaining).toBe(900_000);
+    expect(await slots(store)).toHaveLength(1);
+    await clock.sleep(100);
+    await tick();
+    expect((await store.get('k'))?.quota?.remaining).toBe(899_990);
+    expect(await slots(store)).toEqual([]);
+    await l.close();
+  });
+
+  it('a block is a share of what nobody has reserved: floor(unreserved / (2 × other holders + 1)), at most maxBlock', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(500, T0 + 60_000, 1000));
+    // Another process holds 20 slots.
+    await store.update('k', (s) => {
+      for (let i = 0; i < 20; i++) s.leases[`999.other#${i}`] = T0 + 30_000;
+    });
+    store.after.length = 0;
+    const l = limiter(clock, store);
+    const first = await Promise.all(Array.from({ length: 200 }, () => l.acquire()));
+    // 480 unreserved, one other holder: a block of floor(480 / 3) = 160 capped at 64 for the 200 waiting.
+    expect(store.after[0]).toBe(20 + 64);
+    // Then 416 unreserved: min(64, floor(416 / 3) = 138) again, and so on; never more than remaining in all.
+    expect(Math.max(...store.after)).toBeLessThanOrEqual(500);
+    expect(first).toHaveLength(200);
+    await l.close();
+    // The 200 in flight are still counted after close (they were never settled).
+    expect(await slots(store)).toHaveLength(220);
+  });
+
+  it('with less left, the share rule keeps room for the others', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(150, T0 + 60_000, 1000));
+    await store.update('k', (s) => {
+      s.leases['998.a#0'] = T0 + 30_000;
+      s.leases['999.b#0'] = T0 + 30_000;
+    });
+    store.after.length = 0;
+    const l = limiter(clock, store);
+    await Promise.all(Array.from({ length: 40 }, () => l.acquire()));
+    // 148 unreserved, two other holders: floor(148 / 5) = 29 of the 40 waiting.
+    expect(store.after[0]).toBe(2 + 29);
+    await l.close();
+  });
+
+  it('close() hands back unused slots and publishes the latest quota', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store);
+    const ps = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
+    for (const p of ps) await p.settle({ quota: quota(899_000, T0 + 60_000, 1_000_000, T0) });
+    const more = await l.acquire(); // from a bigger block
+    expect((await slots(store)).length).toBeGreaterThan(1);
+    await more.settle({ quota: quota(898_999, T0 + 60_000, 1_000_000, T0) });
+    await l.close();
+    const s = await store.get('k');
+    expect(s?.leases).toEqual({});
+    expect(s?.quota?.remaining).toBe(898_999);
+  });
+
+  it('an idle process hands its unused slots back after holdMs', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store, { batch: { holdMs: 2000 } });
+    const ps = await Promise.all(Array.from({ length: 4 }, () => l.acquire()));
+    for (const p of ps) await p.settle({ quota: quota(899_000, T0 + 60_000, 1_000_000, T0) });
+    await (await l.acquire()).settle({ quota: quota(898_999, T0 + 60_000, 1_000_000, T0) }); // a new block of 8
+    expect((await slots(store)).length).toBeGreaterThan(0);
+    await clock.sleep(2000);
+    for (let i = 0; i < 5; i++) await tick();
+    expect(await slots(store)).toEqual([]);
+    expect((await store.get('k'))?.quota?.remaining).toBe(898_999);
+  });
+
+  it("a crashed process's block lapses after holdMs + leaseMs", async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(100, T0 + 600_000, 100));
+    const dead = limiter(clock, store, { batch: { holdMs: 2000 }, leaseMs: 5000 });
+    await Promise.all(Array.from({ length: 20 }, () => dead.acquire())); // never settled, never closed
+    const held = (await slots(store)).length;
+    expect(held).toBeGreaterThan(0);
+    // What the others see: the slots count until they lapse.
+    const s = (await store.get('k'))!;
+    expect(Math.max(...Object.values(s.leases))).toBeLessThanOrEqual(T0 + 2000 + 5000);
+    const other = limiter(new FakeClock(T0 + 7000), store);
+    await (await other.acquire()).settle({ quota: quota(80, T0 + 600_000, 100, T0 + 7000) });
+    await other.close();
+    expect((await slots(store)).filter((id) => !id.startsWith(`${process.pid}.`)).length).toBe(0);
+    expect(await slots(store)).toEqual([]);
+  });
+});
+
+describe('what voids reserved slots', () => {
+  it('a window reset: unused slots of the old window are not used in the new one; a probe goes first', async () => {
+    const clock = new FakeClock(T0);
+    const resetAt = T0 + 1000;
+    const store = await seeded(quota(900, resetAt, 1000));
+    const l = limiter(clock, store);
+    const ps = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
+    for (const p of ps) await p.settle({ quota: quota(892, resetAt, 1000, T0) });
+    await (await l.acquire()).settle({ quota: quota(891, resetAt, 1000, T0) }); // reserves the next block, in the old window
+    expect((await slots(store)).some((id) => id.includes('~'))).toBe(true);
+    clock.advance(1250); // reset + margin
+    const before = store.updates;
+    const probe = await l.acquire();
+    expect(store.updates).toBe(before + 1); // went to the store instead of using the old block
+    expect(probe.probe).toBe(true);
+    expect(await slots(store)).toHaveLength(1); // the old block is gone; only the probe counts
+    await probe.settle({ quota: quota(999, resetAt + 60_000, 1000, clock.now()) });
+    await l.close();
+  });
+
+  it('a gate another process saved is noticed without a store operation, and honoured', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const a = limiter(clock, store);
+    const b = limiter(clock, store);
+    const ps = await Promise.all(Array.from({ length: 8 }, () => a.acquire()));
+    for (const p of ps) await p.settle({ quota: quota(899_000, T0 + 60_000, 1_000_000, T0) });
+    await (await a.acquire()).settle(); // a now holds unused slots of a block
+    // b gets a 429 (someone outside the shared state used the quota up).
+    const pb = await b.acquire();
+    await pb.settle({ quota: quota(0, T0 + 60_000, 1_000_000, T0), gateUntil: T0 + 5000 });
+    expect((await store.get('k'))?.gateUntil).toBe(T0 + 5000); // published at once
+    clock.advance(1);
+    const waits: number[] = [];
+    const next = await a.acquire({ onWait: (w) => void waits.push(w.until) });
+    expect(waits[0]).toBe(T0 + 5000);
+    expect(clock.now()).toBeGreaterThanOrEqual(T0 + 5000);
+    await next.settle();
+    await a.close();
+    await b.close();
+  });
+
+  it('a 429 of its own closes the gate, voids the block and is published at once', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store);
+    const ps = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
+    await ps[0]!.settle({ quota: quota(0, T0 + 60_000, 1_000_000, T0), gateUntil: T0 + 3000 });
+    const s = (await store.get('k'))!;
+    expect(s.gateUntil).toBe(T0 + 3000);
+    expect(s.quota?.remaining).toBe(0);
+    // Only the seven still in flight stay counted; no unused slot survives the 429.
+    expect(Object.keys(s.leases)).toHaveLength(7);
+    for (const p of ps.slice(1)) await p.settle();
+    await l.close();
+  });
+});
+
+describe('scarce quota: one request at a time, as without batching', () => {
+  it('under the low-water mark, slots only for the requests waiting and answers published at once', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(12, T0 + 60_000, 100)); // under 2 × 8 in flight
+    const l = limiter(clock, store);
+    const ps = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
+    expect(await slots(store)).toHaveLength(8);
+    expect((await slots(store)).every((id) => id.includes('#'))).toBe(true); // in flight, none spare
+    await ps[0]!.settle({ quota: quota(11, T0 + 60_000, 100, T0) });
+    expect((await store.get('k'))?.quota?.remaining).toBe(11);
+    expect(await slots(store)).toHaveLength(7);
+    // 11 remaining, 7 in flight: 4 more may go, the 5th waits for the reset.
+    const more = await Promise.all(Array.from({ length: 4 }, () => l.acquire()));
+    expect(more).toHaveLength(4);
+    const waited: string[] = [];
+    const fifth = await l.acquire({ maxWaitMs: 1000, onWait: (w) => void waited.push(w.reason) }).catch((e: Error) => e.message);
+    expect(fifth).toMatch(/rate limit reached \(0\/100 left\).*longer than --max-wait 1s/);
+  });
+
+  it('others wait for the reset when remaining is used up, but poll while some of it is only reserved', () => {
+    const base = (leases: Record<string, number>): KeyRateState => ({ ...emptyState(), quota: quota(3), leases });
+    const later = T0 + 30_000;
+    expect(decide(base({ 'a#0': later, 'a#1': later, 'a#2': later }), T0, 250, 'me')).toEqual({ kind: 'wait', reason: 'quota', until: T0 + 60_250 });
+    expect(decide(base({ 'a#0': later, 'a~1': later, 'a~2': later }), T0, 250, 'me')).toEqual({ kind: 'poll' });
+    // Its own spare slots are no reason to poll.
+    expect(decide(base({ 'me#0': later, 'me~1': later, 'me~2': later }), T0, 250, 'me').kind).toBe('wait');
+  });
+});
+
+describe('zero bans with many clients (the sandbox limiter on the fake clock)', () => {
+  async function run(opts: { perWindow: number; windowMs: number; clients: number; perClient: number; concurrency: number; maxLatency?: number }) {
+    const clock = new FakeClock(T0 + 321);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const server = modelServer(clock, { perWindow: opts.perWindow, windowMs: opts.windowMs, latency: () => 1 + Math.floor(random() * (opts.maxLatency ?? 60)) });
+    const store = new CountingStore();
+    const clients = Array.from(
+      { length: opts.clients },
+      () => new ApiClient(server.transport, { envName: 't' }, { clock, limiter: new RateLimiter({ clock, key: 'k', store, batch: true, pollMs: 20 }) }),
+    );
+    await Promise.all(
+      clients.map(async (c) => {
+        let next = 0;
+        const worker = async () => {
+          while (next < opts.perClient) {
+            next++;
+            expect((await c.call(GET)).status).toBe(200);
+          }
+        };
+        await Promise.all(Array.from({ length: opts.concurrency }, worker));
+        await c.close();
+      }),
+    );
+    return { server, store, clock };
+  }
+
+  it('scarce: 4 processes × 100 requests, concurrency 8, 50 per 3 s window', async () => {
+    const { server, clock } = await run({ perWindow: 50, windowMs: 3000, clients: 4, perClient: 100, concurrency: 8 });
+    expect(server.count(200)).toBe(400);
+    expect(server.count(429)).toBe(0);
+    expect(server.count(403)).toBe(0);
+    expect(clock.now() - T0).toBeGreaterThanOrEqual(7 * 3000);
+  });
+
+  it('plentiful: 4 processes × 2,000 requests, concurrency 8: zero 429s, and far fewer store operations than requests', async () => {
+    const { server, store } = await run({ perWindow: 100_000, windowMs: 60_000, clients: 4, perClient: 2000, concurrency: 8, maxLatency: 3 });
+    expect(server.count(200)).toBe(8000);
+    expect(server.count(429)).toBe(0);
+    expect(server.count(403)).toBe(0);
+    // Blocks of up to 64, plus a publication every 100 ms per process.
+    expect(store.updates).toBeLessThan(8000 / 16);
+    // Every client closed: nothing reserved is left behind.
+    expect((await store.get('k'))?.leases).toEqual({});
+  });
+
+  it('ApiClient.close() publishes the last quota and gives back the unused slots', async () => {
+    const clock = new FakeClock(T0 + 100);
+    const server = modelServer(clock, { perWindow: 100_000, windowMs: 60_000, latency: () => 1 });
+    const store = new CountingStore();
+    const client = new ApiClient(server.transport, { envName: 't' }, { clock, limiter: new RateLimiter({ clock, key: 'k', store, batch: true }) });
+    await Promise.all(Array.from({ length: 20 }, () => client.call(GET)));
+    expect(Object.keys((await store.get('k'))?.leases ?? {}).length).toBeGreaterThan(0);
+    await client.close();
+    const s = await store.get('k');
+    expect(s?.leases).toEqual({});
+    expect(s?.quota?.remaining).toBe(100_000 - 20);
+  });
+
+  it('a binding limit in the middle of plentiful use: 2 processes × 600 requests at 500 per 2 s window', async () => {
+    const { server } = await run({ perWindow: 500, windowMs: 2000, clients: 2, perClient: 600, concurrency: 16 });
+    expect(server.count(200)).toBe(1200);
+    expect(server.count(429)).toBe(0);
+    expect(server.count(403)).toBe(0);
+  });
+});
+
+describe('through the state file (two stores, one file: two processes)', () => {
+  let tmp: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    tmp = tempDir('petstore-limiter-batch-');
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('blocks are ordinary leases in the file, so another process (or an older petstore) counts them', async () => {
+    const clock = new FakeClock(T0);
+    const path = rateStatePath(tmp.dir);
+    const fa = new FileRateStateStore(path, { clock });
+    await fa.update('k', (s) => void (s.quota = quota(1000, T0 + 60_000, 1000)));
+    const a = limiter(clock, fa);
+    const ps = await Promise.all(Array.from({ length: 8 }, () => a.acquire()));
+    for (const p of ps) await p.settle({ quota: quota(990, T0 + 60_000, 1000, T0) });
+    const last = await a.acquire();
+    const leases = (await new FileRateStateStore(path, { clock }).get('k'))!.leases;
+    const n = Object.keys(leases).length;
+    expect(n).toBeGreaterThan(1);
+    expect(Object.values(leases).every((v) => typeof v === 'number')).toBe(true);
+    // b sees a's reservations as in flight: it may reserve only from what is left.
+    const fb = new FileRateStateStore(path, { clock });
+    const b = limiter(clock, fb);
+    await (await b.acquire()).settle({ quota: quota(980, T0 + 60_000, 1000, T0) });
+    await last.settle({ quota: quota(981, T0 + 60_000, 1000, T0) });
+    await a.close();
+    await b.close();
+    const s = (await fa.get('k'))!;
+    expect(s.leases).toEqual({});
+    expect(s.quota?.remaining).toBe(980);
+  });
+});

@@ -32,33 +32,50 @@ export interface SeedOptions {
 
 type Counts = Record<ResultStatus | 'would_create', number>;
 
-/** Where result lines go: a file written line by line (each line reaches the OS at once), or stdout. */
+/**
+ * Where result lines go: a file or stdout. Lines finished in the same event-loop turn are written
+ * together (one write per turn instead of one per record: a measurable share of seeding time), so a
+ * line reaches the OS within one turn of its outcome being known.
+ */
 class ResultSink {
   #fd: number | undefined;
   #pending = '';
+  #scheduled = false;
+  #drain: Promise<void> | undefined;
 
   constructor(
     private readonly f: Factory,
     path: string | undefined,
     private readonly toStdout: boolean,
-    /** Batch stdout writes (a dry run: nothing is lost if it dies, and it keeps memory flat). */
-    private readonly batch = false,
   ) {
     if (path !== undefined) this.#fd = openSync(path, 'w');
   }
 
   async write(text: string): Promise<void> {
-    if (this.#fd !== undefined) writeSync(this.#fd, text);
-    else if (this.toStdout) {
-      this.#pending += text;
-      if (!this.batch || this.#pending.length >= 65_536) await this.flush();
+    if (this.#fd === undefined && !this.toStdout) return;
+    this.#pending += text;
+    if (this.#pending.length >= 65_536) await this.flush();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        void this.flush();
+      });
     }
+    if (this.#drain) await this.#drain;
   }
 
   async flush(): Promise<void> {
     const text = this.#pending;
     this.#pending = '';
-    if (text !== '' && !this.f.io.stdout.write(text)) await once(this.f.io.stdout, 'drain');
+    if (text === '') return;
+    if (this.#fd !== undefined) writeSync(this.#fd, text);
+    else if (!this.f.io.stdout.write(text)) {
+      this.#drain ??= once(this.f.io.stdout, 'drain').then(() => {
+        this.#drain = undefined;
+      });
+      await this.#drain;
+    }
   }
 
   async close(): Promise<void> {
@@ -199,7 +216,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
   f.signal.addEventListener('abort', onInterrupt, { once: true });
   const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal);
-  const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson', o.dryRun);
+  const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson');
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;

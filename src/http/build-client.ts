@@ -36,7 +36,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   // One gate per environment and key, shared with every other petstore process through the state file.
   const limiter = new RateLimiter({
     clock: o.clock,
-    key: rateStateKey(o.envName, o.apiKey),
+    key: rateStateKey(o.envName, o.baseUrl, o.apiKey),
     store: new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug }),
     leaseMs: timeoutMs + 5000,
     // Slots in blocks and answers published in batches while the quota is plentiful: the file

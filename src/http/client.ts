@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { request, type Dispatcher } from './undici.js';
+import type { Dispatcher } from './undici.js';
+import { createNodeAgents, destroyNodeAgents, nodeRequest, CONNECT_TIMED_OUT, RESPONSE_CUT_SHORT, type NodeAgents } from './node-transport.js';
 import { TransportError } from './transport-error.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
@@ -45,6 +46,7 @@ export interface ClientOptions {
   clock: Clock;
   /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
+  /** An undici dispatcher (tests: MockAgent). Without one, requests go through node:http, or undici when a proxy is set. */
   dispatcher?: Dispatcher;
   /** Proxy settings from the environment (src/http/proxy.ts); ignored when dispatcher is given, except in messages. */
   proxy?: ProxySettings | undefined;
@@ -79,7 +81,7 @@ export function buildUrl(baseUrl: string, path: string, query?: ApiRequest['quer
 
 export { TransportError } from './transport-error.js';
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', CONNECT_TIMED_OUT]);
 
 function errorCode(error: unknown): string | undefined {
   let e: unknown = error;
@@ -127,11 +129,14 @@ function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoin
     case 'EAI_AGAIN':
       return { message: `could not resolve host ${new URL(url).hostname}`, sent: false };
     case 'ECONNRESET':
+    case 'EPIPE':
     case 'UND_ERR_SOCKET':
       return { message: `connection to ${host} was reset`, sent: true };
     case 'UND_ERR_CONNECT_TIMEOUT':
+    case CONNECT_TIMED_OUT:
       return { message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false };
     case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
+    case RESPONSE_CUT_SHORT:
       return { message: `connection to ${host} closed before the whole response arrived`, sent: true };
     default:
       if (code && /CERT|SSL|TLS/.test(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
@@ -152,7 +157,7 @@ function headerText(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown }): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -173,19 +178,33 @@ function isJsonContentType(value: string | string[] | undefined): boolean {
   return v === undefined || /\bjson\b/i.test(v);
 }
 
+/** What one exchange hands back before its body is read: undici's ResponseData or node-transport's NodeExchange. */
+interface Exchange {
+  statusCode: number;
+  statusText: string;
+  headers: ApiResponse['headers'];
+  body: AsyncIterable<unknown> & { destroy(): unknown };
+}
+
 /**
  * One HTTP exchange with the API: authentication, int64-exact JSON, a deadline
  * covering connect and the whole body, and a typed error for transport faults.
  */
 export class HttpTransport {
   readonly #opts: ClientOptions;
-  readonly #dispatcher: Dispatcher;
+  /**
+   * The undici dispatcher: injected (tests), or created on first use when a proxy is configured
+   * (undici loads only then). Without either, requests go through node:http with #agents.
+   */
+  #dispatcher: Dispatcher | Promise<Dispatcher> | undefined;
+  readonly #agents: NodeAgents | undefined;
   /** Texts never to print: the key and proxy credentials. */
   readonly #secrets: string[];
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
-    this.#dispatcher = opts.dispatcher ?? createDispatcher(opts.proxy, timerMs(opts.timeoutMs));
+    this.#dispatcher = opts.dispatcher;
+    this.#agents = opts.dispatcher || opts.proxy ? undefined : createNodeAgents();
     this.#secrets = [opts.apiKey, ...proxySecrets(opts.proxy)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   }
 
@@ -237,7 +256,7 @@ export class HttpTransport {
     const signal = this.#opts.signal ? AbortSignal.any([this.#opts.signal, timeout]) : timeout;
     const started = clock.now();
     try {
-      const res = await request(url, { method: req.method, headers, body, signal, dispatcher: this.#dispatcher });
+      const res = await this.#send(url, req.method, headers, body, signal);
       const text = await readCapped(res.body);
       const received = clock.now();
       if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
@@ -268,6 +287,14 @@ export class HttpTransport {
     }
   }
 
+  /** Sends one request through node:http (no proxy, no injected dispatcher) or undici. */
+  async #send(url: string, method: HttpMethod, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
+    if (this.#agents) return nodeRequest(url, { method, headers, body, signal, agents: this.#agents });
+    this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs));
+    const [dispatcher, { request }] = await Promise.all([this.#dispatcher, import('./undici.js')]);
+    return request(url, { method, headers, body, signal, dispatcher });
+  }
+
   /** The typed error for a failed exchange. */
   #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, timedOut: boolean): Error {
     if (error instanceof CliError) return error;
@@ -295,6 +322,7 @@ export class HttpTransport {
   }
 
   async close(): Promise<void> {
-    if (!this.#opts.dispatcher) await this.#dispatcher.close();
+    if (this.#agents) destroyNodeAgents(this.#agents);
+    else if (!this.#opts.dispatcher && this.#dispatcher) await (await this.#dispatcher).close();
   }
 }

@@ -1,6 +1,7 @@
 // Proxy settings from the (injected) environment: HTTPS_PROXY, HTTP_PROXY and
 // NO_PROXY, upper or lower case, applied through undici's EnvHttpProxyAgent.
-// Imported lazily (it pulls in undici).
+// undici itself loads only when a proxy is configured (createDispatcher): without one, requests
+// go through node:http (src/http/node-transport.ts).
 //
 // Rules (the same as undici's EnvHttpProxyAgent, curl and most tools):
 // - the lower-case variable wins over the upper-case one when both are set;
@@ -12,7 +13,7 @@
 //   exempt unless listed (NO_PROXY=127.0.0.1,localhost).
 // - a proxy URL without a scheme ("proxy:3128") means http://proxy:3128.
 
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from './undici.js';
+import type { Dispatcher } from './undici.js';
 import { UsageError } from '../errors/errors.js';
 import type { EnvVars } from '../io/io.js';
 
@@ -162,7 +163,8 @@ export function proxyFor(settings: ProxySettings | undefined, url: string): Prox
  * The dispatcher for API requests: EnvHttpProxyAgent configured from the given
  * settings only (never from process.env), else a plain keep-alive Agent.
  */
-export function createDispatcher(settings: ProxySettings | undefined, timeoutMs?: number): Dispatcher {
+export async function createDispatcher(settings: ProxySettings | undefined, timeoutMs?: number): Promise<Dispatcher> {
+  const { Agent, EnvHttpProxyAgent } = await import('./undici.js');
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
   const base = {

@@ -44,10 +44,10 @@ export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached'
   };
 }
 
-async function cachedQuota(f: Factory, envName: string, apiKey: string): Promise<Quota> {
+async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<Quota> {
   const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../state/rate-state.js'), f.config()]);
   const store = new FileRateStateStore(rateStatePath(config.dir), { clock: f.clock, debug: (line) => f.debug(line) });
-  const quota = (await store.get(rateStateKey(envName, apiKey)))?.quota;
+  const quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
   if (!quota) {
     throw new NotFoundError(`no quota seen yet for environment "${envName}" with this key`, {
       code: 'no_cached_quota',
@@ -80,7 +80,7 @@ export async function run(f: Factory, options: QuotaOptions): Promise<void> {
         hint: `petstore auth login --env ${target.envName} (or set PETSTORE_API_KEY)`,
       });
     }
-    quota = await cachedQuota(f, target.envName, target.apiKey);
+    quota = await cachedQuota(f, target.envName, target.baseUrl, target.apiKey);
   } else {
     quota = await liveQuota(f);
   }

@@ -365,4 +365,29 @@ describe('through the state file (two stores, one file: two processes)', () => {
     expect(s.leases).toEqual({});
     expect(s.quota?.remaining).toBe(980);
   });
+
+  it('a process holding unused slots notices a gate another one wrote to the file (a stat, no lock)', async () => {
+    const clock = new FakeClock(T0);
+    const path = rateStatePath(tmp.dir);
+    const fa = new CountingStore(new FileRateStateStore(path, { clock }));
+    await fa.update('k', (s) => void (s.quota = quota(900_000, T0 + 60_000, 1_000_000)));
+    const a = limiter(clock, fa);
+    const b = limiter(clock, new FileRateStateStore(path, { clock }));
+    const ps = await Promise.all(Array.from({ length: 8 }, () => a.acquire()));
+    for (const p of ps) await p.settle({ quota: quota(899_000, T0 + 60_000, 1_000_000, T0) });
+    await (await a.acquire()).settle();
+    clock.advance(1);
+    await (await a.acquire()).settle(); // from the block
+    const before = fa.updates;
+    await (await b.acquire()).settle({ quota: quota(0, T0 + 60_000, 1_000_000, clock.now()), gateUntil: T0 + 4000 });
+    clock.advance(1);
+    const waits: string[] = [];
+    const next = await a.acquire({ onWait: (w) => void waits.push(`${w.reason} ${w.until - T0} after ${fa.updates - before} store operations`) });
+    // The gate stopped it before any store operation of its own; then the quota b saw (0 left) keeps it until the reset.
+    expect(waits[0]).toBe('gate 4000 after 0 store operations');
+    expect(waits[1]).toMatch(/^quota 60250 /);
+    await next.settle();
+    await a.close();
+    await b.close();
+  });
 });

@@ -26,21 +26,24 @@ function store(clock = new FakeClock(T0), debug: string[] = []) {
 }
 
 describe('rateStateKey', () => {
-  it('is "<env>:<16 hex of sha256(key)>" and never contains the key', () => {
+  it('is "<env>:<16 hex of sha256(base URL, key)>" and never contains the key', () => {
     const key = 'sk_live_supersecret_0123456789';
-    const k = rateStateKey('production', key);
+    const url = 'https://api.example.com/v1';
+    const k = rateStateKey('production', url, key);
     expect(k).toMatch(/^production:[0-9a-f]{16}$/);
     expect(k).not.toContain('supersecret');
-    expect(rateStateKey('production', key)).toBe(k);
-    expect(rateStateKey('staging', key)).not.toBe(k);
-    expect(rateStateKey('production', `${key}x`)).not.toBe(k);
+    expect(rateStateKey('production', url, key)).toBe(k);
+    expect(rateStateKey('staging', url, key)).not.toBe(k);
+    expect(rateStateKey('production', url, `${key}x`)).not.toBe(k);
+    // The same key against another server (PETSTORE_BASE_URL pointing at a sandbox) is another limit.
+    expect(rateStateKey('production', 'http://127.0.0.1:4010/v1', key)).not.toBe(k);
   });
 });
 
 describe('FileRateStateStore', () => {
   it('writes rate-state.json 0600 in a 0700 folder, without the key, and leaves no temp or lock files', async () => {
     const s = store();
-    const key = rateStateKey('production', 'sk_secret_value_123456');
+    const key = rateStateKey('production', 'https://api.example.com/v1', 'sk_secret_value_123456');
     await s.update(key, (st) => {
       st.quota = { limit: 60, remaining: 57, resetAt: T0 + 42_000, seenAt: T0 };
       st.gateUntil = T0 + 1000;

@@ -1,0 +1,233 @@
+// The node:http transport (src/http/node-transport.ts), which HttpTransport uses when no proxy is
+// configured and no dispatcher is injected: the same responses, headers and error classification
+// as the undici path, against a real (hostile) server on 127.0.0.1.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HttpTransport, MAX_BODY_BYTES, TransportError, type ApiResponse } from '../../../src/http/client.js';
+import { createNodeAgents, destroyNodeAgents, nodeRequest } from '../../../src/http/node-transport.js';
+import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
+import { systemClock } from '../../../src/time/clock.js';
+import { closedPortUrl } from '../../helpers/e2e.js';
+import { json, startFaultServer, type Fault, type FaultServer } from '../../helpers/fault-server.js';
+
+const KEY = 'sk_node_transport_unit_3k3k';
+
+const servers: FaultServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function server(script: Fault[]): Promise<FaultServer> {
+  const s = await startFaultServer(script);
+  servers.push(s);
+  return s;
+}
+
+function transport(baseUrl: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): HttpTransport {
+  return new HttpTransport({
+    baseUrl,
+    apiKey: KEY,
+    userAgent: 'petstore-cli/test',
+    timeoutMs: opts.timeoutMs ?? 5000,
+    clock: systemClock,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+}
+
+async function once(baseUrl: string, req: Parameters<HttpTransport['once']>[0], opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ApiResponse> {
+  const t = transport(baseUrl, opts);
+  try {
+    return await t.once(req);
+  } finally {
+    await t.close();
+  }
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe.concurrent('node:http transport: responses', () => {
+  it('status, lower-case headers (repeated ones as arrays), text and int64-exact JSON', async () => {
+    const s = await server([
+      {
+        kind: 'raw',
+        data:
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Thing: a\r\nx-thing: b\r\nSet-Cookie: c=1\r\nX-RateLimit-Remaining: 7\r\n' +
+          'Content-Length: 30\r\nConnection: close\r\n\r\n[{"id":9223372036854775807}]  ',
+      },
+    ]);
+    const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-thing']).toEqual(['a', 'b']);
+    expect(res.headers['set-cookie']).toBe('c=1');
+    expect(res.headers['x-ratelimit-remaining']).toBe('7');
+    expect(res.text).toBe('[{"id":9223372036854775807}]  ');
+    expect(res.isJson).toBe(true);
+    expect(res.json).toEqual([{ id: 9223372036854775807n }]);
+    expect(res.url).toBe(`${s.baseUrl}/pets?limit=5`);
+    expect(s.requests()[0]!.url).toBe('/v1/pets?limit=5');
+  });
+
+  it('sends Accept, User-Agent, Authorization, and Content-Type with Content-Length for a body', async () => {
+    const s = await server([json(201, { id: 1 })]);
+    const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } });
+    expect(res.status).toBe(201);
+    const r = s.requests()[0]!;
+    expect(r.method).toBe('POST');
+    expect(r.body).toBe('{"name":"Rëx","categoryId":1}');
+    expect(r.headers).toMatchObject({
+      accept: 'application/json',
+      'user-agent': 'petstore-cli/test',
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(r.body)),
+    });
+  });
+
+  it('a body over MAX_BODY_BYTES: the same MalformedResponseError as before', async () => {
+    const s = await server([{ kind: 'big', status: 200, bytes: MAX_BODY_BYTES + 1024 * 1024 }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error.message).toBe('response body exceeds 16 MiB; refusing to buffer it');
+  });
+
+  it('nodeRequest alone: status line, headers and a body stream', async () => {
+    const s = await server([json(200, { ok: true }, { 'x-a': '1' })]);
+    const agents = createNodeAgents();
+    try {
+      const res = await nodeRequest(`${s.baseUrl}/x`, { method: 'GET', headers: {}, signal: AbortSignal.timeout(5000), agents });
+      expect(res.statusCode).toBe(200);
+      expect(res.statusText).toBe('OK');
+      expect(res.headers['x-a']).toBe('1');
+      const chunks: Buffer[] = [];
+      for await (const c of res.body) chunks.push(c);
+      expect(Buffer.concat(chunks).toString()).toBe('{"ok":true}');
+    } finally {
+      destroyNodeAgents(agents);
+    }
+  });
+});
+
+describe('node:http transport: keep-alive', () => {
+  it('one connection serves requests in turn; close() ends it', async () => {
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const srv: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    srv.on('connection', (socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+    const t = transport(baseUrl);
+    try {
+      for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
+      expect(connections).toBe(1);
+      await Promise.all(Array.from({ length: 8 }, () => t.once({ method: 'GET', path: '/pets' })));
+      expect(connections).toBeLessThanOrEqual(8);
+      await t.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sockets.size).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
+  });
+});
+
+describe.concurrent('node:http transport: failures keep the undici classification', () => {
+  it('connection refused: not sent', async () => {
+    const base = await closedPortUrl();
+    const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }));
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
+    expect((error as TransportError).sent).toBe(false);
+    expect((error as TransportError).timedOut).toBe(false);
+  });
+
+  it('unresolvable host: not sent', async () => {
+    const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }));
+    expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
+    expect((error as TransportError).sent).toBe(false);
+  });
+
+  for (const how of ['reset', 'close'] as const) {
+    it(`dropped before the head (${how}): "was reset", sent`, async () => {
+      const s = await server([{ kind: 'drop', how }]);
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }));
+      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
+      expect((error as TransportError).sent).toBe(true);
+    });
+
+    it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
+      const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+      expect(error).toBeInstanceOf(TransportError);
+      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
+      expect((error as TransportError).sent).toBe(true);
+      expect((error as TransportError).timedOut).toBe(false);
+    });
+  }
+
+  it('a body shorter than its Content-Length (FIN): cut short, not a parse error', async () => {
+    const s = await server([{ kind: 'raw', data: 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\nconnection: close\r\n\r\n[{"id":1}', end: 'close' }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+    expect(error.message).toMatch(/closed before the whole response arrived$/);
+    expect((error as TransportError).sent).toBe(true);
+  });
+
+  it('an answer that is not HTTP: a one-line transport error, sent', async () => {
+    const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.message).toMatch(/^request to 127\.0\.0\.1:\d+ failed: .*\(HPE_[A-Z_]+\)$/);
+    expect(error.message).not.toContain('\n');
+    expect((error as TransportError).sent).toBe(true);
+  });
+
+  it('no answer: the timeout ends it (timedOut, sent)', async () => {
+    const s = await server([{ kind: 'stall' }]);
+    const started = Date.now();
+    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300 }));
+    expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
+    expect((error as TransportError).timedOut).toBe(true);
+    expect((error as TransportError).sent).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('the head, then a stalled body: the timeout covers the whole body', async () => {
+    const s = await server([{ kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300 }));
+    expect(error.message).toMatch(/^request timed out after 0\.3s/);
+    expect((error as TransportError).timedOut).toBe(true);
+  });
+
+  it('Ctrl-C while a POST is in flight: InterruptedError saying the outcome is unknown', async () => {
+    const s = await server([{ kind: 'stall' }]);
+    const ctrlC = new AbortController();
+    setTimeout(() => ctrlC.abort(), 100);
+    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal }));
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error.message).toMatch(/^interrupted while POST \/pets was in flight/);
+  });
+
+  it('Ctrl-C mid-body of a GET: "interrupted"', async () => {
+    const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
+    const ctrlC = new AbortController();
+    setTimeout(() => ctrlC.abort(), 100);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal }));
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error.message).toBe('interrupted');
+  });
+});

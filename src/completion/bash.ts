@@ -1,6 +1,6 @@
 // bash completion script, generated from the command tree (see model.ts).
 
-import { allCommands, flagNames, pathKey, shQuote, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
+import { allCommands, valueAndArgFunctions, flagNames, pathKey, shQuote, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
 function fnName(program: string): string {
   return program.replace(/[^A-Za-z0-9_]/g, '_');
@@ -102,19 +102,7 @@ ${subArms.join('\n')}
   esac
 }
 
-# __${fn}_values PATH FLAG: completes the value of FLAG.
-__${fn}_values() {
-  case "$1|$2" in
-${valueArms.join('\n')}
-  esac
-}
-
-# __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
-__${fn}_arg() {
-  case "$1" in
-${argArms.join('\n')}
-  esac
-}
+${valueAndArgFunctions(fn, valueArms, argArms)}
 
 _${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0

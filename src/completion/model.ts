@@ -178,3 +178,24 @@ export function shortDescription(text: string, max = 80): string {
   const line = (text.split('\n')[0] ?? '').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/**
+ * The two case-dispatch functions bash and zsh scripts share word for word: the value of a
+ * flag (`<path>|<flag>` arms) and a positional argument (`<path>` arms, then its index).
+ */
+export function valueAndArgFunctions(fn: string, valueArms: readonly string[], argArms: readonly string[]): string {
+  return `# __${fn}_values PATH FLAG: completes the value of FLAG.
+__${fn}_values() {
+  case "$1|$2" in
+${valueArms.join('\n')}
+  esac
+}
+
+# __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
+__${fn}_arg() {
+  case "$1" in
+${argArms.join('\n')}
+  esac
+}
+`;
+}

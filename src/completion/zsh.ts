@@ -2,7 +2,7 @@
 // Works both from a directory on $fpath (file named _petstore) and when
 // sourced (`source <(petstore completion zsh)` after compinit).
 
-import { allCommands, flagNames, pathKey, shQuote, shortDescription, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
+import { allCommands, valueAndArgFunctions, flagNames, pathKey, shQuote, shortDescription, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
 function fnName(program: string): string {
   return program.replace(/[^A-Za-z0-9_]/g, '_');
@@ -113,19 +113,7 @@ ${subArms.join('\n')}
   _describe -t commands '${p} command' items
 }
 
-# __${fn}_values PATH FLAG: completes the value of FLAG.
-__${fn}_values() {
-  case "$1|$2" in
-${valueArms.join('\n')}
-  esac
-}
-
-# __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
-__${fn}_arg() {
-  case "$1" in
-${argArms.join('\n')}
-  esac
-}
+${valueAndArgFunctions(fn, valueArms, argArms)}
 
 _${fn}() {
   local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY

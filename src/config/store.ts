@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
 import { withFileLock } from '../fs/lock.js';
 
@@ -56,14 +56,17 @@ function invalidJson(file: string, error: unknown): UsageError {
   });
 }
 
-/** Throws a usage error naming the file when it is not JSON or not the shape petstore writes; never changes it. */
-function checkConfigText(file: string): void {
+/**
+ * The file's data; {} when there is none yet. Throws a usage error naming the file when it is not
+ * JSON or not the shape petstore writes; never changes it.
+ */
+function readConfig(file: string): ConfigData {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
+    if (code === 'ENOENT') return {};
     throw new UsageError(`cannot read config file ${file} (${code ?? (error as Error).message}); check its owner and permissions (chmod 600 ${file})`, {
       code: 'config_unreadable',
       cause: error,
@@ -79,6 +82,7 @@ function checkConfigText(file: string): void {
   if (problem) {
     throw new UsageError(`config file ${file} has an unexpected shape: ${problem}; it was left as it is; ${FIX}`, { code: 'config_invalid' });
   }
+  return data as ConfigData;
 }
 
 /**
@@ -87,29 +91,40 @@ function checkConfigText(file: string): void {
  */
 export class ConfigStore {
   readonly path: string;
-  readonly #conf: Conf<ConfigData>;
+  #conf: Conf<ConfigData> | undefined;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const file = join(dir, `${CONFIG_NAME}.json`);
-    // Checked here on the file's own text: conf reads a top level that is not an object (an array,
-    // null) as an empty store, and its next write would replace whatever the file held.
-    checkConfigText(file);
-    try {
-      this.#conf = new Conf<ConfigData>({
-        cwd: dir,
-        configName: CONFIG_NAME,
-        projectName: 'petstore',
-        configFileMode: 0o600,
-        clearInvalidConfig: false,
-        accessPropertiesByDotNotation: false,
-        watch: false,
-      });
-    } catch (error) {
-      // Broken between the check above and now (edited meanwhile).
-      throw invalidJson(file, error);
+    this.path = join(dir, `${CONFIG_NAME}.json`);
+    readConfig(this.path);
+  }
+
+  // Reads go straight to the file, checked on its own text: conf reads a top level that is not an
+  // object (an array, null) as an empty store, and its next write would replace whatever the file
+  // held. conf (with ajv and semver) is loaded only to write: most commands only read.
+  #data(): ConfigData {
+    return readConfig(this.path);
+  }
+
+  async #writer(): Promise<Conf<ConfigData>> {
+    if (!this.#conf) {
+      const { default: ConfImpl } = await import('conf');
+      try {
+        this.#conf = new ConfImpl<ConfigData>({
+          cwd: this.dir,
+          configName: CONFIG_NAME,
+          projectName: 'petstore',
+          configFileMode: 0o600,
+          clearInvalidConfig: false,
+          accessPropertiesByDotNotation: false,
+          watch: false,
+        });
+      } catch (error) {
+        // Broken since it was read (edited meanwhile).
+        throw invalidJson(this.path, error);
+      }
     }
-    this.path = this.#conf.path;
+    return this.#conf;
   }
 
   /** Group/other permission bits found on the folder or file, for a warning. */
@@ -142,11 +157,11 @@ export class ConfigStore {
   }
 
   currentEnv(): string {
-    return this.#conf.get('currentEnv') ?? 'production';
+    return this.#data().currentEnv ?? 'production';
   }
 
   envs(): Record<string, EnvEntry> {
-    const stored = this.#conf.get('envs') ?? {};
+    const stored = this.#data().envs ?? {};
     const all: Record<string, EnvEntry> = {};
     for (const name of BUILTIN_ENVS) all[name] = {};
     for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
@@ -157,40 +172,41 @@ export class ConfigStore {
     return this.envs()[name];
   }
 
-  // conf re-reads the file on every get, so a read-modify-write under the lock
-  // never overwrites what a concurrent petstore process just stored.
-  // The file is checked again under the lock: conf would write over one that broke since (an editor, a bad copy).
-  #locked<T>(fn: () => T): T {
-    return withFileLock(join(this.dir, `${CONFIG_NAME}.lock`), () => {
-      checkConfigText(this.path);
-      return fn();
+  // conf re-reads the file on every get, so a read-modify-write under the lock never overwrites
+  // what a concurrent petstore process just stored. The file is checked again under the lock:
+  // conf would write over one that broke since (an editor, a bad copy).
+  async #locked(fn: (conf: Conf<ConfigData>) => void): Promise<void> {
+    const conf = await this.#writer();
+    withFileLock(join(this.dir, `${CONFIG_NAME}.lock`), () => {
+      readConfig(this.path);
+      fn(conf);
     });
   }
 
-  setCurrentEnv(name: string): void {
-    this.#locked(() => this.#conf.set('currentEnv', name));
+  async setCurrentEnv(name: string): Promise<void> {
+    await this.#locked((conf) => conf.set('currentEnv', name));
   }
 
-  #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): void {
-    this.#locked(() => {
-      const envs = { ...(this.#conf.get('envs') ?? {}) };
+  async #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): Promise<void> {
+    await this.#locked((conf) => {
+      const envs = { ...(conf.get('envs') ?? {}) };
       envs[name] = change({ ...(envs[name] ?? {}) });
-      this.#conf.set('envs', envs);
+      conf.set('envs', envs);
     });
   }
 
-  setBaseUrl(name: string, baseUrl: string): void {
-    this.#updateEnv(name, (entry) => ({ ...entry, baseUrl }));
+  async setBaseUrl(name: string, baseUrl: string): Promise<void> {
+    await this.#updateEnv(name, (entry) => ({ ...entry, baseUrl }));
   }
 
-  setKey(name: string, apiKey: string): void {
-    this.#updateEnv(name, (entry) => ({ ...entry, apiKey }));
+  async setKey(name: string, apiKey: string): Promise<void> {
+    await this.#updateEnv(name, (entry) => ({ ...entry, apiKey }));
     this.tightenPermissions();
   }
 
-  deleteKey(name: string): boolean {
+  async deleteKey(name: string): Promise<boolean> {
     const had = this.env(name)?.apiKey !== undefined;
-    this.#updateEnv(name, ({ apiKey: _dropped, ...rest }) => rest);
+    await this.#updateEnv(name, ({ apiKey: _dropped, ...rest }) => rest);
     return had;
   }
 }

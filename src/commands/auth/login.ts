@@ -45,7 +45,7 @@ export async function run(f: Factory, options: LoginOptions): Promise<void> {
     }
   }
 
-  config.setKey(envName, key);
+  await config.setKey(envName, key);
   const where = `${envName}${baseUrl ? ` (${baseUrl})` : ''}`;
   f.info(options.verify ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key until you unset it');

@@ -9,7 +9,7 @@ export async function run(f: Factory): Promise<void> {
   const config = await f.config();
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
   if (entry.apiKey !== undefined) {
-    config.deleteKey(envName);
+    await config.deleteKey(envName);
     f.info(`Removed the stored API key for ${envName}.`);
   } else {
     f.info(`No API key stored for ${envName}; nothing to remove.`);

@@ -23,7 +23,7 @@ export async function command(f: Factory, args: string[]): Promise<void> {
 export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
   const config = await f.config();
   const before = config.env(options.name);
-  config.setBaseUrl(options.name, options.baseUrl);
+  await config.setBaseUrl(options.name, options.baseUrl);
   const what = before === undefined ? 'Added' : before.baseUrl === undefined ? 'Set' : before.baseUrl === options.baseUrl ? 'Kept' : 'Updated';
   f.info(`${what} environment "${options.name}": ${options.baseUrl}`);
   if (options.warning) f.info(options.warning);

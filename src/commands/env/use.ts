@@ -16,7 +16,7 @@ export async function run(f: Factory, options: EnvUseOptions): Promise<void> {
     const known = Object.keys(config.envs()).sort().join(', ');
     throw new UsageError(`unknown environment "${options.name}" (known: ${known}); add it first with: petstore env set ${options.name} <baseUrl>`);
   }
-  config.setCurrentEnv(options.name);
+  await config.setCurrentEnv(options.name);
   f.info(`Switched to environment "${options.name}"${entry.baseUrl ? ` (${entry.baseUrl})` : ''}.`);
   if (!entry.baseUrl) {
     f.info(`warning: environment "${options.name}" has no base URL yet; set it with: petstore env set ${options.name} https://<host>/v1`);

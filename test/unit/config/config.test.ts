@@ -66,9 +66,9 @@ describe('ConfigStore and resolveTarget', () => {
   });
   afterEach(() => tmp.cleanup());
 
-  it('creates a 0700 folder and writes the key into a 0600 file', () => {
+  it('creates a 0700 folder and writes the key into a 0600 file', async () => {
     const store = new ConfigStore(tmp.dir);
-    store.setKey('production', 'sk_test_key_0001');
+    await store.setKey('production', 'sk_test_key_0001');
     if (posix) {
       expect(statSync(tmp.dir).mode & 0o777).toBe(0o700);
       expect(statSync(store.path).mode & 0o777).toBe(0o600);
@@ -76,14 +76,14 @@ describe('ConfigStore and resolveTarget', () => {
     expect(JSON.parse(readFileSync(store.path, 'utf8')).envs.production.apiKey).toBe('sk_test_key_0001');
   });
 
-  it.runIf(posix)('tightens loose permissions when a key is stored, and reports them before', () => {
+  it.runIf(posix)('tightens loose permissions when a key is stored, and reports them before', async () => {
     mkdirSync(tmp.dir, { recursive: true, mode: 0o755 });
     chmodSync(tmp.dir, 0o755);
     writeFileSync(join(tmp.dir, 'config.json'), '{}', { mode: 0o644 });
     chmodSync(join(tmp.dir, 'config.json'), 0o644);
     const store = new ConfigStore(tmp.dir);
     expect(store.loosePermissions()).toHaveLength(2);
-    store.setKey('production', 'k');
+    await store.setKey('production', 'k');
     expect(store.loosePermissions()).toEqual([]);
   });
 
@@ -93,12 +93,12 @@ describe('ConfigStore and resolveTarget', () => {
     expect(store.currentEnv()).toBe('production');
   });
 
-  it('resolves --env over PETSTORE_ENV over the stored default, and PETSTORE_BASE_URL / PETSTORE_API_KEY over the config', () => {
+  it('resolves --env over PETSTORE_ENV over the stored default, and PETSTORE_BASE_URL / PETSTORE_API_KEY over the config', async () => {
     const store = new ConfigStore(tmp.dir);
-    store.setBaseUrl('staging', 'https://staging.example.com/v1');
-    store.setBaseUrl('production', 'https://api.example.com/v1');
-    store.setKey('staging', 'stored-key');
-    store.setCurrentEnv('staging');
+    await store.setBaseUrl('staging', 'https://staging.example.com/v1');
+    await store.setBaseUrl('production', 'https://api.example.com/v1');
+    await store.setKey('staging', 'stored-key');
+    await store.setCurrentEnv('staging');
     expect(resolveTarget(store, {}, undefined)).toEqual({
       envName: 'staging',
       envSource: 'config',
@@ -141,12 +141,12 @@ describe('ConfigStore and resolveTarget', () => {
     expect(readFileSync(join(tmp.dir, 'config.json'), 'utf8')).toBe('{oops');
   });
 
-  it('deleteKey removes only the key', () => {
+  it('deleteKey removes only the key', async () => {
     const store = new ConfigStore(tmp.dir);
-    store.setBaseUrl('production', 'https://api.example.com/v1');
-    store.setKey('production', 'k');
-    expect(store.deleteKey('production')).toBe(true);
+    await store.setBaseUrl('production', 'https://api.example.com/v1');
+    await store.setKey('production', 'k');
+    expect(await store.deleteKey('production')).toBe(true);
     expect(store.env('production')).toEqual({ baseUrl: 'https://api.example.com/v1' });
-    expect(store.deleteKey('production')).toBe(false);
+    expect(await store.deleteKey('production')).toBe(false);
   });
 });

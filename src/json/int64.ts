@@ -13,12 +13,16 @@ interface ReviverContext {
 }
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
+const SIXTEEN_DIGITS = /\d{16}/;
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
 /** Parses JSON; integers beyond Number.MAX_SAFE_INTEGER become bigint. */
 export function parseJson(text: string): unknown {
+  // Only a run of 16 or more digits can be an unsafe integer; without one the reviver (which costs
+  // an object per value) has nothing to do.
+  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
   return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: ReviverContext) {
     if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && INTEGER.test(context.source)) {
       return BigInt(context.source);

@@ -103,7 +103,9 @@ export function mergeQuota(old: Quota | undefined, seen: Quota): Quota {
   if (seen.resetAt === old.resetAt) {
     return { limit: seen.limit, remaining: Math.min(old.remaining, seen.remaining), resetAt: seen.resetAt, seenAt: Math.max(old.seenAt, seen.seenAt) };
   }
-  return seen.seenAt >= old.seenAt ? seen : old;
+  // A response from an earlier window can arrive after one from the next (concurrent requests):
+  // the later window is the truth, whichever answer came last.
+  return seen.resetAt > old.resetAt ? seen : old;
 }
 
 export type Decision =

@@ -51,9 +51,11 @@ describe('mergeQuota', () => {
     expect(mergeQuota(quota(4), quota(2, T0 + 10_000, 5, T0 - 5)).remaining).toBe(2);
   });
 
-  it('a different window: the one seen last wins', () => {
+  it('a different window: the later window wins, whichever answer arrived last', () => {
     expect(mergeQuota(quota(0), quota(4, T0 + 20_000, 5, T0 + 1))).toEqual(quota(4, T0 + 20_000, 5, T0 + 1));
     expect(mergeQuota(quota(4, T0 + 20_000, 5, T0 + 1), quota(0, T0 + 10_000, 5, T0))).toEqual(quota(4, T0 + 20_000, 5, T0 + 1));
+    // A slow answer from the previous window, received after the new window's first one.
+    expect(mergeQuota(quota(4, T0 + 20_000, 5, T0 + 1), quota(0, T0 + 10_000, 5, T0 + 2))).toEqual(quota(4, T0 + 20_000, 5, T0 + 1));
   });
 
   it('nothing stored: takes the new one', () => {

@@ -291,6 +291,8 @@ export class RateLimiter {
 
   /** Woken whenever a permit of this limiter settles or slots arrive, so in-process waiters need not poll. */
   #wake: (() => void) | undefined;
+  /** Counts the wake-ups, so a waiter notices one that came before it started to sleep. */
+  #wakes = 0;
   #woken: Promise<void> | undefined;
 
   constructor(opts: LimiterOptions) {
@@ -341,6 +343,7 @@ export class RateLimiter {
         continue;
       }
       let decision: Decision | undefined;
+      const wakes = this.#wakes;
       this.#demand++;
       try {
         if (this.#running) {
@@ -359,6 +362,14 @@ export class RateLimiter {
       }
       // 'go' whose slots others took, or no decision: ask again.
       if (decision?.kind !== 'wait') continue;
+      // Remaining used up while requests of this limiter are in flight: each stays counted until its
+      // answer is in, yet the server may already have counted it in the remaining seen (answers arrive
+      // in any order), so there may be room after all. Decide again when one settles; wait for the
+      // reset (and announce it) only when none of ours is in flight.
+      if (decision.reason === 'quota' && this.#out.size > 0) {
+        await this.#waitOut(decision, this.#decisionQuota, opts, maxWaitMs, wakes);
+        continue;
+      }
       await this.#waitOut(decision, this.#decisionQuota, opts, maxWaitMs);
     }
   }
@@ -376,7 +387,11 @@ export class RateLimiter {
     this.#cancelTimer();
   }
 
-  async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, quota: Quota | undefined, opts: AcquireOptions, maxWaitMs: number): Promise<void> {
+  /**
+   * Sleeps until `d.until`. With `wakes` (the count of wake-ups when the decision was asked for):
+   * silently, and only until the next wake-up (a permit of this limiter settles), at once if one came meanwhile.
+   */
+  async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, quota: Quota | undefined, opts: AcquireOptions, maxWaitMs: number, wakes?: number): Promise<void> {
     // Never call onWait from inside the caller's acquire() call itself (it may start another request).
     await Promise.resolve();
     const now = this.#clock.now();
@@ -394,6 +409,10 @@ export class RateLimiter {
         resetAt,
         now,
       );
+    }
+    if (wakes !== undefined) {
+      if (this.#wakes === wakes) await this.#pause(ms, opts.signal);
+      return;
     }
     const end = await opts.onWait?.({ reason: d.reason, ms, until: d.until, quota });
     try {
@@ -651,6 +670,7 @@ export class RateLimiter {
     const wake = this.#wake;
     this.#wake = undefined;
     this.#woken = undefined;
+    this.#wakes++;
     wake?.();
   }
 

@@ -265,6 +265,38 @@ describe('scarce quota: one request at a time, as without batching', () => {
     // Its own spare slots are no reason to poll.
     expect(decide(base({ 'me#0': later, 'me~1': later, 'me~2': later }), T0, 250, 'me').kind).toBe('wait');
   });
+
+  it('answers out of order: the last slot of a window is used once its own request in flight settles, not after the reset', async () => {
+    // The server has 3 left; A and B leave; it answers A with 2 and B with 1, but B's answer is in
+    // first. Then remaining (1) − in flight (A) = 0, although A is already counted in that 1: one
+    // slot is free. Waiting for the reset (the old behaviour) left it unused and cost a whole window.
+    const clock = new FakeClock(T0);
+    const resetAt = T0 + 60_000;
+    const store = await seeded(quota(3, resetAt, 100));
+    const l = limiter(clock, store);
+    const [a, b] = await Promise.all([l.acquire(), l.acquire()]);
+    await b!.settle({ quota: quota(1, resetAt, 100, clock.now()) });
+    const waits: string[] = [];
+    const c = l.acquire({ onWait: (w) => void waits.push(w.reason) });
+    // A's answer (remaining 2) comes in 10 ms later.
+    await clock.sleep(10);
+    await a!.settle({ quota: quota(2, resetAt, 100, clock.now()) });
+    const pc = await c;
+    expect(clock.now()).toBeLessThan(T0 + 1000);
+    expect(waits).toEqual([]);
+    expect(pc.probe).toBe(false);
+    // Never more than the server said: C's answer says nothing is left, so D waits for the reset
+    // (announced once, when none of its own is in flight any more) and goes as a probe.
+    const d = l.acquire({ onWait: (w) => void waits.push(w.reason) });
+    await clock.sleep(5);
+    await pc.settle({ quota: quota(0, resetAt, 100, clock.now()) });
+    const pd = await d;
+    expect(clock.now()).toBeGreaterThanOrEqual(resetAt + 250);
+    expect(waits).toEqual(['quota']);
+    expect(pd.probe).toBe(true);
+    await pd.settle({ quota: quota(99, resetAt + 60_000, 100, clock.now()) });
+    await l.close();
+  });
 });
 
 describe('zero bans with many clients (the sandbox limiter on the fake clock)', () => {

@@ -240,23 +240,35 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
     }
   };
 
+  const record = async (result: Awaited<ReturnType<typeof work>>): Promise<void> => {
+    counts[result.status]++;
+    done++;
+    await sink.write(formatResult(result as ResultLine));
+    progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
+  };
+
   try {
-    await runOrdered(
-      readRecords(input.open(), input.format),
-      { concurrency: o.dryRun ? 1 : o.concurrency, window: Math.max(64, o.concurrency * 16), stopped: () => f.signal.aborted },
-      work,
-      async (_rec, outcome) => {
-        if (!outcome.ok) {
+    if (!client) {
+      // Nothing to send (a dry run, or everything already created): a plain loop, no pool.
+      for await (const rec of readRecords(input.open(), input.format)) {
+        if (f.signal.aborted) break;
+        await record(await work(rec));
+      }
+    } else {
+      await runOrdered(
+        readRecords(input.open(), input.format),
+        { concurrency: o.concurrency, window: Math.max(64, o.concurrency * 16), stopped: () => f.signal.aborted },
+        work,
+        async (_rec, outcome) => {
           // Not sent (a wait was interrupted, or the run is stopping): no result line, so --resume sends it later.
-          if (!(outcome.error instanceof InterruptedError)) fatal ??= outcome.error;
-          return;
-        }
-        counts[outcome.value.status]++;
-        done++;
-        await sink.write(formatResult(outcome.value as ResultLine));
-        progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
-      },
-    );
+          if (!outcome.ok) {
+            if (!(outcome.error instanceof InterruptedError)) fatal ??= outcome.error;
+            return;
+          }
+          await record(outcome.value);
+        },
+      );
+    }
   } finally {
     f.signal.removeEventListener('abort', onInterrupt);
     progress.clear();

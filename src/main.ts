@@ -1,5 +1,5 @@
 // Everything but the --version fast path is imported lazily, so dist/main.js stays one small
-// file: `petstore --version` loads nothing else (see docs/performance.md).
+// file: `petstore --version` loads nothing else (see README "Performance").
 declare const __VERSION__: string;
 
 /** The real process: wires stdio, env and Ctrl-C, and is the only place that exits. */

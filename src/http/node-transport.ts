@@ -1,7 +1,7 @@
 // One HTTP exchange through Node's own http/https modules: the default transport when no proxy is
 // configured and no dispatcher is injected. Node's client parses with the built-in C++ llhttp,
 // while undici evaluates a large bundle and compiles its llhttp WebAssembly parser at every start
-// (about 40 ms of a `pets list`; docs/performance.md). undici stays for proxies and for tests that
+// (about 40 ms of a `pets list`; README "Performance"). undici stays for proxies and for tests that
 // inject a MockAgent (src/http/client.ts chooses).
 //
 // Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ECONNRESET, EPIPE, HPE_*, TLS codes...) for

@@ -21,6 +21,7 @@ export interface RunDeps {
   stdout: IOInputs['stdout'];
   stderr: IOInputs['stderr'];
   stdin: IOInputs['stdin'];
+  stdinIsTTY?: boolean;
   env: EnvVars;
   clock: Clock;
   signal: AbortSignal;

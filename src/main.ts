@@ -31,7 +31,8 @@ export async function main(): Promise<void> {
   const code = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    stdin: () => process.stdin,
+    stdinIsTTY: process.getBuiltinModule('node:tty').isatty(0),
     env: process.env,
     clock: systemClock,
     signal: controller.signal,

@@ -42,10 +42,15 @@ export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
   return isTTY;
 }
 
+type Stdin = Readable & { isTTY?: boolean };
+
 export interface IOInputs {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean };
-  stdin: Readable & { isTTY?: boolean };
+  /** The stream, or a function that makes it: Node builds process.stdin on first access (~4 ms). */
+  stdin: Stdin | (() => Stdin);
+  /** Whether stdin is a terminal, when known without building the stream (tty.isatty(0)). */
+  stdinIsTTY?: boolean | undefined;
   env: EnvVars;
   colorFlag?: boolean | undefined;
   input?: boolean | undefined;
@@ -55,12 +60,17 @@ export interface IOInputs {
 export function createIO(inputs: IOInputs): IO {
   const stdoutIsTTY = inputs.stdout.isTTY === true;
   const stderrIsTTY = inputs.stderr.isTTY === true;
-  const stdinIsTTY = inputs.stdin.isTTY === true;
+  const source = inputs.stdin;
+  let stdin = typeof source === 'function' ? undefined : source;
+  const resolveStdin = (): Stdin => (stdin ??= (source as () => Stdin)());
+  const stdinIsTTY = inputs.stdinIsTTY ?? resolveStdin().isTTY === true;
   const dumb = inputs.env.TERM === 'dumb';
   return {
     stdout: inputs.stdout,
     stderr: inputs.stderr,
-    stdin: inputs.stdin,
+    get stdin() {
+      return resolveStdin();
+    },
     stdoutIsTTY,
     stderrIsTTY,
     stdinIsTTY,

@@ -1,7 +1,7 @@
 // Validation of requests: NewPet bodies, query parameters and the petId path
 // segment. Every failure is a 400 ApiError whose message names the field.
 
-import { INT64_MAX, INT64_MIN, parseJson, toInt64 } from '../json/int64.js';
+import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
 import { apiError } from './errors.js';
 import { PET_STATUSES, isPetStatus, type NewPet, type PetStatus } from './types.js';
 
@@ -24,7 +24,8 @@ export function jsonType(value: unknown): string {
 }
 
 function preview(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'bigint' ? value.toString() : JSON.stringify(value);
+  // stringifyJson: a bigint nested in an array or object would make JSON.stringify throw (a 500).
+  const text = typeof value === 'bigint' ? value.toString() : stringifyJson(value);
   if (text === undefined) return String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }

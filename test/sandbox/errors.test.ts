@@ -196,7 +196,8 @@ describe('sandbox errors', () => {
           else errorBody(r);
         },
       ),
-      { numRuns: 300 },
+      // Found by this fuzz once: a bigint nested in an array made the error message itself throw.
+      { numRuns: 300, examples: [['{"name":"!","categoryId":[[-9007199254740992]]}'], ['{"name":{"a":[9223372036854775807]},"categoryId":1}']] },
     );
     expect(sb.pets().length).toBe(before + created);
     expect(sb.stats().byStatus[500]).toBeUndefined();

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
-import { withFileLock } from '../fs/lock.js';
+import { FileLock } from '../fs/lock.js';
+import { systemClock } from '../time/clock.js';
 
 export const BUILTIN_ENVS = ['production', 'staging'] as const;
 
@@ -177,10 +178,15 @@ export class ConfigStore {
   // conf would write over one that broke since (an editor, a bad copy).
   async #locked(fn: (conf: Conf<ConfigData>) => void): Promise<void> {
     const conf = await this.#writer();
-    withFileLock(join(this.dir, `${CONFIG_NAME}.lock`), () => {
+    const lock = new FileLock(join(this.dir, `${CONFIG_NAME}.lock`), { clock: systemClock, staleMs: 30_000, pollMs: 10, timeoutMs: 10_000 });
+    // Without a lock (a folder that cannot hold one), conf's own write reports the problem.
+    const locked = await lock.acquire();
+    try {
       readConfig(this.path);
       fn(conf);
-    });
+    } finally {
+      if (locked) lock.release();
+    }
   }
 
   async setCurrentEnv(name: string): Promise<void> {

@@ -1,59 +1,119 @@
-import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { CliError } from '../errors/errors.js';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { CliError, InterruptedError } from '../errors/errors.js';
+import type { Clock } from '../time/clock.js';
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-function sleepSync(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}
-
-export interface LockOptions {
-  /** Give up after this long waiting for another process. */
+export interface FileLockOptions {
+  clock: Clock;
+  /** A lock held longer than this was left by a crashed process and is broken. */
+  staleMs: number;
+  /** Pause between attempts (plus up to as much jitter). */
+  pollMs: number;
+  /** Give up with an error after waiting this long; default: wait as long as it takes. */
   timeoutMs?: number;
-  /** A lock file older than this was left by a crashed process and is taken over. */
-  staleMs?: number;
+  debug?: (line: string) => void;
 }
 
 /**
- * Runs fn while holding an exclusive lock file (O_EXCL create), so that
- * read-modify-write cycles of concurrent CLI processes never lose an update.
+ * An exclusive lock file shared by concurrent petstore processes, so that their
+ * read-modify-write cycles of one file never lose an update. It holds
+ * "<pid> <host> <time>": a lock whose process is gone (same host) or that is
+ * older than staleMs is broken.
  */
-export function withFileLock<T>(lockPath: string, fn: () => T, opts: LockOptions = {}): T {
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const staleMs = opts.staleMs ?? 30_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+export class FileLock {
+  readonly #host = hostname();
+
+  constructor(
+    readonly path: string,
+    private readonly opts: FileLockOptions,
+  ) {}
+
+  /** Takes the lock; false when its folder cannot hold one (the caller goes on without). */
+  async acquire(signal?: AbortSignal): Promise<boolean> {
+    const { clock } = this.opts;
     try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      try {
-        writeSync(fd, String(process.pid));
-      } finally {
-        closeSync(fd);
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    } catch {
+      return false;
+    }
+    const mine = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+    try {
+      writeFileSync(mine, `${process.pid} ${this.#host} ${clock.now()}\n`, { mode: 0o600 });
+    } catch {
+      return false;
+    }
+    const deadline = this.opts.timeoutMs === undefined ? Infinity : clock.now() + this.opts.timeoutMs;
+    try {
+      for (;;) {
+        if (signal?.aborted) throw new InterruptedError();
+        try {
+          // link(2) fails with EEXIST when the lock exists: creation with content, atomically.
+          linkSync(mine, this.path);
+          return true;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+        }
+        if (this.#breakIfStale()) continue;
+        if (clock.now() > deadline) {
+          throw new CliError('failure', `${this.path} is held by another petstore process; if none is running, delete that file`, {
+            code: 'lock_timeout',
+          });
+        }
+        await sleepUnlessAborted(clock, this.opts.pollMs + Math.floor(Math.random() * this.opts.pollMs), signal);
       }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
       try {
-        if (Date.now() - statSync(lockPath).mtimeMs > staleMs) unlinkSync(lockPath);
+        unlinkSync(mine);
       } catch {
-        // Released meanwhile: try again at once.
-        continue;
+        // Already gone.
       }
-      if (Date.now() > deadline) {
-        throw new CliError('failure', `${lockPath} is held by another petstore process; if none is running, delete that file`, {
-          code: 'lock_timeout',
-        });
-      }
-      sleepSync(5 + Math.random() * 20);
     }
   }
-  try {
-    return fn();
-  } finally {
+
+  release(): void {
     try {
-      unlinkSync(lockPath);
+      unlinkSync(this.path);
     } catch {
-      // Already gone (taken over as stale): nothing to release.
+      // Broken by another process as stale: nothing to release.
     }
+  }
+
+  /** Removes a lock left by a dead process or held implausibly long; true when removed. */
+  #breakIfStale(): boolean {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      return true; // Released meanwhile: try again at once.
+    }
+    const [pidText, host, atText] = text.trim().split(' ');
+    const pid = Number(pidText);
+    const at = Number(atText);
+    let stale = Number.isFinite(at) && this.opts.clock.now() - at > this.opts.staleMs;
+    if (!stale && host === this.#host && Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
+      try {
+        process.kill(pid, 0);
+      } catch (error) {
+        stale = (error as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    }
+    if (!stale) return false;
+    this.opts.debug?.(`breaking stale lock ${this.path} (${text.trim()})`);
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // Someone else broke it first.
+    }
+    return true;
+  }
+}
+
+async function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await clock.sleep(ms, signal);
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError();
+    throw error;
   }
 }

@@ -20,10 +20,9 @@
 // between they only stat(2) the file (stamp()) to notice a gate another process saved.
 
 import { createHash } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
-import { InterruptedError } from '../errors/errors.js';
+import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FileLock } from '../fs/lock.js';
 import { emptyState, type KeyRateState, type RateStateStore } from '../http/limiter.js';
 import type { Quota } from '../http/quota.js';
 import type { Clock } from '../time/clock.js';
@@ -107,9 +106,7 @@ export class FileRateStateStore implements RateStateStore {
   readonly lockPath: string;
   readonly #clock: Clock;
   readonly #debug: (line: string) => void;
-  readonly #staleMs: number;
-  readonly #pollMs: number;
-  readonly #host = hostname();
+  readonly #lock: FileLock;
   /** Set when the folder cannot be used: state lives here for the rest of the process. */
   #memory: FileContent | undefined;
   #warnedCorrupt = false;
@@ -119,8 +116,12 @@ export class FileRateStateStore implements RateStateStore {
     this.lockPath = `${path}.lock`;
     this.#clock = opts.clock;
     this.#debug = opts.debug ?? (() => {});
-    this.#staleMs = opts.lockStaleMs ?? 5000;
-    this.#pollMs = opts.lockPollMs ?? 5;
+    this.#lock = new FileLock(this.lockPath, {
+      clock: opts.clock,
+      staleMs: opts.lockStaleMs ?? 5000,
+      pollMs: opts.lockPollMs ?? 5,
+      debug: this.#debug,
+    });
   }
 
   async get(key: string): Promise<KeyRateState | undefined> {
@@ -149,7 +150,7 @@ export class FileRateStateStore implements RateStateStore {
 
   async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T> {
     if (!this.#memory) {
-      const locked = await this.#lock(signal);
+      const locked = await this.#lock.acquire(signal);
       if (locked) {
         let result: { value: T; changed: boolean; content: FileContent } | undefined;
         try {
@@ -164,7 +165,7 @@ export class FileRateStateStore implements RateStateStore {
           }
           throw error;
         } finally {
-          this.#unlock();
+          this.#lock.release();
         }
       }
     }
@@ -229,87 +230,6 @@ export class FileRateStateStore implements RateStateStore {
       throw new WriteFailed(`cannot write ${this.path}: ${(error as Error).message}`);
     }
   }
-
-  /** Takes the lock file; false when the folder cannot hold one. */
-  async #lock(signal: AbortSignal | undefined): Promise<boolean> {
-    try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    } catch {
-      return false;
-    }
-    const mine = `${this.lockPath}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
-    try {
-      writeFileSync(mine, `${process.pid} ${this.#host} ${this.#clock.now()}\n`, { mode: 0o600 });
-    } catch {
-      return false;
-    }
-    try {
-      for (;;) {
-        if (signal?.aborted) throw new InterruptedError();
-        try {
-          // link(2) fails with EEXIST when the lock exists: creation with content, atomically.
-          linkSync(mine, this.lockPath);
-          return true;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-        }
-        if (this.#breakIfStale()) continue;
-        await sleepUnlessAborted(this.#clock, this.#pollMs + Math.floor(Math.random() * this.#pollMs), signal);
-      }
-    } finally {
-      try {
-        unlinkSync(mine);
-      } catch {
-        // Already gone.
-      }
-    }
-  }
-
-  #unlock(): void {
-    try {
-      unlinkSync(this.lockPath);
-    } catch {
-      // Broken by another process as stale: nothing to release.
-    }
-  }
-
-  /** Removes a lock left by a dead process or held implausibly long; true when removed. */
-  #breakIfStale(): boolean {
-    let text: string;
-    try {
-      text = readFileSync(this.lockPath, 'utf8');
-    } catch {
-      return true; // Released meanwhile: try again at once.
-    }
-    const [pidText, host, atText] = text.trim().split(' ');
-    const pid = Number(pidText);
-    const at = Number(atText);
-    let stale = Number.isFinite(at) && this.#clock.now() - at > this.#staleMs;
-    if (!stale && host === this.#host && Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
-      try {
-        process.kill(pid, 0);
-      } catch (error) {
-        stale = (error as NodeJS.ErrnoException).code === 'ESRCH';
-      }
-    }
-    if (!stale) return false;
-    this.#debug(`breaking stale lock ${this.lockPath} (${text.trim()})`);
-    try {
-      unlinkSync(this.lockPath);
-    } catch {
-      // Someone else broke it first.
-    }
-    return true;
-  }
 }
 
 class WriteFailed extends Error {}
-
-async function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await clock.sleep(ms, signal);
-  } catch (error) {
-    if (signal?.aborted) throw new InterruptedError();
-    throw error;
-  }
-}

@@ -40,19 +40,23 @@ function parseFailure(message: string): RecordCheck {
   return { ok: false, problems: [message] };
 }
 
+/** One record's JSON text (an NDJSON line, an array element) checked as a NewPet. */
+function checkJsonRecord(source: string): RecordCheck {
+  let value: unknown;
+  try {
+    value = parseJson(source);
+  } catch (error) {
+    return parseFailure(`invalid JSON: ${(error as Error).message}`);
+  }
+  return checkNewPet(value);
+}
+
 async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord> {
   let line = 0;
   for await (const text of lines(input)) {
     line++;
     if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = parseJson(text);
-    } catch (error) {
-      yield { line, check: parseFailure(`invalid JSON: ${(error as Error).message}`) };
-      continue;
-    }
-    yield { line, check: checkNewPet(value) };
+    yield { line, check: checkJsonRecord(text) };
   }
 }
 
@@ -173,14 +177,7 @@ async function* jsonRecords(input: Readable): AsyncGenerator<InputRecord> {
   let text = '';
   for await (const chunk of input) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
   for (const { line, source } of arrayElements(text)) {
-    let value: unknown;
-    try {
-      value = parseJson(source);
-    } catch (error) {
-      yield { line, check: parseFailure(`invalid JSON: ${(error as Error).message}`) };
-      continue;
-    }
-    yield { line, check: checkNewPet(value) };
+    yield { line, check: checkJsonRecord(source) };
   }
 }
 

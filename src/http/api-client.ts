@@ -1,6 +1,7 @@
 import { InterruptedError } from '../errors/errors.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
+import { firstValue } from './headers.js';
 import type { ApiRequest, ApiResponse } from './client.js';
 import { TransportError } from './transport-error.js';
 import { RateLimiter, sleep, type WaitInfo } from './limiter.js';
@@ -48,11 +49,6 @@ export interface ApiClientOptions {
   random?: () => number;
   onWait?: WaitAnnouncer;
   debug?: (line: string) => void;
-}
-
-function header(res: ApiResponse, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function isBan(res: ApiResponse): boolean {
@@ -208,7 +204,7 @@ export class ApiClient {
   #rateLimitDelay(res: ApiResponse, attempt: number, now: number): number {
     const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
     if (ra) return ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
-    this.#debug(`429 without a usable Retry-After (${JSON.stringify(header(res, 'retry-after') ?? null)}); backing off`);
+    this.#debug(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
     return backoffDelay(attempt, { random: this.#random });
   }
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from './undici.js';
 import { createNodeAgents, destroyNodeAgents, nodeRequest, CONNECT_TIMED_OUT, RESPONSE_CUT_SHORT, type NodeAgents } from './node-transport.js';
-import { TransportError } from './transport-error.js';
+import { causeCode, TransportError } from './transport-error.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
@@ -83,18 +83,8 @@ export { TransportError } from './transport-error.js';
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', CONNECT_TIMED_OUT]);
 
-function errorCode(error: unknown): string | undefined {
-  let e: unknown = error;
-  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): { message: string; sent: boolean } {
-  const code = errorCode(error);
+  const code = causeCode(error);
   const host = new URL(url).host;
   if (proxy) {
     const via = `proxy ${redactProxyUrl(proxy.uri)} (from ${proxy.source})`;

@@ -1,3 +1,5 @@
+import { firstValue } from './headers.js';
+
 /** The rate-limit quota the server reported on its latest response. */
 export interface Quota {
   limit: number;
@@ -8,11 +10,6 @@ export interface Quota {
   seenAt: number;
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 function nonNegativeInt(text: string | undefined): number | undefined {
   if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
   const n = Number(text);
@@ -21,9 +18,9 @@ function nonNegativeInt(text: string | undefined): number | undefined {
 
 /** Reads X-RateLimit-*; undefined unless all three are present and numeric. */
 export function quotaFromHeaders(headers: Record<string, string | string[] | undefined>, seenAt: number): Quota | undefined {
-  const limit = nonNegativeInt(header(headers, 'x-ratelimit-limit'));
-  const remaining = nonNegativeInt(header(headers, 'x-ratelimit-remaining'));
-  const reset = nonNegativeInt(header(headers, 'x-ratelimit-reset'));
+  const limit = nonNegativeInt(firstValue(headers['x-ratelimit-limit']));
+  const remaining = nonNegativeInt(firstValue(headers['x-ratelimit-remaining']));
+  const reset = nonNegativeInt(firstValue(headers['x-ratelimit-reset']));
   if (limit === undefined || remaining === undefined || reset === undefined) return undefined;
   return { limit, remaining, resetAt: reset * 1000, seenAt };
 }

@@ -6,6 +6,8 @@
 //   RFC 850      Sunday, 06-Nov-94 08:49:37 GMT
 //   asctime      Sun Nov  6 08:49:37 1994
 
+import { firstValue } from './headers.js';
+
 export interface RetryAfter {
   /** Milliseconds to wait from `now` (never negative). */
   ms: number;
@@ -57,10 +59,6 @@ export function parseHttpDate(text: string, now: number): number | undefined {
   return undefined;
 }
 
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /**
  * How long a Retry-After value asks to wait, measured from `now` (when the
  * response arrived). Negative values clamp to 0; garbage gives undefined (the
@@ -72,7 +70,7 @@ export function parseRetryAfter(
   now: number,
   serverDate?: string | string[] | undefined,
 ): RetryAfter | undefined {
-  const text = first(value)?.trim();
+  const text = firstValue(value)?.trim();
   if (!text) return undefined;
   if (/^[+-]?\d+(\.\d+)?$/.test(text)) {
     const seconds = Number(text);
@@ -81,7 +79,7 @@ export function parseRetryAfter(
   }
   const at = parseHttpDate(text, now);
   if (at === undefined) return undefined;
-  const dateText = first(serverDate);
+  const dateText = firstValue(serverDate);
   const serverNow = dateText === undefined ? undefined : parseHttpDate(dateText, now);
   const ms = at - (serverNow ?? now);
   return { ms: Math.min(MAX_MS, Math.max(0, ms)), form: 'date' };

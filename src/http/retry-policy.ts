@@ -9,7 +9,7 @@
 //   any other status           no                      no
 
 import type { HttpMethod } from './client.js';
-import { TransportError } from './transport-error.js';
+import { causeCode, TransportError } from './transport-error.js';
 
 export type Outcome = { status: number } | { error: unknown };
 
@@ -36,16 +36,6 @@ const TRANSIENT_NOT_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', '
 /** Failures that repeating the request will not fix. */
 const PERMANENT = new Set(['ENOTFOUND']);
 
-/** The errno-style code of an error or of its causes. */
-export function causeCode(error: unknown): string | undefined {
-  let e: unknown = error;
-  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (i > 0 || !(e instanceof TransportError))) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 function isPermanent(code: string | undefined): boolean {
   return code !== undefined && (PERMANENT.has(code) || /CERT|SSL|TLS/.test(code));

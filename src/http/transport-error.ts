@@ -14,3 +14,14 @@ export class TransportError extends NetworkError {
     this.name = 'TransportError';
   }
 }
+
+/** The errno-style code of an error or of its causes (a TransportError's own code is ours, not the cause's). */
+export function causeCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (i > 0 || !(e instanceof TransportError))) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

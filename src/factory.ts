@@ -1,6 +1,6 @@
 import type { ConfigStore } from './config/store.js';
 import type { Target } from './config/target.js';
-import { AuthError } from './errors/errors.js';
+import { noApiKeyError } from './errors/errors.js';
 import type { ApiClient } from './http/api-client.js';
 import type { EnvVars, IO } from './io/io.js';
 import type { Clock } from './time/clock.js';
@@ -108,12 +108,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     client() {
       client ??= (async () => {
         const t = await factory.target();
-        if (!t.apiKey) {
-          throw new AuthError(`no API key for environment "${t.envName}"`, {
-            code: 'no_api_key',
-            hint: `petstore auth login --env ${t.envName} (or set PETSTORE_API_KEY)`,
-          });
-        }
+        if (!t.apiKey) throw noApiKeyError(t.envName);
         return factory.clientFor(t, t.apiKey);
       })();
       return client;

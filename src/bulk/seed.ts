@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
-import { CliError, InterruptedError, PartialFailureError, UsageError } from '../errors/errors.js';
+import { CliError, InterruptedError, noApiKeyError, PartialFailureError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import { isOutcomeUnknown } from '../http/outcome.js';
@@ -295,6 +295,6 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
 
 async function clientFor(f: Factory, transportSignal: AbortSignal): Promise<ApiClient> {
   const t = await f.target();
-  if (!t.apiKey) await f.client(); // throws the usual "no API key" error
-  return f.clientFor(t, t.apiKey as string, { transportSignal });
+  if (!t.apiKey) throw noApiKeyError(t.envName);
+  return f.clientFor(t, t.apiKey, { transportSignal });
 }

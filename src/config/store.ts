@@ -93,18 +93,22 @@ function readConfig(file: string): ConfigData {
 export class ConfigStore {
   readonly path: string;
   #conf: Conf<ConfigData> | undefined;
+  /** What the file held when last read; dropped after each write. */
+  #cache: ConfigData | undefined;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, `${CONFIG_NAME}.json`);
-    readConfig(this.path);
+    this.#cache = readConfig(this.path);
   }
 
   // Reads go straight to the file, checked on its own text: conf reads a top level that is not an
   // object (an array, null) as an empty store, and its next write would replace whatever the file
   // held. conf (with ajv and semver) is loaded only to write: most commands only read.
+  // One read per command: resolving a target asks for the current environment and its entry.
   #data(): ConfigData {
-    return readConfig(this.path);
+    this.#cache ??= readConfig(this.path);
+    return this.#cache;
   }
 
   async #writer(): Promise<Conf<ConfigData>> {
@@ -185,6 +189,7 @@ export class ConfigStore {
       readConfig(this.path);
       fn(conf);
     } finally {
+      this.#cache = undefined;
       if (locked) lock.release();
     }
   }

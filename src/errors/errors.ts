@@ -55,6 +55,14 @@ export class AuthError extends CliError {
   }
 }
 
+/** No key for the environment: not stored and not in PETSTORE_API_KEY (exit 4). */
+export function noApiKeyError(envName: string): AuthError {
+  return new AuthError(`no API key for environment "${envName}"`, {
+    code: 'no_api_key',
+    hint: `petstore auth login --env ${envName} (or set PETSTORE_API_KEY)`,
+  });
+}
+
 export class NotFoundError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('not_found', message, { code: 'not_found', ...details });

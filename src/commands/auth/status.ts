@@ -1,6 +1,6 @@
 import type { ConfigStore } from '../../config/store.js';
 import { maskKey, resolveEnvName, resolveTarget } from '../../config/target.js';
-import { AuthError, CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../http/response-errors.js';
 import { resolveFormat, type Format } from '../../output/format.js';
@@ -99,12 +99,7 @@ export async function run(f: Factory, options: AuthStatusOptions): Promise<void>
   if (!options.all) {
     const row = await statusOf(f, config, current, current, false);
     await printRecord(f, options.format, authStatusView, row);
-    if (row.key === null) {
-      throw new AuthError(`no API key for environment "${current}"`, {
-        code: 'no_api_key',
-        hint: `petstore auth login --env ${current} (or set PETSTORE_API_KEY)`,
-      });
-    }
+    if (row.key === null) throw noApiKeyError(current);
     if (row.server === 'rejected') {
       throw new AuthError(`the server rejected the API key for "${current}": ${row.detail}`, { hint: `petstore auth login --env ${current}` });
     }

@@ -1,4 +1,4 @@
-import { AuthError, MalformedResponseError, NotFoundError } from '../../errors/errors.js';
+import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import type { Quota } from '../../http/quota.js';
 import { resolveFormat, type Format } from '../../output/format.js';
@@ -74,12 +74,7 @@ export async function run(f: Factory, options: QuotaOptions): Promise<void> {
   const target = await f.target();
   let quota: Quota;
   if (options.cached) {
-    if (!target.apiKey) {
-      throw new AuthError(`no API key for environment "${target.envName}"`, {
-        code: 'no_api_key',
-        hint: `petstore auth login --env ${target.envName} (or set PETSTORE_API_KEY)`,
-      });
-    }
+    if (!target.apiKey) throw noApiKeyError(target.envName);
     quota = await cachedQuota(f, target.envName, target.baseUrl, target.apiKey);
   } else {
     quota = await liveQuota(f);

@@ -53,6 +53,8 @@ export interface Factory {
 export interface ClientForOptions {
   /** Aborts requests in flight (default: the Ctrl-C signal). Waits before sending always stop on Ctrl-C. */
   transportSignal?: AbortSignal;
+  /** Many requests to come, at most `connections` at once (bulk seeding): sent through undici, whose load time they pay back. */
+  bulk?: { connections: number };
 }
 
 export interface FactoryDeps {
@@ -130,6 +132,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         clock: deps.clock,
         signal: deps.signal,
         transportSignal: options.transportSignal ?? deps.signal,
+        bulk: options.bulk,
         dispatcher: deps.dispatcher,
         env: deps.env,
         debug: (line) => factory.debug(line),

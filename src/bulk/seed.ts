@@ -215,7 +215,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   const inflight = new AbortController();
   const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
   f.signal.addEventListener('abort', onInterrupt, { once: true });
-  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal);
+  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal, o.concurrency);
   const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson');
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
@@ -293,8 +293,8 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   }
 }
 
-async function clientFor(f: Factory, transportSignal: AbortSignal): Promise<ApiClient> {
+async function clientFor(f: Factory, transportSignal: AbortSignal, concurrency: number): Promise<ApiClient> {
   const t = await f.target();
   if (!t.apiKey) throw noApiKeyError(t.envName);
-  return f.clientFor(t, t.apiKey, { transportSignal });
+  return f.clientFor(t, t.apiKey, { transportSignal, bulk: { connections: concurrency } });
 }

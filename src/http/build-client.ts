@@ -25,6 +25,8 @@ export interface BuildClientOptions {
   signal: AbortSignal;
   /** Aborts requests in flight; defaults to signal. Bulk seeding lets them finish after Ctrl-C. */
   transportSignal?: AbortSignal;
+  /** Many requests to come, at most `connections` at once: undici's dispatcher rather than node:http (see HttpTransport). */
+  bulk?: { connections: number } | undefined;
   dispatcher?: import('undici').Dispatcher | undefined;
   /** The injected environment: HTTPS_PROXY, HTTP_PROXY, NO_PROXY (never process.env). */
   env?: import('../io/io.js').EnvVars | undefined;
@@ -52,6 +54,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     clock: o.clock,
     signal: o.transportSignal ?? o.signal,
     ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
+    bulk: o.bulk,
     proxy: proxySettingsFromEnv(o.env ?? {}),
     // The per-exchange trace only with --debug (the transport skips formatting it otherwise).
     debug: o.globals.debug ? o.debug : undefined,

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from './undici.js';
 import { createNodeAgents, destroyNodeAgents, nodeRequest, CONNECT_TIMED_OUT, RESPONSE_CUT_SHORT, type NodeAgents } from './node-transport.js';
 import { causeCode, TransportError } from './transport-error.js';
+import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
@@ -48,6 +49,12 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** An undici dispatcher (tests: MockAgent). Without one, requests go through node:http, or undici when a proxy is set. */
   dispatcher?: Dispatcher;
+  /**
+   * Many requests to come, at most `connections` at once (bulk seeding): use undici even without a
+   * proxy. Its dispatcher costs less CPU per request than node:http, but loading it costs more than
+   * one request takes (README "Performance").
+   */
+  bulk?: { connections: number } | undefined;
   /** Proxy settings from the environment (src/http/proxy.ts); ignored when dispatcher is given, except in messages. */
   proxy?: ProxySettings | undefined;
   /** Receives the request trace (--debug): never the key, nor proxy credentials. */
@@ -128,13 +135,28 @@ function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoin
     case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
     case RESPONSE_CUT_SHORT:
       return { message: `connection to ${host} closed before the whole response arrived`, sent: true };
-    default:
+    default: {
       if (code && /CERT|SSL|TLS/.test(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
+      const notHttp = parserFailure(error, code);
+      if (notHttp !== undefined) return { message: `the answer from ${host} is not HTTP/1.1${notHttp ? ` (${notHttp})` : ''}`, sent: true };
       return {
         message: `request to ${host} failed: ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}`,
         sent: !NOT_SENT_CODES.has(code ?? ''),
       };
+    }
   }
+}
+
+/**
+ * The parser's reason when the answer was not HTTP/1.1, '' when it gave none; undefined for other
+ * errors. node:http says "Parse Error: <reason>" with an HPE_* code; undici's HTTPParserError says
+ * "Response does not match the HTTP/1.1 protocol (<reason>)", often without a code.
+ */
+function parserFailure(error: unknown, code: string | undefined): string | undefined {
+  const e = error as { name?: unknown; message?: unknown } | undefined;
+  if (!code?.startsWith('HPE_') && e?.name !== 'HTTPParserError') return undefined;
+  const text = typeof e?.message === 'string' ? e.message : '';
+  return (/\(([^()]*)\)\s*$/.exec(text)?.[1] ?? text.replace(/^Parse Error:\s*/, '')).trim();
 }
 
 /** A body for the trace: control characters escaped, cut after DEBUG_BODY_CHARS. */
@@ -147,6 +169,12 @@ function headerText(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
+function bodyTooLarge(): MalformedResponseError {
+  return new MalformedResponseError(`response body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB; refusing to buffer it`, {
+    code: 'body_too_large',
+  });
+}
+
 async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown }): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -154,9 +182,7 @@ async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown })
     size += (chunk as Buffer).length;
     if (size > MAX_BODY_BYTES) {
       body.destroy();
-      throw new MalformedResponseError(`response body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB; refusing to buffer it`, {
-        code: 'body_too_large',
-      });
+      throw bodyTooLarge();
     }
     chunks.push(chunk as Buffer);
   }
@@ -166,14 +192,6 @@ async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown })
 function isJsonContentType(value: string | string[] | undefined): boolean {
   const v = Array.isArray(value) ? value[0] : value;
   return v === undefined || /\bjson\b/i.test(v);
-}
-
-/** What one exchange hands back before its body is read: undici's ResponseData or node-transport's NodeExchange. */
-interface Exchange {
-  statusCode: number;
-  statusText: string;
-  headers: ApiResponse['headers'];
-  body: AsyncIterable<unknown> & { destroy(): unknown };
 }
 
 /**
@@ -194,7 +212,7 @@ export class HttpTransport {
   constructor(opts: ClientOptions) {
     this.#opts = opts;
     this.#dispatcher = opts.dispatcher;
-    this.#agents = opts.dispatcher || opts.proxy ? undefined : createNodeAgents();
+    this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : createNodeAgents();
     this.#secrets = [opts.apiKey, ...proxySecrets(opts.proxy)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   }
 
@@ -257,8 +275,8 @@ export class HttpTransport {
     const signal = controller.signal;
     const started = clock.now();
     try {
-      const res = await this.#send(url, req.method, headers, body, signal);
-      const text = await readCapped(res.body);
+      const res = await this.#exchange(url, req.method, headers, body, signal);
+      const { text } = res;
       const received = clock.now();
       if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
       let json: unknown;
@@ -291,12 +309,15 @@ export class HttpTransport {
     }
   }
 
-  /** Sends one request through node:http (no proxy, no injected dispatcher) or undici. */
-  async #send(url: string, method: HttpMethod, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<Exchange> {
-    if (this.#agents) return nodeRequest(url, { method, headers, body, signal, agents: this.#agents });
-    this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs));
-    const [dispatcher, { request }] = await Promise.all([this.#dispatcher, import('./undici.js')]);
-    return request(url, { method, headers, body, signal, dispatcher });
+  /** One exchange through node:http (the default) or an undici dispatcher (proxy, injected, or bulk), body read. */
+  async #exchange(url: string, method: HttpMethod, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<BufferedExchange> {
+    if (this.#agents) {
+      const res = await nodeRequest(url, { method, headers, body, signal, agents: this.#agents });
+      return { statusCode: res.statusCode, statusText: res.statusText, headers: res.headers, text: await readCapped(res.body) };
+    }
+    this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections);
+    const dispatcher = await this.#dispatcher;
+    return dispatchExchange(dispatcher, url, { method, headers, body, signal, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
   }
 
   /** The typed error for a failed exchange. */

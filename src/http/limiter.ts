@@ -52,8 +52,12 @@ export interface KeyRateState {
 
 /** Where key states live. `update` must be atomic with respect to every other user of the same state. */
 export interface RateStateStore {
-  /** Runs `change` (exactly once) on the key's current state and saves what it changed; returns its result. */
-  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T>;
+  /**
+   * Runs `change` (exactly once) on the key's current state and saves what it changed; returns its result.
+   * `saved` gets stamp() as of the end of the operation (before anyone else can change the state), so
+   * the caller need not read back what it has just written.
+   */
+  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T>;
   /** The key's state as last saved (no lock, may be stale). */
   get(key: string): Promise<KeyRateState | undefined>;
   /**
@@ -73,14 +77,16 @@ export class MemoryRateStateStore implements RateStateStore {
   readonly #states = new Map<string, KeyRateState>();
   #generation = 0;
 
-  async update<T>(key: string, change: (state: KeyRateState) => T): Promise<T> {
+  async update<T>(key: string, change: (state: KeyRateState) => T, _signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
     let s = this.#states.get(key);
     if (!s) {
       s = emptyState();
       this.#states.set(key, s);
     }
     this.#generation++;
-    return change(s);
+    const value = change(s);
+    saved?.(this.#generation);
+    return value;
   }
 
   async get(key: string): Promise<KeyRateState | undefined> {
@@ -552,7 +558,15 @@ export class RateLimiter {
   async #runSync(): Promise<void> {
     // Let the requests started in the same turn say they are waiting: one operation reserves for all.
     await Promise.resolve();
-    const granted = await this.#store.update(this.key, (s) => this.#apply(s));
+    // #apply takes in the state as of this operation: only a later change is news to #look.
+    const granted = await this.#store.update(
+      this.key,
+      (s) => this.#apply(s),
+      undefined,
+      (stamp) => {
+        this.#seen = stamp;
+      },
+    );
     this.#schedule();
     if (granted > 0) this.#notify();
   }

@@ -148,7 +148,7 @@ export class FileRateStateStore implements RateStateStore {
     }
   }
 
-  async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T> {
+  async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
     if (!this.#memory) {
       const locked = await this.#lock.acquire(signal);
       if (locked) {
@@ -156,6 +156,8 @@ export class FileRateStateStore implements RateStateStore {
         try {
           result = this.#apply(this.#read(), key, change);
           if (result.changed) this.#write(result.content);
+          // Still under the lock: no other process's write can hide behind this stamp.
+          saved?.(this.stamp());
           return result.value;
         } catch (error) {
           // `change` has run: keep what it did, in memory (it must not run twice).
@@ -170,7 +172,9 @@ export class FileRateStateStore implements RateStateStore {
       }
     }
     this.#toMemory(undefined);
-    return this.#apply(this.#memory!, key, change).value;
+    const value = this.#apply(this.#memory!, key, change).value;
+    saved?.('memory');
+    return value;
   }
 
   #toMemory(error: Error | undefined, content?: FileContent): void {

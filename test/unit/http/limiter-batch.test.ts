@@ -18,10 +18,11 @@ const tick = () => new Promise((r) => setImmediate(r));
 /** A store that counts the operations that would lock, read and write the file. */
 class CountingStore implements RateStateStore {
   updates = 0;
+  gets = 0;
   /** The number of slots in the store after each operation. */
   readonly after: number[] = [];
   constructor(readonly inner: RateStateStore = new MemoryRateStateStore()) {}
-  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal): Promise<T> {
+  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
     this.updates++;
     return this.inner.update(
       key,
@@ -31,9 +32,11 @@ class CountingStore implements RateStateStore {
         return value;
       },
       signal,
+      saved,
     );
   }
   get(key: string): Promise<KeyRateState | undefined> {
+    this.gets++;
     return this.inner.get(key);
   }
   stamp(): unknown {
@@ -396,6 +399,21 @@ describe('through the state file (two stores, one file: two processes)', () => {
     const s = (await fa.get('k'))!;
     expect(s.leases).toEqual({});
     expect(s.quota?.remaining).toBe(980);
+  });
+
+  it('a limiter never reads back the state it has just written itself', async () => {
+    const clock = new FakeClock(T0);
+    const fa = new CountingStore(new FileRateStateStore(rateStatePath(tmp.dir), { clock }));
+    await fa.update('k', (s) => void (s.quota = quota(900_000, T0 + 60_000, 1_000_000)));
+    const a = limiter(clock, fa);
+    for (let i = 0; i < 50; i++) {
+      const ps = await Promise.all(Array.from({ length: 8 }, () => a.acquire()));
+      clock.advance(20);
+      for (const p of ps) await p.settle({ quota: quota(899_000 - i, T0 + 60_000, 1_000_000, clock.now()) });
+    }
+    await a.close();
+    expect(fa.updates).toBeGreaterThan(5);
+    expect(fa.gets).toBe(0);
   });
 
   it('a process holding unused slots notices a gate another one wrote to the file (a stat, no lock)', async () => {

@@ -1,6 +1,7 @@
-// The node:http transport (src/http/node-transport.ts), which HttpTransport uses when no proxy is
-// configured and no dispatcher is injected: the same responses, headers and error classification
-// as the undici path, against a real (hostile) server on 127.0.0.1.
+// HttpTransport's two engines against a real (hostile) server on 127.0.0.1: node:http
+// (src/http/node-transport.ts, the default) and undici's dispatcher driven by
+// src/http/undici-exchange.ts (bulk seeding, proxies). Both must give the same responses, headers,
+// error messages and sent/not-sent classification.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,18 +25,30 @@ async function server(script: Fault[]): Promise<FaultServer> {
   return s;
 }
 
-function transport(baseUrl: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): HttpTransport {
+const ENGINES = [
+  { engine: 'node:http', bulk: false },
+  { engine: 'undici dispatch (bulk)', bulk: true },
+] as const;
+
+interface TransportOpts {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  bulk?: boolean;
+}
+
+function transport(baseUrl: string, opts: TransportOpts = {}): HttpTransport {
   return new HttpTransport({
     baseUrl,
     apiKey: KEY,
     userAgent: 'petstore-cli/test',
     timeoutMs: opts.timeoutMs ?? 5000,
     clock: systemClock,
+    ...(opts.bulk ? { bulk: { connections: 8 } } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
 }
 
-async function once(baseUrl: string, req: Parameters<HttpTransport['once']>[0], opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ApiResponse> {
+async function once(baseUrl: string, req: Parameters<HttpTransport['once']>[0], opts: TransportOpts = {}): Promise<ApiResponse> {
   const t = transport(baseUrl, opts);
   try {
     return await t.once(req);
@@ -53,7 +66,8 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected a failure');
 }
 
-describe.concurrent('node:http transport: responses', () => {
+describe.each(ENGINES)('$engine', ({ bulk }) => {
+describe.concurrent('responses', () => {
   it('status, lower-case headers (repeated ones as arrays), text and int64-exact JSON', async () => {
     const s = await server([
       {
@@ -63,7 +77,7 @@ describe.concurrent('node:http transport: responses', () => {
           'Content-Length: 30\r\nConnection: close\r\n\r\n[{"id":9223372036854775807}]  ',
       },
     ]);
-    const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } });
+    const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } }, { bulk });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['x-thing']).toEqual(['a', 'b']);
@@ -78,7 +92,7 @@ describe.concurrent('node:http transport: responses', () => {
 
   it('sends Accept, User-Agent, Authorization, and Content-Type with Content-Length for a body', async () => {
     const s = await server([json(201, { id: 1 })]);
-    const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } });
+    const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } }, { bulk });
     expect(res.status).toBe(201);
     const r = s.requests()[0]!;
     expect(r.method).toBe('POST');
@@ -94,11 +108,136 @@ describe.concurrent('node:http transport: responses', () => {
 
   it('a body over MAX_BODY_BYTES: the same MalformedResponseError as before', async () => {
     const s = await server([{ kind: 'big', status: 200, bytes: MAX_BODY_BYTES + 1024 * 1024 }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.message).toBe('response body exceeds 16 MiB; refusing to buffer it');
   });
+});
 
+describe('keep-alive', () => {
+  it('connections are reused: never more than requests at once; close() ends them', async () => {
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const srv: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    srv.on('connection', (socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+    const t = transport(baseUrl, { bulk });
+    try {
+      for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
+      // undici hands over a response just before its connection is free, so the next request may open a second.
+      expect(connections).toBeLessThanOrEqual(bulk ? 2 : 1);
+      // Eight at a time, 20 rounds: 8 connections at most (the bulk limit, or node:http's reuse of idle sockets).
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let i = 0; i < 20; i++) await t.once({ method: 'POST', path: '/pets', body: { i } });
+        }),
+      );
+      expect(connections).toBeLessThanOrEqual(8);
+      await t.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sockets.size).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
+  });
+});
+
+describe.concurrent('failures: one classification for both engines', () => {
+  it('connection refused: not sent', async () => {
+    const base = await closedPortUrl();
+    const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }, { bulk }));
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
+    expect((error as TransportError).sent).toBe(false);
+    expect((error as TransportError).timedOut).toBe(false);
+  });
+
+  it('unresolvable host: not sent', async () => {
+    const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }, { bulk }));
+    expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
+    expect((error as TransportError).sent).toBe(false);
+  });
+
+  for (const how of ['reset', 'close'] as const) {
+    it(`dropped before the head (${how}): "was reset", sent`, async () => {
+      const s = await server([{ kind: 'drop', how }]);
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { bulk }));
+      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
+      expect((error as TransportError).sent).toBe(true);
+    });
+
+    it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
+      const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+      expect(error).toBeInstanceOf(TransportError);
+      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
+      expect((error as TransportError).sent).toBe(true);
+      expect((error as TransportError).timedOut).toBe(false);
+    });
+  }
+
+  it('a body shorter than its Content-Length (FIN): cut short, not a parse error', async () => {
+    const s = await server([{ kind: 'raw', data: 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\nconnection: close\r\n\r\n[{"id":1}', end: 'close' }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+    expect(error.message).toMatch(/closed before the whole response arrived$/);
+    expect((error as TransportError).sent).toBe(true);
+  });
+
+  it('an answer that is not HTTP: a one-line transport error, sent', async () => {
+    const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.message).toMatch(/^the answer from 127\.0\.0\.1:\d+ is not HTTP\/1\.1 \(Expected HTTP\/.*\)$/);
+    expect(error.message).not.toContain('\n');
+    expect((error as TransportError).sent).toBe(true);
+  });
+
+  it('no answer: the timeout ends it (timedOut, sent)', async () => {
+    const s = await server([{ kind: 'stall' }]);
+    const started = Date.now();
+    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
+    expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
+    expect((error as TransportError).timedOut).toBe(true);
+    expect((error as TransportError).sent).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('the head, then a stalled body: the timeout covers the whole body', async () => {
+    const s = await server([{ kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } }]);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300, bulk }));
+    expect(error.message).toMatch(/^request timed out after 0\.3s/);
+    expect((error as TransportError).timedOut).toBe(true);
+  });
+
+  it('Ctrl-C while a POST is in flight: InterruptedError saying the outcome is unknown', async () => {
+    const s = await server([{ kind: 'stall' }]);
+    const ctrlC = new AbortController();
+    setTimeout(() => ctrlC.abort(), 100);
+    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal, bulk }));
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error.message).toMatch(/^interrupted while POST \/pets was in flight/);
+  });
+
+  it('Ctrl-C mid-body of a GET: "interrupted"', async () => {
+    const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
+    const ctrlC = new AbortController();
+    setTimeout(() => ctrlC.abort(), 100);
+    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal, bulk }));
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error.message).toBe('interrupted');
+  });
+});
+});
+
+describe('nodeRequest', () => {
   it('nodeRequest alone: status line, headers and a body stream', async () => {
     const s = await server([json(200, { ok: true }, { 'x-a': '1' })]);
     const agents = createNodeAgents();
@@ -113,121 +252,5 @@ describe.concurrent('node:http transport: responses', () => {
     } finally {
       destroyNodeAgents(agents);
     }
-  });
-});
-
-describe('node:http transport: keep-alive', () => {
-  it('one connection serves requests in turn; close() ends it', async () => {
-    const sockets = new Set<Socket>();
-    let connections = 0;
-    const srv: Server = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('[]');
-    });
-    srv.on('connection', (socket) => {
-      connections++;
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
-    const t = transport(baseUrl);
-    try {
-      for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
-      expect(connections).toBe(1);
-      await Promise.all(Array.from({ length: 8 }, () => t.once({ method: 'GET', path: '/pets' })));
-      expect(connections).toBeLessThanOrEqual(8);
-      await t.close();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(sockets.size).toBe(0);
-    } finally {
-      await new Promise<void>((resolve) => srv.close(() => resolve()));
-    }
-  });
-});
-
-describe.concurrent('node:http transport: failures keep the undici classification', () => {
-  it('connection refused: not sent', async () => {
-    const base = await closedPortUrl();
-    const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }));
-    expect(error).toBeInstanceOf(TransportError);
-    expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
-    expect((error as TransportError).sent).toBe(false);
-    expect((error as TransportError).timedOut).toBe(false);
-  });
-
-  it('unresolvable host: not sent', async () => {
-    const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }));
-    expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
-    expect((error as TransportError).sent).toBe(false);
-  });
-
-  for (const how of ['reset', 'close'] as const) {
-    it(`dropped before the head (${how}): "was reset", sent`, async () => {
-      const s = await server([{ kind: 'drop', how }]);
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }));
-      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
-      expect((error as TransportError).sent).toBe(true);
-    });
-
-    it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
-      const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
-      expect(error).toBeInstanceOf(TransportError);
-      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
-      expect((error as TransportError).sent).toBe(true);
-      expect((error as TransportError).timedOut).toBe(false);
-    });
-  }
-
-  it('a body shorter than its Content-Length (FIN): cut short, not a parse error', async () => {
-    const s = await server([{ kind: 'raw', data: 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\nconnection: close\r\n\r\n[{"id":1}', end: 'close' }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
-    expect(error.message).toMatch(/closed before the whole response arrived$/);
-    expect((error as TransportError).sent).toBe(true);
-  });
-
-  it('an answer that is not HTTP: a one-line transport error, sent', async () => {
-    const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
-    expect(error).toBeInstanceOf(TransportError);
-    expect(error.message).toMatch(/^request to 127\.0\.0\.1:\d+ failed: .*\(HPE_[A-Z_]+\)$/);
-    expect(error.message).not.toContain('\n');
-    expect((error as TransportError).sent).toBe(true);
-  });
-
-  it('no answer: the timeout ends it (timedOut, sent)', async () => {
-    const s = await server([{ kind: 'stall' }]);
-    const started = Date.now();
-    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300 }));
-    expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
-    expect((error as TransportError).timedOut).toBe(true);
-    expect((error as TransportError).sent).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
-  });
-
-  it('the head, then a stalled body: the timeout covers the whole body', async () => {
-    const s = await server([{ kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300 }));
-    expect(error.message).toMatch(/^request timed out after 0\.3s/);
-    expect((error as TransportError).timedOut).toBe(true);
-  });
-
-  it('Ctrl-C while a POST is in flight: InterruptedError saying the outcome is unknown', async () => {
-    const s = await server([{ kind: 'stall' }]);
-    const ctrlC = new AbortController();
-    setTimeout(() => ctrlC.abort(), 100);
-    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal }));
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(error.message).toMatch(/^interrupted while POST \/pets was in flight/);
-  });
-
-  it('Ctrl-C mid-body of a GET: "interrupted"', async () => {
-    const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
-    const ctrlC = new AbortController();
-    setTimeout(() => ctrlC.abort(), 100);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal }));
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(error.message).toBe('interrupted');
   });
 });

@@ -215,7 +215,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   const inflight = new AbortController();
   const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
   f.signal.addEventListener('abort', onInterrupt, { once: true });
-  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal, o.concurrency);
+  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal, plan.toSend, o.concurrency);
   const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson');
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
@@ -293,8 +293,15 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   }
 }
 
-async function clientFor(f: Factory, transportSignal: AbortSignal, concurrency: number): Promise<ApiClient> {
+/**
+ * From this many requests on, undici's dispatcher (see HttpTransport's `bulk`): loading it costs
+ * ~30 ms and ~25 MB, and its lower cost per request pays that back at about 500 requests
+ * (100 records: 0.17 s on node:http, 0.21 s on undici; 1,000: 0.53 s against 0.45 s).
+ */
+const BULK_ENGINE_FROM = 500;
+
+async function clientFor(f: Factory, transportSignal: AbortSignal, requests: number, concurrency: number): Promise<ApiClient> {
   const t = await f.target();
   if (!t.apiKey) throw noApiKeyError(t.envName);
-  return f.clientFor(t, t.apiKey, { transportSignal, bulk: { connections: concurrency } });
+  return f.clientFor(t, t.apiKey, { transportSignal, ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}) });
 }

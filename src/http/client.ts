@@ -208,6 +208,7 @@ export class HttpTransport {
   readonly #agents: NodeAgents | undefined;
   /** Texts never to print: the key and proxy credentials. */
   readonly #secrets: string[];
+  #tracedEngine = false;
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
@@ -218,6 +219,14 @@ export class HttpTransport {
 
   get baseUrl(): string {
     return this.#opts.baseUrl;
+  }
+
+  /** Which HTTP client sends the requests, for the trace. */
+  #engine(): string {
+    if (this.#agents) return 'node:http (keep-alive)';
+    if (this.#opts.dispatcher) return 'undici (injected dispatcher)';
+    const bulk = this.#opts.bulk ? `, at most ${this.#opts.bulk.connections} connections` : '';
+    return `undici${this.#opts.proxy ? ' (proxy settings from the environment' + bulk + ')' : bulk ? ` (bulk${bulk})` : ''}`;
   }
 
   /** One trace line (--debug), with every secret scrubbed. */
@@ -259,7 +268,11 @@ export class HttpTransport {
       authorization: `Bearer ${this.#opts.apiKey}`,
     };
     const proxy = proxyFor(this.#opts.proxy, url);
-    if (this.#opts.debug) this.#traceRequest(req.method, url, headers, body, proxy);
+    if (this.#opts.debug) {
+      if (!this.#tracedEngine) this.#trace(`* HTTP client: ${this.#engine()}`);
+      this.#tracedEngine = true;
+      this.#traceRequest(req.method, url, headers, body, proxy);
+    }
     // One controller per exchange, aborted by the deadline or by Ctrl-C. (AbortSignal.timeout with
     // AbortSignal.any costs a measurable share of bulk seeding: composite signals are tracked weakly.)
     const controller = new AbortController();

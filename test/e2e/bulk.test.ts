@@ -89,6 +89,22 @@ describe('pets add --file against the sandbox', () => {
     });
   }
 
+  it('499 records go through node:http, 500 or more through undici; each engine creates every record once', async () => {
+    for (const [count, engine] of [
+      [499, 'node:http (keep-alive)'],
+      [500, 'undici (bulk, at most 8 connections)'],
+    ] as const) {
+      sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000 });
+      const rs = records(count, `engine-${count}`);
+      const r = await cli(['pets', 'add', '--file', file(`engine-${count}.ndjson`, writers.ndjson(rs)), '--concurrency', '8', '--debug']);
+      expect(r.exitCode).toBe(0);
+      expect(r.stderr.split('\n').filter((l) => l.includes('* HTTP client:'))).toEqual([`debug: * HTTP client: ${engine}`]);
+      expect(stored(sb)).toEqual(expected(rs));
+      expect(resultLines(r.stdout).filter((l) => l.status === 'created')).toHaveLength(count);
+      await sb.close();
+    }
+  });
+
   it('an invalid record at line 400: nothing sent, exit 2, the line named', async () => {
     sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000 });
     const rs = records(500);

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-function transport(baseUrl: string, opts: { key?: string; timeoutMs?: number } = {}) {
+function transport(baseUrl: string, opts: { key?: string; timeoutMs?: number; bulk?: { connections: number } } = {}) {
   const lines: string[] = [];
   const t = new HttpTransport({
     baseUrl,
@@ -22,6 +22,7 @@ function transport(baseUrl: string, opts: { key?: string; timeoutMs?: number } =
     timeoutMs: opts.timeoutMs ?? 5000,
     clock: systemClock,
     debug: (l) => lines.push(l),
+    ...(opts.bulk ? { bulk: opts.bulk } : {}),
   });
   return { t, lines, text: () => lines.join('\n') };
 }
@@ -35,7 +36,8 @@ describe('the --debug trace of one exchange', () => {
     } finally {
       await t.close();
     }
-    expect(lines[0]).toBe(`> GET ${sb.baseUrl}/pets?limit=1`);
+    expect(lines[0]).toBe('* HTTP client: node:http (keep-alive)');
+    expect(lines[1]).toBe(`> GET ${sb.baseUrl}/pets?limit=1`);
     expect(lines).toContain('> authorization: Bearer ****7q7q');
     expect(lines).toContain('> accept: application/json');
     expect(lines).toContain('> user-agent: petstore-cli/test');
@@ -46,6 +48,23 @@ describe('the --debug trace of one exchange', () => {
     expect(lines.some((l) => /^< content-type: application\/json/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/^< \[\{"id":1,"name":"Rex"/);
     expect(text()).not.toContain(KEY);
+  });
+
+  it('names the HTTP client once, before the first request: node:http, or undici for bulk', async () => {
+    for (const [bulk, engine] of [
+      [undefined, 'node:http (keep-alive)'],
+      [{ connections: 8 }, 'undici (bulk, at most 8 connections)'],
+    ] as const) {
+      const { t, lines } = transport(sb.baseUrl, bulk ? { bulk } : {});
+      try {
+        await t.once({ method: 'GET', path: '/pets', query: { limit: 1 } });
+        await t.once({ method: 'GET', path: '/pets', query: { limit: 1 } });
+      } finally {
+        await t.close();
+      }
+      expect(lines.filter((l) => l.startsWith('* '))).toEqual([`* HTTP client: ${engine}`]);
+      expect(lines[0]).toBe(`* HTTP client: ${engine}`);
+    }
   });
 
   it('shows Deprecation and Sunset of the deprecated GET /pets/{petId}', async () => {

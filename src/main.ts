@@ -1,16 +1,9 @@
-// Everything but the --version fast path is imported lazily, so dist/main.js stays one small
-// file: `petstore --version` loads nothing else (see README "Performance").
-declare const __VERSION__: string;
+// `petstore --version` never gets here: bin/petstore answers it. The CLI itself is imported lazily,
+// so dist/main.js stays one small file.
 
 /** The real process: wires stdio, env and Ctrl-C, and is the only place that exits. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  // Exactly what commander prints for these (src/cli.ts registers the same flags and version),
-  // without loading commander and every command group first.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write(`${typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev'}\n`);
-    return;
-  }
   const { InterruptedError, ExitCode, run, systemClock } = await import('./cli.js');
   const controller = new AbortController();
   let interrupts = 0;

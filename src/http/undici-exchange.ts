@@ -48,6 +48,8 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
       return;
     }
     let controller: Controller | undefined;
+    /** Why the exchange was ended before undici started it (it waits for a connection until then). */
+    let endedEarly: Error | undefined;
     let settled = false;
     let statusCode = 0;
     let statusText = '';
@@ -56,7 +58,8 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
     let size = 0;
     const onAbort = () => {
       const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      controller?.abort(reason);
+      if (controller) controller.abort(reason);
+      else endedEarly = reason;
       finish(reason);
     };
     const finish = (error: unknown, ok?: BufferedExchange) => {
@@ -70,6 +73,8 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
     const handler = {
       onRequestStart(c: Controller) {
         controller = c;
+        // Aborted (a timeout, Ctrl-C) while queued: it must not go out later, unrecorded.
+        if (endedEarly) c.abort(endedEarly);
       },
       onResponseStart(_c: Controller, status: number, h: Headers, message: string) {
         statusCode = status;

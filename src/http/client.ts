@@ -47,7 +47,7 @@ export interface ClientOptions {
   clock: Clock;
   /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
-  /** An undici dispatcher (tests: MockAgent). Without one, requests go through node:http, or undici when a proxy is set. */
+  /** An undici dispatcher (tests: MockAgent). Without one, requests go through node:http, or undici when a proxy is set or `bulk` asks. */
   dispatcher?: Dispatcher;
   /**
    * Many requests to come, at most `connections` at once (bulk seeding): use undici even without a
@@ -201,8 +201,8 @@ function isJsonContentType(value: string | string[] | undefined): boolean {
 export class HttpTransport {
   readonly #opts: ClientOptions;
   /**
-   * The undici dispatcher: injected (tests), or created on first use when a proxy is configured
-   * (undici loads only then). Without either, requests go through node:http with #agents.
+   * The undici dispatcher: injected (tests), or created on first use when a proxy is configured or
+   * `bulk` is set (undici loads only then). Otherwise requests go through node:http with #agents.
    */
   #dispatcher: Dispatcher | Promise<Dispatcher> | undefined;
   readonly #agents: NodeAgents | undefined;
@@ -225,8 +225,9 @@ export class HttpTransport {
   #engine(): string {
     if (this.#agents) return 'node:http (keep-alive)';
     if (this.#opts.dispatcher) return 'undici (injected dispatcher)';
-    const bulk = this.#opts.bulk ? `, at most ${this.#opts.bulk.connections} connections` : '';
-    return `undici${this.#opts.proxy ? ' (proxy settings from the environment' + bulk + ')' : bulk ? ` (bulk${bulk})` : ''}`;
+    const why = [this.#opts.proxy ? 'proxy settings from the environment' : 'bulk'];
+    if (this.#opts.bulk) why.push(`at most ${this.#opts.bulk.connections} connections`);
+    return `undici (${why.join(', ')})`;
   }
 
   /** One trace line (--debug), with every secret scrubbed. */

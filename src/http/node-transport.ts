@@ -1,8 +1,9 @@
 // One HTTP exchange through Node's own http/https modules: the default transport when no proxy is
-// configured and no dispatcher is injected. Node's client parses with the built-in C++ llhttp,
-// while undici evaluates a large bundle and compiles its llhttp WebAssembly parser at every start
-// (about 40 ms of a `pets list`; README "Performance"). undici stays for proxies and for tests that
-// inject a MockAgent (src/http/client.ts chooses).
+// configured, no dispatcher is injected and the command is not a bulk run. Node's client parses with
+// the built-in C++ llhttp, while undici evaluates a large bundle and compiles its llhttp WebAssembly
+// parser at every start (about 40 ms of a `pets list`; README "Performance"). undici stays for
+// proxies, bulk seeding (where its lower cost per request repays the load) and tests that inject a
+// MockAgent (src/http/client.ts chooses; src/http/undici-exchange.ts drives it).
 //
 // Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ECONNRESET, EPIPE, HPE_*, TLS codes...) for
 // client.ts to classify; a response that ends before its whole body arrived gets RESPONSE_CUT_SHORT.

@@ -1,7 +1,7 @@
 // Proxy settings from the (injected) environment: HTTPS_PROXY, HTTP_PROXY and
 // NO_PROXY, upper or lower case, applied through undici's EnvHttpProxyAgent.
-// undici itself loads only when a proxy is configured (createDispatcher): without one, requests
-// go through node:http (src/http/node-transport.ts).
+// undici itself loads only when a proxy is configured or a bulk run asks for it (createDispatcher):
+// otherwise requests go through node:http (src/http/node-transport.ts).
 //
 // Rules (the same as undici's EnvHttpProxyAgent, curl and most tools):
 // - the lower-case variable wins over the upper-case one when both are set;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEBUG_BODY_CHARS, HttpTransport, MAX_TIMER_MS, timerMs, traceBody } from '../../../src/http/client.js';
+import { proxySettingsFromEnv } from '../../../src/http/proxy.js';
 import { startSandbox, type SandboxHandle } from '../../../src/sandbox/server.js';
 import { systemClock } from '../../../src/time/clock.js';
 import { fakeServer } from '../../helpers/e2e.js';
@@ -13,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-function transport(baseUrl: string, opts: { key?: string; timeoutMs?: number; bulk?: { connections: number } } = {}) {
+function transport(baseUrl: string, opts: { key?: string; timeoutMs?: number; bulk?: { connections: number }; env?: Record<string, string> } = {}) {
   const lines: string[] = [];
   const t = new HttpTransport({
     baseUrl,
@@ -23,6 +24,7 @@ function transport(baseUrl: string, opts: { key?: string; timeoutMs?: number; bu
     clock: systemClock,
     debug: (l) => lines.push(l),
     ...(opts.bulk ? { bulk: opts.bulk } : {}),
+    ...(opts.env ? { proxy: proxySettingsFromEnv(opts.env) } : {}),
   });
   return { t, lines, text: () => lines.join('\n') };
 }
@@ -50,12 +52,16 @@ describe('the --debug trace of one exchange', () => {
     expect(text()).not.toContain(KEY);
   });
 
-  it('names the HTTP client once, before the first request: node:http, or undici for bulk', async () => {
-    for (const [bulk, engine] of [
-      [undefined, 'node:http (keep-alive)'],
-      [{ connections: 8 }, 'undici (bulk, at most 8 connections)'],
+  it('names the HTTP client once, before the first request: node:http, or undici for bulk or with proxy settings', async () => {
+    // NO_PROXY exempts the sandbox: the proxy agent is in use, but sends straight to it.
+    const env = { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' };
+    for (const [opts, engine] of [
+      [{}, 'node:http (keep-alive)'],
+      [{ bulk: { connections: 8 } }, 'undici (bulk, at most 8 connections)'],
+      [{ env }, 'undici (proxy settings from the environment)'],
+      [{ env, bulk: { connections: 4 } }, 'undici (proxy settings from the environment, at most 4 connections)'],
     ] as const) {
-      const { t, lines } = transport(sb.baseUrl, bulk ? { bulk } : {});
+      const { t, lines } = transport(sb.baseUrl, opts);
       try {
         await t.once({ method: 'GET', path: '/pets', query: { limit: 1 } });
         await t.once({ method: 'GET', path: '/pets', query: { limit: 1 } });

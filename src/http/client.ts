@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from './undici.js';
-import { createNodeAgents, destroyNodeAgents, nodeRequest, CONNECT_TIMED_OUT, RESPONSE_CUT_SHORT, type NodeAgents } from './node-transport.js';
-import { causeCode, TransportError } from './transport-error.js';
+import { createNodeAgents, destroyNodeAgents, nodeRequest, CONNECT_TIMED_OUT, type NodeAgents } from './node-transport.js';
+import { causeCode, RESPONSE_CUT_SHORT, TransportError } from './transport-error.js';
 import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
@@ -159,6 +159,11 @@ function parserFailure(error: unknown, code: string | undefined): string | undef
   return (/\(([^()]*)\)\s*$/.exec(text)?.[1] ?? text.replace(/^Parse Error:\s*/, '')).trim();
 }
 
+/** Whether the request was written to a connection, as far as the HTTP client tells. */
+interface Written {
+  written: boolean | undefined;
+}
+
 /** A body for the trace: control characters escaped, cut after DEBUG_BODY_CHARS. */
 export function traceBody(text: string, max = DEBUG_BODY_CHARS): string {
   const cut = text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
@@ -288,8 +293,10 @@ export class HttpTransport {
     else outer?.addEventListener('abort', onAbort, { once: true });
     const signal = controller.signal;
     const started = clock.now();
+    // undici says when it writes the request (false until then); node:http does not (undefined).
+    const progress: Written = { written: undefined };
     try {
-      const res = await this.#exchange(url, req.method, headers, body, signal);
+      const res = await this.#exchange(url, req.method, headers, body, signal, progress);
       const { text } = res;
       const received = clock.now();
       if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
@@ -314,7 +321,7 @@ export class HttpTransport {
         durationMs: received - started,
       };
     } catch (error) {
-      const failed = this.#fail(error, req, url, proxy, timedOut);
+      const failed = this.#fail(error, req, url, proxy, timedOut, progress.written);
       if (this.#opts.debug) this.#trace(`< failed after ${Math.round(clock.now() - started)} ms: ${failed.message}`);
       throw failed;
     } finally {
@@ -324,40 +331,52 @@ export class HttpTransport {
   }
 
   /** One exchange through node:http (the default) or an undici dispatcher (proxy, injected, or bulk), body read. */
-  async #exchange(url: string, method: HttpMethod, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<BufferedExchange> {
+  async #exchange(
+    url: string,
+    method: HttpMethod,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+    progress: Written,
+  ): Promise<BufferedExchange> {
     if (this.#agents) {
       const res = await nodeRequest(url, { method, headers, body, signal, agents: this.#agents });
       return { statusCode: res.statusCode, statusText: res.statusText, headers: res.headers, text: await readCapped(res.body) };
     }
     this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections);
     const dispatcher = await this.#dispatcher;
-    return dispatchExchange(dispatcher, url, { method, headers, body, signal, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
+    progress.written = false;
+    const onStart = () => {
+      progress.written = true;
+    };
+    return dispatchExchange(dispatcher, url, { method, headers, body, signal, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge, onStart });
   }
 
-  /** The typed error for a failed exchange. */
-  #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, timedOut: boolean): Error {
-    if (error instanceof CliError) return error;
+  /**
+   * The typed error for a failed exchange. `written` is false when the HTTP client knows that nothing
+   * was written (undici: the request never started), which beats any guess from the error's code.
+   */
+  #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, timedOut: boolean, written: boolean | undefined): Error {
+    // Before the CliError pass-through: Ctrl-C rejects with an InterruptedError that does not yet say
+    // what became of the request.
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(
-        req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS'
+        req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || written === false
           ? 'interrupted'
           : `interrupted while ${req.method} ${req.path} was in flight: the server may or may not have processed it; check before retrying`,
       );
     }
+    if (error instanceof CliError) return error;
     if (timedOut) {
       const s = this.#opts.timeoutMs / 1000;
       const via = proxy ? ` through proxy ${redactProxyUrl(proxy.uri)}` : '';
-      return new TransportError(
-        `request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}`,
-        true,
-        true,
-        error,
-      );
+      const waiting = written === false ? ' (still waiting for a connection; not sent)' : '';
+      return new TransportError(`request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}${waiting}`, written !== false, true, error);
     }
     const { message, sent } = describeTransportError(error, url, proxy);
     let safe = message;
     for (const secret of this.#secrets) safe = safe.split(secret).join('****');
-    return new TransportError(safe, sent, false, error);
+    return new TransportError(safe, sent && written !== false, false, error);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
 // Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ECONNRESET, EPIPE, HPE_*, TLS codes...) for
 // client.ts to classify; a response that ends before its whole body arrived gets RESPONSE_CUT_SHORT.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { cutShort } from './transport-error.js';
 
 /** The code of a connection attempt that got no answer within CONNECT_TIMEOUT_MS (nothing was sent). */
 export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
@@ -15,8 +16,6 @@ export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
 /** How long a connection (TCP, and TLS for https) may take: undici's default connectTimeout. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** The code of a response whose connection closed before the whole body arrived. */
-export const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
 
 export interface NodeAgents {
   http: HttpAgent;
@@ -83,10 +82,6 @@ function headersOf(raw: string[]): NodeExchange['headers'] {
     else headers[name] = [had, value];
   }
   return headers;
-}
-
-function cutShort(cause: unknown): Error {
-  return Object.assign(new Error('the connection closed before the whole response arrived', { cause }), { code: RESPONSE_CUT_SHORT });
 }
 
 /**

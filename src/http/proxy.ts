@@ -164,7 +164,7 @@ export function proxyFor(settings: ProxySettings | undefined, url: string): Prox
  * settings only (never from process.env), else a plain keep-alive Agent.
  */
 export async function createDispatcher(settings: ProxySettings | undefined, timeoutMs?: number, connections?: number): Promise<Dispatcher> {
-  const { Agent, EnvHttpProxyAgent } = await import('./undici.js');
+  const { Agent, envHttpProxyAgent } = await import('./undici.js');
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
   const base = {
@@ -175,7 +175,7 @@ export async function createDispatcher(settings: ProxySettings | undefined, time
     ...(timeoutMs !== undefined ? { headersTimeout: Math.min(2 ** 31 - 1, timeoutMs + 5000), bodyTimeout: Math.min(2 ** 31 - 1, timeoutMs + 5000) } : {}),
   };
   if (!settings) return new Agent(base);
-  return new EnvHttpProxyAgent({
+  return envHttpProxyAgent({
     ...base,
     // Empty strings, not undefined: undefined would make undici read process.env.
     httpProxy: settings.http?.uri ?? '',

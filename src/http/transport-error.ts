@@ -15,6 +15,14 @@ export class TransportError extends NetworkError {
   }
 }
 
+/** The code of a response whose connection closed before the whole body arrived (the request was sent). */
+export const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
+
+/** A failure while the body was read, for either HTTP client: the cause keeps its own code. */
+export function cutShort(cause: unknown): Error {
+  return Object.assign(new Error('the connection closed before the whole response arrived', { cause }), { code: RESPONSE_CUT_SHORT });
+}
+
 /** The errno-style code of an error or of its causes (a TransportError's own code is ours, not the cause's). */
 export function causeCode(error: unknown): string | undefined {
   let e: unknown = error;

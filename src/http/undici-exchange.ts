@@ -5,7 +5,11 @@
 // node:http and 190 µs through undici's request().
 //
 // Errors keep undici's codes (UND_ERR_SOCKET, UND_ERR_CONNECT_TIMEOUT, ECONNREFUSED...) for
-// client.ts to classify; an abort rejects with the signal's reason.
+// client.ts to classify, except that a failure after the response head is RESPONSE_CUT_SHORT (as
+// from node-transport.ts); an abort rejects with the signal's reason. undici starts a request
+// (onRequestStart) just before it writes it, so `onStart` tells the caller whether anything can
+// have reached the server.
+import { cutShort } from './transport-error.js';
 import type { Dispatcher } from './undici.js';
 
 export interface BufferedExchange {
@@ -24,6 +28,8 @@ export interface DispatchOptions {
   /** The most body bytes kept; a longer body ends the exchange with tooLarge(). */
   maxBodyBytes: number;
   tooLarge: () => Error;
+  /** Called when undici is about to write the request: before that, nothing was sent. */
+  onStart?: () => void;
 }
 
 /** What the handler API hands to each callback: enough to end the exchange. */
@@ -56,11 +62,12 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
     let headers: Headers = {};
     const chunks: Buffer[] = [];
     let size = 0;
+    const abortReason = () => (signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     const onAbort = () => {
-      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      const reason = abortReason();
+      finish(reason);
       if (controller) controller.abort(reason);
       else endedEarly = reason;
-      finish(reason);
     };
     const finish = (error: unknown, ok?: BufferedExchange) => {
       if (settled) return;
@@ -75,6 +82,7 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
         controller = c;
         // Aborted (a timeout, Ctrl-C) while queued: it must not go out later, unrecorded.
         if (endedEarly) c.abort(endedEarly);
+        else opts.onStart?.();
       },
       onResponseStart(_c: Controller, status: number, h: Headers, message: string) {
         statusCode = status;
@@ -85,8 +93,9 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
         size += chunk.length;
         if (size > opts.maxBodyBytes) {
           const error = opts.tooLarge();
-          c.abort(error);
+          // Settled first: undici reports the abort back through onResponseError at once.
           finish(error);
+          c.abort(error);
           return;
         }
         chunks.push(chunk);
@@ -95,7 +104,8 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
         finish(undefined, { statusCode, statusText, headers, text: text(chunks, size) });
       },
       onResponseError(_c: Controller | null, error: Error) {
-        finish(signal.aborted ? signal.reason : error);
+        // A 1xx head does not count: only a final status starts the body.
+        finish(signal.aborted ? abortReason() : statusCode >= 200 ? cutShort(error) : error);
       },
     };
     dispatcher.dispatch(

@@ -4,7 +4,7 @@
 // Each test has its own server and its own config folder (so the rate-limit
 // state file of one test never gates another), which lets them run concurrently.
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, type CliResult } from '../helpers/cli.js';
+import { runCli, spawnCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { html, json, jsonText, startFaultServer, type Fault, type FaultServer } from '../helpers/fault-server.js';
 
 const KEY = 'sk_fault_test_key_5d1e8a0c';
@@ -301,6 +301,24 @@ describe.concurrent('a response that stalls', () => {
     );
     expect(r.ms).toBeLessThan(1000 + MARGIN_MS);
     expect(methods(s)).toEqual(['POST']);
+  });
+
+  it('Ctrl-C while a POST is in flight: exit 130, one line saying the outcome is unknown, sent once', async () => {
+    const s = await server([{ kind: 'stall' }]);
+    const cfg = tempDir('petstore-faults-');
+    try {
+      const child = spawnCli(ADD, { configDir: cfg.dir, env: { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_ENV: 'staging' } });
+      for (let i = 0; i < 200 && s.requests().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toMatch(
+        /^error: interrupted while POST \/pets was in flight: the server may or may not have processed it; check before retrying\n(?!.*\n\s+at )/s,
+      );
+      expect(methods(s)).toEqual(['POST']);
+    } finally {
+      cfg.cleanup();
+    }
   });
 
   it('a stalled GET is retried once with --max-retries 1 (two requests), then exit 7', async () => {

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HttpTransport, MAX_BODY_BYTES, TransportError, type ApiResponse } from '../../../src/http/client.js';
 import { createNodeAgents, destroyNodeAgents, nodeRequest } from '../../../src/http/node-transport.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
+import { Agent } from '../../../src/http/undici.js';
 import { systemClock } from '../../../src/time/clock.js';
 import { closedPortUrl } from '../../helpers/e2e.js';
 import { json, startFaultServer, type Fault, type FaultServer } from '../../helpers/fault-server.js';
@@ -184,12 +185,13 @@ describe.concurrent('failures: one classification for both engines', () => {
     });
   }
 
-  it('a body shorter than its Content-Length (FIN): cut short, not a parse error', async () => {
-    const s = await server([{ kind: 'raw', data: 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\nconnection: close\r\n\r\n[{"id":1}', end: 'close' }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
-    expect(error.message).toMatch(/closed before the whole response arrived$/);
-    expect((error as TransportError).sent).toBe(true);
-  });
+  for (const connection of ['connection: close\r\n', ''])
+    it(`a body shorter than its Content-Length (FIN${connection ? ', connection: close' : ', keep-alive'}): cut short, not a parse error`, async () => {
+      const s = await server([{ kind: 'raw', data: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\n${connection}\r\n[{"id":1}`, end: 'close' }]);
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
+      expect((error as TransportError).sent).toBe(true);
+    });
 
   it('an answer that is not HTTP: a one-line transport error, sent', async () => {
     const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
@@ -220,10 +222,11 @@ describe.concurrent('failures: one classification for both engines', () => {
   it('Ctrl-C while a POST is in flight: InterruptedError saying the outcome is unknown', async () => {
     const s = await server([{ kind: 'stall' }]);
     const ctrlC = new AbortController();
-    setTimeout(() => ctrlC.abort(), 100);
+    // As src/main.ts does on SIGINT: the reason is an InterruptedError that says nothing of the request.
+    setTimeout(() => ctrlC.abort(new InterruptedError()), 100);
     const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal, bulk }));
     expect(error).toBeInstanceOf(InterruptedError);
-    expect(error.message).toMatch(/^interrupted while POST \/pets was in flight/);
+    expect(error.message).toMatch(/^interrupted while POST \/pets was in flight: the server may or may not have processed it/);
   });
 
   it('Ctrl-C mid-body of a GET: "interrupted"', async () => {
@@ -235,6 +238,35 @@ describe.concurrent('failures: one classification for both engines', () => {
     expect(error.message).toBe('interrupted');
   });
 });
+});
+
+describe('undici: a request that never left', () => {
+  it('a timeout while it waits for a connection: not sent (safe to send again), and never sent later', async () => {
+    let received = 0;
+    const srv: Server = createServer((_req, res) => {
+      received++;
+      setTimeout(() => res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":1}'), 600);
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+    // Two transports on one dispatcher with a single connection: the second request queues behind the first.
+    const dispatcher = new Agent({ connections: 1 });
+    const make = (timeoutMs: number) => new HttpTransport({ baseUrl, apiKey: KEY, userAgent: 'petstore-cli/test', timeoutMs, clock: systemClock, dispatcher });
+    try {
+      const first = make(5000).once({ method: 'POST', path: '/pets', body: { n: 1 } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const error = await failure(make(200).once({ method: 'POST', path: '/pets', body: { n: 2 } }));
+      expect(error).toBeInstanceOf(TransportError);
+      expect(error.message).toBe(`request timed out after 0.2s (--timeout 0.2): POST ${baseUrl}/pets (still waiting for a connection; not sent)`);
+      expect((error as TransportError).sent).toBe(false);
+      expect((await first).status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(received).toBe(1);
+    } finally {
+      await dispatcher.close();
+      await new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
+  });
 });
 
 describe('nodeRequest', () => {

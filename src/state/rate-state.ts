@@ -19,7 +19,8 @@
 // `batch` (src/http/limiter.ts) need one per block of requests, not two per request. In
 // between they only stat(2) the file (stamp()) to notice a gate another process saved.
 
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileLock } from '../fs/lock.js';
@@ -36,7 +37,7 @@ export const RATE_STATE_FILE = 'rate-state.json';
  * whose limits have nothing to do with the real one's.
  */
 export function rateStateKey(envName: string, baseUrl: string, apiKey: string): string {
-  return `${envName}:${createHash('sha256').update(`${baseUrl}\n${apiKey}`, 'utf8').digest('hex').slice(0, 16)}`;
+  return `${envName}:${bytesToHex(sha256(utf8ToBytes(`${baseUrl}\n${apiKey}`))).slice(0, 16)}`;
 }
 
 export function rateStatePath(configDir: string): string {

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../src/http/limiter.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../../../src/state/rate-state.js';
@@ -37,6 +39,21 @@ describe('rateStateKey', () => {
     expect(rateStateKey('production', url, `${key}x`)).not.toBe(k);
     // The same key against another server (PETSTORE_BASE_URL pointing at a sandbox) is another limit.
     expect(rateStateKey('production', 'http://127.0.0.1:4010/v1', key)).not.toBe(k);
+  });
+
+  it("is the same as node:crypto's sha256 gives, so state files written by earlier versions stay shared", () => {
+    const nodeKey = (env: string, url: string, key: string) =>
+      `${env}:${createHash('sha256').update(`${url}\n${key}`, 'utf8').digest('hex').slice(0, 16)}`;
+    expect(rateStateKey('production', 'https://api.example.com/v1', 'sk_live_supersecret_0123456789')).toBe(
+      nodeKey('production', 'https://api.example.com/v1', 'sk_live_supersecret_0123456789'),
+    );
+    // Any text, of any length (SHA-256 pads in 64-byte blocks: lengths around 55/56/64 bytes matter).
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 90 }), fc.string({ unit: 'binary', maxLength: 140 }), (url, key) => {
+        expect(rateStateKey('staging', url, key)).toBe(nodeKey('staging', url, key));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -122,10 +122,12 @@ function shellWord(s) {
 /**
  * Times two commands with hyperfine (no intermediate shell). hyperfine runs all of one command,
  * then all of the other; on a busy machine that lets load drift into the ratio. So the runs are
- * split into blocks of alternating order (A B, B A, ...) and the medians taken over all of them.
+ * split into short blocks (3 runs each) of alternating order (A B, B A, ...) and the medians taken
+ * over all of them: with 4 long blocks, load that came and went within seconds moved the start-up
+ * ratio between 0.89 and 1.21 from one full run to the next.
  */
 async function compareHyperfine(a, b, env, { warmup, count }, tmp) {
-  const blocks = Math.min(4, count);
+  const blocks = Math.max(1, Math.ceil(count / 3));
   const times = [[], []];
   for (let k = 0; k < blocks; k++) {
     const n = Math.floor(count / blocks) + (k < count % blocks ? 1 : 0);
@@ -274,7 +276,7 @@ const unavailable = (id, what, target, reason) => results.push({ id, what, figur
 
 async function rowStartup() {
   log('start-up: petstore --version vs node -e 0');
-  const r = await compare([NODE, '-e', '0'], [NODE, BIN, '--version'], cliEnv(), { warmup: 5, count: runs(30, 10) }, tmp);
+  const r = await compare([NODE, '-e', '0'], [NODE, BIN, '--version'], cliEnv(), { warmup: 5, count: runs(45, 12) }, tmp);
   results.push({
     id: 'startup',
     what: 'start-up',
@@ -288,7 +290,7 @@ async function rowStartup() {
 
 async function rowHelp() {
   log('help: petstore pets --help vs node -e 0');
-  const r = await compare([NODE, '-e', '0'], [NODE, BIN, 'pets', '--help'], cliEnv(), { warmup: 5, count: runs(30, 10) }, tmp);
+  const r = await compare([NODE, '-e', '0'], [NODE, BIN, 'pets', '--help'], cliEnv(), { warmup: 5, count: runs(45, 12) }, tmp);
   results.push({
     id: 'help',
     what: 'help',
@@ -314,7 +316,7 @@ async function rowRequest() {
     const [x, y] = [await timeOnce(bare, env, { stdout: 'pipe' }), await timeOnce(cli, env, { stdout: 'pipe' })];
     const ids = (text) => JSON.parse(text).map((p) => String(p.id)).join(',');
     if (ids(x.stdout) !== ids(y.stdout) || JSON.parse(y.stdout).length !== 100) throw new Error('petstore and the bare script printed different pets');
-    const r = await compare(bare, cli, env, { warmup: 3, count: runs(20, 8) }, tmp);
+    const r = await compare(bare, cli, env, { warmup: 3, count: runs(30, 9) }, tmp);
     results.push({
       id: 'request',
       what: 'one request',

@@ -21,7 +21,7 @@ export interface RunDeps {
   stdout: IOInputs['stdout'];
   stderr: IOInputs['stderr'];
   stdin: IOInputs['stdin'];
-  stdinIsTTY?: boolean;
+  stdinIsTTY?: IOInputs['stdinIsTTY'];
   env: EnvVars;
   clock: Clock;
   signal: AbortSignal;

@@ -25,7 +25,7 @@ export async function main(): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: () => process.stdin,
-    stdinIsTTY: process.getBuiltinModule('node:tty').isatty(0),
+    stdinIsTTY: () => process.getBuiltinModule('node:tty').isatty(0),
     env: process.env,
     clock: systemClock,
     signal: controller.signal,

@@ -49,8 +49,11 @@ export interface IOInputs {
   stderr: Writable & { isTTY?: boolean };
   /** The stream, or a function that makes it: Node builds process.stdin on first access (~4 ms). */
   stdin: Stdin | (() => Stdin);
-  /** Whether stdin is a terminal, when known without building the stream (tty.isatty(0)). */
-  stdinIsTTY?: boolean | undefined;
+  /**
+   * Whether stdin is a terminal, when known without building the stream: a value, or a function
+   * asked on first use (tty.isatty(0) loads tty and net, which most commands never need).
+   */
+  stdinIsTTY?: boolean | (() => boolean) | undefined;
   env: EnvVars;
   colorFlag?: boolean | undefined;
   input?: boolean | undefined;
@@ -63,7 +66,12 @@ export function createIO(inputs: IOInputs): IO {
   const source = inputs.stdin;
   let stdin = typeof source === 'function' ? undefined : source;
   const resolveStdin = (): Stdin => (stdin ??= (source as () => Stdin)());
-  const stdinIsTTY = inputs.stdinIsTTY ?? resolveStdin().isTTY === true;
+  let stdinTTY: boolean | undefined;
+  const stdinIsTTY = (): boolean => {
+    const given = inputs.stdinIsTTY;
+    stdinTTY ??= typeof given === 'function' ? given() : (given ?? resolveStdin().isTTY === true);
+    return stdinTTY;
+  };
   const dumb = inputs.env.TERM === 'dumb';
   return {
     stdout: inputs.stdout,
@@ -73,11 +81,15 @@ export function createIO(inputs: IOInputs): IO {
     },
     stdoutIsTTY,
     stderrIsTTY,
-    stdinIsTTY,
+    get stdinIsTTY() {
+      return stdinIsTTY();
+    },
     colorStdout: colorEnabled({ isTTY: stdoutIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
     colorStderr: colorEnabled({ isTTY: stderrIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
     spinner: stderrIsTTY && !dumb && inputs.quiet !== true,
-    canPrompt: stdinIsTTY && stderrIsTTY && inputs.input !== false,
+    get canPrompt() {
+      return stderrIsTTY && inputs.input !== false && stdinIsTTY();
+    },
     columns: stdoutIsTTY ? inputs.stdout.columns : undefined,
   };
 }

@@ -1,51 +1,50 @@
 // createIO: what is decided once, and what is asked only when a command needs it.
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createIO } from '../../../src/io/io.js';
+import { createIO, type IOInputs } from '../../../src/io/io.js';
 
 const out = (isTTY: boolean) => Object.assign(new PassThrough(), { isTTY });
 
+/** An IO on a non-TTY stdout and a TTY stderr that counts how often stdin is built and asked about. */
+function counted(extra: Partial<IOInputs>, stdinTTY: boolean) {
+  const counts = { built: 0, asked: 0 };
+  const io = createIO({
+    stdout: out(false),
+    stderr: out(true),
+    stdin: () => {
+      counts.built++;
+      return Object.assign(Readable.from([]), { isTTY: stdinTTY });
+    },
+    env: {},
+    ...extra,
+  });
+  return { io, counts };
+}
+
 describe('createIO', () => {
   it('asks whether stdin is a terminal only when a command wants to know, and once', () => {
-    let asked = 0;
-    let built = 0;
-    const io = createIO({
-      stdout: out(false),
-      stderr: out(true),
-      stdin: () => {
-        built++;
-        return Readable.from([]);
+    const { io, counts } = counted(
+      {
+        stdinIsTTY: () => {
+          counts.asked++;
+          return true;
+        },
       },
-      stdinIsTTY: () => {
-        asked++;
-        return true;
-      },
-      env: {},
-    });
+      false,
+    );
     // Colour, spinner and width decisions do not need stdin (so --help never loads tty).
     expect([io.colorStdout, io.colorStderr, io.spinner, io.columns]).toEqual([false, true, true, undefined]);
-    expect(asked).toBe(0);
+    expect(counts.asked).toBe(0);
     expect(io.canPrompt).toBe(true);
     expect(io.stdinIsTTY).toBe(true);
-    expect(asked).toBe(1);
-    expect(built).toBe(0);
+    expect(counts).toEqual({ asked: 1, built: 0 });
   });
 
   it('without a way to ask, stdin itself tells (built on first use); --no-input rules out prompts', () => {
-    let built = 0;
-    const io = createIO({
-      stdout: out(false),
-      stderr: out(true),
-      stdin: () => {
-        built++;
-        return Object.assign(Readable.from([]), { isTTY: true });
-      },
-      env: {},
-      input: false,
-    });
-    expect(built).toBe(0);
+    const { io, counts } = counted({ input: false }, true);
+    expect(counts.built).toBe(0);
     expect(io.canPrompt).toBe(false);
     expect(io.stdinIsTTY).toBe(true);
-    expect(built).toBe(1);
+    expect(counts.built).toBe(1);
   });
 });

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { closedPortUrl, E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
@@ -38,6 +40,28 @@ describe('proxies from the environment', () => {
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(1);
     expect(proxy.log.map((e) => [e.method, e.target])).toEqual([['GET', sandboxHost()]]);
+  });
+
+  it('a bulk run of 500 records (undici, a connection limit) goes through the proxy too: each created once', async () => {
+    // Its own sandbox: the other tests count the pets of the shared one.
+    const own = await e2e();
+    try {
+      proxy.log.length = 0;
+      const file = join(own.dir, 'proxied.ndjson');
+      writeFileSync(file, Array.from({ length: 500 }, (_, i) => JSON.stringify({ name: `proxied-${i + 1}`, categoryId: 1 })).join('\n') + '\n');
+      const r = await own.cli(['--debug', 'pets', 'add', '--file', file, '--concurrency', '4', '--yes', '--results', join(own.dir, 'results.ndjson')], {
+        env: { HTTP_PROXY: proxy.url },
+      });
+      clean(r);
+      expect(r.exitCode).toBe(0);
+      expect(r.stderr).toContain('debug: * HTTP client: undici (proxy settings from the environment, at most 4 connections)');
+      expect(proxy.log.filter((e) => e.method === 'POST' && e.target === `127.0.0.1:${own.sb.port}`)).toHaveLength(500);
+      const names = own.sb.pets().map((p) => p.name);
+      expect(names).toHaveLength(500);
+      expect(new Set(names).size).toBe(500);
+    } finally {
+      await own.close();
+    }
   });
 
   it('NO_PROXY=127.0.0.1 bypasses the proxy (loopback is not exempt by default)', async () => {

@@ -209,6 +209,18 @@ describe('pets add --file against the sandbox', () => {
     expect(sb.stats().bansIssued).toBe(0);
   });
 
+  it('500 records (the undici engine) under a binding limit: all created once, no 429, no ban', async () => {
+    sb = await startSandbox({ keys: [KEY], perMinute: 250, windowMs: 1000, perDay: 10_000_000 });
+    const rs = records(500, 'limited-bulk');
+    const r = await cli(['pets', 'add', '--file', file('limited-bulk.ndjson', writers.ndjson(rs)), '--concurrency', '8', '--debug']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('debug: * HTTP client: undici (bulk, at most 8 connections)');
+    expect(stored(sb)).toEqual(expected(rs));
+    expect(sb.stats().count429).toBe(0);
+    expect(sb.stats().count403bans).toBe(0);
+    expect(sb.stats().bansIssued).toBe(0);
+  });
+
   it('production without --yes when not interactive: exit 2, nothing sent', async () => {
     sb = await startSandbox({ keys: [KEY] });
     const path = file('prod.ndjson', writers.ndjson(records(2)));

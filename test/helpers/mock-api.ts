@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
+import { afterEach, beforeEach } from 'vitest';
+import { runInProcess, type InProcessOptions } from './inprocess.js';
 
 export const MOCK_ORIGIN = 'https://api.test';
 export const MOCK_BASE_URL = `${MOCK_ORIGIN}/v1`;
@@ -81,4 +83,40 @@ export function mockApi(origin = MOCK_ORIGIN) {
 export function tempConfigDir(): { dir: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'petstore-unit-'));
   return { dir: join(root, 'petstore'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * The usual in-process setup: a fresh MockAgent and config folder for each test (registered as
+ * beforeEach/afterEach), and `run(args)` = the CLI with `prefix` before args, the mock as dispatcher,
+ * PETSTORE_CONFIG_DIR set, and `env` (by default the mock's base URL and key) under the test's own env.
+ */
+export function mockedCli(options: { prefix?: string[]; env?: Record<string, string> } = {}) {
+  const prefix = options.prefix ?? [];
+  const baseEnv = options.env ?? { PETSTORE_BASE_URL: MOCK_BASE_URL, PETSTORE_API_KEY: MOCK_KEY };
+  let api: ReturnType<typeof mockApi> | undefined;
+  let cfg: ReturnType<typeof tempConfigDir> | undefined;
+  beforeEach(() => {
+    api = mockApi();
+    cfg = tempConfigDir();
+  });
+  afterEach(async () => {
+    await api?.close();
+    cfg?.cleanup();
+  });
+  const cli = {
+    get api() {
+      return api!;
+    },
+    get cfg() {
+      return cfg!;
+    },
+    run(args: string[], opts: InProcessOptions = {}) {
+      return runInProcess([...prefix, ...args], {
+        dispatcher: cli.api.agent,
+        ...opts,
+        env: { PETSTORE_CONFIG_DIR: cli.cfg.dir, ...baseEnv, ...opts.env },
+      });
+    },
+  };
+  return cli;
 }

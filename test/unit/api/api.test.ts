@@ -1,32 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runInProcess, type InProcessOptions } from '../../helpers/inprocess.js';
-import { MOCK_BASE_URL, MOCK_KEY, mockApi, tempConfigDir } from '../../helpers/mock-api.js';
+import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../../helpers/inprocess.js';
+import { MOCK_BASE_URL, MOCK_KEY, mockedCli } from '../../helpers/mock-api.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: a Number would print ...992
 const PETS = `[{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}]`;
 const ERROR_501 = '{"code":"not_implemented","message":"store orders are not implemented","status":501}';
 
-let api: ReturnType<typeof mockApi>;
-let cfg: ReturnType<typeof tempConfigDir>;
-
-beforeEach(() => {
-  api = mockApi();
-  cfg = tempConfigDir();
-});
-afterEach(async () => {
-  await api.close();
-  cfg.cleanup();
-});
-
-function run(args: string[], opts: InProcessOptions = {}) {
-  return runInProcess(['api', ...args], {
-    dispatcher: api.agent,
-    ...opts,
-    env: { PETSTORE_CONFIG_DIR: cfg.dir, PETSTORE_BASE_URL: MOCK_BASE_URL, PETSTORE_API_KEY: MOCK_KEY, ...opts.env },
-  });
-}
+const cli = mockedCli({ prefix: ['api'] });
+const run = cli.run;
 
 function noKey(r: { stdout: string; stderr: string }) {
   expect(r.stdout).not.toContain(MOCK_KEY);
@@ -36,11 +19,11 @@ function noKey(r: { stdout: string; stderr: string }) {
 
 describe('petstore api: requests', () => {
   it('GETs a path below the base URL with the bearer key and prints the body as received when stdout is not a TTY', async () => {
-    api.on('GET', '/v1/pets', { status: 200, body: PETS });
+    cli.api.on('GET', '/v1/pets', { status: 200, body: PETS });
     const r = await run(['/pets']);
     expect(r).toEqual({ stdout: PETS, stderr: '', exitCode: 0 });
-    expect(api.requests).toHaveLength(1);
-    const req = api.requests[0]!;
+    expect(cli.api.requests).toHaveLength(1);
+    const req = cli.api.requests[0]!;
     expect(req.method).toBe('GET');
     expect(req.path).toBe('/v1/pets');
     expect(req.headers.authorization).toBe(`Bearer ${MOCK_KEY}`);
@@ -49,7 +32,7 @@ describe('petstore api: requests', () => {
   });
 
   it('pretty-prints JSON on a TTY with exact int64 digits', async () => {
-    api.on('GET', '/v1/pets', { status: 200, body: PETS });
+    cli.api.on('GET', '/v1/pets', { status: 200, body: PETS });
     const r = await run(['/pets'], { stdoutTTY: true });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(
@@ -58,74 +41,74 @@ describe('petstore api: requests', () => {
   });
 
   it('prints a non-JSON body as is, with a final newline only on a TTY', async () => {
-    api.on('GET', '/v1/health', { status: 200, body: 'ok', headers: { 'content-type': 'text/plain' } });
+    cli.api.on('GET', '/v1/health', { status: 200, body: 'ok', headers: { 'content-type': 'text/plain' } });
     expect((await run(['/health'])).stdout).toBe('ok');
     expect((await run(['/health'], { stdoutTTY: true })).stdout).toBe('ok\n');
   });
 
   it('keeps the query string exactly, repeated keys included', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     const r = await run(['/pets?status=sold&status=pending&limit=5']);
     expect(r.exitCode).toBe(0);
-    expect(api.requests[0]!.path).toBe('/v1/pets?status=sold&status=pending&limit=5');
+    expect(cli.api.requests[0]!.path).toBe('/v1/pets?status=sold&status=pending&limit=5');
   });
 
   it('accepts a path without a leading slash and a full URL under the base', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     expect((await run(['pets'])).exitCode).toBe(0);
     expect((await run([`${MOCK_BASE_URL}/pets?limit=1`])).exitCode).toBe(0);
-    expect(api.requests.map((q) => q.path)).toEqual(['/v1/pets', '/v1/pets?limit=1']);
+    expect(cli.api.requests.map((q) => q.path)).toEqual(['/v1/pets', '/v1/pets?limit=1']);
   });
 
   it('drops a repeated /v1 with a note on stderr (not with --quiet)', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     const r = await run(['/v1/pets']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/^note: the base URL already ends in \/v1; sending \/v1\/pets as \/pets/);
-    expect(api.requests[0]!.path).toBe('/v1/pets');
+    expect(cli.api.requests[0]!.path).toBe('/v1/pets');
     const q = await runInProcess(['--quiet', 'api', '/v1/pets'], {
-      dispatcher: api.agent,
-      env: { PETSTORE_CONFIG_DIR: cfg.dir, PETSTORE_BASE_URL: MOCK_BASE_URL, PETSTORE_API_KEY: MOCK_KEY },
+      dispatcher: cli.api.agent,
+      env: { PETSTORE_CONFIG_DIR: cli.cfg.dir, PETSTORE_BASE_URL: MOCK_BASE_URL, PETSTORE_API_KEY: MOCK_KEY },
     });
     expect(q.stderr).toBe('');
   });
 
   it('POSTs -d as typed (exact digits) with Content-Type application/json', async () => {
-    api.on('POST', '/v1/pets', { status: 201, body: `{"id":7,"name":"Rex","categoryId":${BIG}}` });
+    cli.api.on('POST', '/v1/pets', { status: 201, body: `{"id":7,"name":"Rex","categoryId":${BIG}}` });
     const body = `{"name":"Rex", "categoryId":${BIG}}`;
     const r = await run(['/pets', '-d', body]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`{"id":7,"name":"Rex","categoryId":${BIG}}`);
-    const req = api.requests[0]!;
+    const req = cli.api.requests[0]!;
     expect(req.method).toBe('POST');
     expect(req.body).toBe(body);
     expect(req.headers['content-type']).toBe('application/json');
   });
 
   it('takes -X in any case and sends the body with it', async () => {
-    api.on('PUT', '/v1/pets/1', { status: 200, body: '{}' });
-    api.on('DELETE', '/v1/pets/1', { status: 204 });
+    cli.api.on('PUT', '/v1/pets/1', { status: 200, body: '{}' });
+    cli.api.on('DELETE', '/v1/pets/1', { status: 204 });
     expect((await run(['-X', 'put', '/pets/1', '-d', '{"name":"Rex"}'])).exitCode).toBe(0);
     const del = await run(['/pets/1', '--method', 'Delete']);
     expect(del).toEqual({ stdout: '', stderr: '', exitCode: 0 });
-    expect(api.requests.map((q) => `${q.method} ${q.body ?? ''}`)).toEqual(['PUT {"name":"Rex"}', 'DELETE ']);
+    expect(cli.api.requests.map((q) => `${q.method} ${q.body ?? ''}`)).toEqual(['PUT {"name":"Rex"}', 'DELETE ']);
   });
 
   it('reads the body from --input FILE and --input - (stdin)', async () => {
-    api.on('POST', '/v1/pets', { status: 201, body: '{}' });
-    const file = join(cfg.dir, '..', 'pet.json');
+    cli.api.on('POST', '/v1/pets', { status: 201, body: '{}' });
+    const file = join(cli.cfg.dir, '..', 'pet.json');
     writeFileSync(file, `{"name":"Tom","categoryId":${BIG}}\n`);
     expect((await run(['/pets', '--input', file])).exitCode).toBe(0);
     expect((await run(['/pets', '--input', '-'], { input: `{"name":"Kit","categoryId":1}` })).exitCode).toBe(0);
-    expect(api.requests.map((q) => q.body)).toEqual([`{"name":"Tom","categoryId":${BIG}}\n`, '{"name":"Kit","categoryId":1}']);
-    expect(api.requests.every((q) => q.method === 'POST')).toBe(true);
+    expect(cli.api.requests.map((q) => q.body)).toEqual([`{"name":"Tom","categoryId":${BIG}}\n`, '{"name":"Kit","categoryId":1}']);
+    expect(cli.api.requests.every((q) => q.method === 'POST')).toBe(true);
   });
 
   it('sends extra -H headers, which may replace Accept and Content-Type', async () => {
-    api.on('POST', '/v1/pets', { status: 201, body: '{}' });
+    cli.api.on('POST', '/v1/pets', { status: 201, body: '{}' });
     const r = await run(['/pets', '-d', '{}', '-H', 'X-Request-Id: 42', '-H', 'Accept: application/problem+json', '--header', 'content-type: application/merge-patch+json']);
     expect(r.exitCode).toBe(0);
-    const h = api.requests[0]!.headers;
+    const h = cli.api.requests[0]!.headers;
     expect(h['x-request-id']).toBe('42');
     expect(h.accept).toBe('application/problem+json');
     expect(h['content-type']).toBe('application/merge-patch+json');
@@ -133,7 +116,7 @@ describe('petstore api: requests', () => {
   });
 
   it('--include prints the status line and the response headers on stderr, never the key', async () => {
-    api.on('GET', '/v1/pets', { status: 200, body: '[]', headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' } });
+    cli.api.on('GET', '/v1/pets', { status: 200, body: '[]', headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59' } });
     const r = await run(['/pets', '-i', '-H', 'X-Trace: on']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('[]');
@@ -146,7 +129,7 @@ describe('petstore api: requests', () => {
   });
 
   it('keeps the key out of --debug traces', async () => {
-    api.on('GET', '/v1/pets', { status: 200, body: '[]' });
+    cli.api.on('GET', '/v1/pets', { status: 200, body: '[]' });
     const r = await run(['/pets', '--include', '--debug']);
     expect(r.exitCode).toBe(0);
     noKey(r);
@@ -154,7 +137,7 @@ describe('petstore api: requests', () => {
 
   it('prints the quota line after the request like every API command', async () => {
     const reset = String(Math.floor(Date.now() / 1000) + 30);
-    api.on('GET', '/v1/pets', { status: 200, body: '[]', headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '57', 'x-ratelimit-reset': reset } });
+    cli.api.on('GET', '/v1/pets', { status: 200, body: '[]', headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '57', 'x-ratelimit-reset': reset } });
     const r = await run(['/pets', '--verbose']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/^quota: 57\/60 left, resets in \d+s\n$/);
@@ -168,7 +151,7 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
     [401, '{"code":"unauthorized","message":"invalid key","status":401}', 4, /^error: authentication failed: invalid key \(unauthorized, HTTP 401\); run: petstore auth login --env /],
     [400, '{"code":"invalid_body","message":"name is required","status":400}', 2, /^error: the server rejected the request: name is required/],
   ])('HTTP %i -> exit %i', async (status, body, exit, message) => {
-    api.on('GET', '/v1/store/orders', { status, body });
+    cli.api.on('GET', '/v1/store/orders', { status, body });
     const r = await run(['/store/orders']);
     expect(r.stdout).toBe(body);
     expect(r.stderr).toMatch(message);
@@ -177,17 +160,17 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
   });
 
   it('never follows a redirect (the key would go along): the 3xx is reported, exit 1', async () => {
-    api.on('GET', '/v1/moved', { status: 302, body: '', headers: { location: 'https://evil.example.com/steal' } });
+    cli.api.on('GET', '/v1/moved', { status: 302, body: '', headers: { location: 'https://evil.example.com/steal' } });
     const r = await run(['/moved', '--include']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/^HTTP 302 Found\n[^]*location: https:\/\/evil\.example\.com\/steal\n/);
     expect(r.stderr).toMatch(/error: server error: HTTP 302 with an empty body\n$/);
-    expect(api.requests).toHaveLength(1);
+    expect(cli.api.requests).toHaveLength(1);
     noKey(r);
   });
 
   it('with --include the headers come before the error line', async () => {
-    api.on('GET', '/v1/store/orders', { status: 501, body: ERROR_501 });
+    cli.api.on('GET', '/v1/store/orders', { status: 501, body: ERROR_501 });
     const r = await run(['/store/orders', '--include']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/^HTTP 501 Not Implemented\n[^]*\n\nerror: server error: /);
@@ -207,13 +190,13 @@ describe('petstore api: refused before anything is sent (exit 2)', () => {
     [['/pets', '-H', 'Host: evil.example.com'], /refusing -H\/--header "Host"/],
     [['/pets', '-H', 'nocolon'], /expected 'Name: value'/],
   ])('%j', async (args, message) => {
-    api.on('GET', /.*/, { status: 200, body: '[]' });
-    api.on('POST', /.*/, { status: 200, body: '[]' });
+    cli.api.on('GET', /.*/, { status: 200, body: '[]' });
+    cli.api.on('POST', /.*/, { status: 200, body: '[]' });
     const r = await run(args);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
     expect(r.exitCode).toBe(2);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
     noKey(r);
   });
 
@@ -221,14 +204,14 @@ describe('petstore api: refused before anything is sent (exit 2)', () => {
     const r = await run(['/pets', '--input', '-'], { input: 'not json' });
     expect(r.stderr).toMatch(/^error: --input - \(stdin\) is not valid JSON/);
     expect(r.exitCode).toBe(2);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('without a key: exit 4 and nothing sent', async () => {
     const r = await run(['/pets'], { env: { PETSTORE_API_KEY: undefined } });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/no API key for environment "production"/);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('shows usage with examples', async () => {

@@ -1,37 +1,26 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runInProcess, type InProcessOptions } from '../../helpers/inprocess.js';
-import { MOCK_BASE_URL, mockApi, tempConfigDir } from '../../helpers/mock-api.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MOCK_BASE_URL, mockedCli } from '../../helpers/mock-api.js';
 
 const KEY = 'sk_live_abcdefghijklmnop1234';
 const OTHER = 'sk_live_zyxwvutsrqponmlk9876';
 const OK_LIST = { status: 200, body: '[]' };
 const UNAUTHORIZED = { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } };
 
-let api: ReturnType<typeof mockApi>;
-let cfg: ReturnType<typeof tempConfigDir>;
+const cli = mockedCli({ env: {} });
+const run = cli.run;
 
 beforeEach(async () => {
-  api = mockApi();
-  cfg = tempConfigDir();
   await run(['env', 'set', 'production', MOCK_BASE_URL]);
 });
-afterEach(async () => {
-  await api.close();
-  cfg.cleanup();
-});
 
-function run(args: string[], opts: InProcessOptions = {}) {
-  return runInProcess(args, { dispatcher: api.agent, ...opts, env: { PETSTORE_CONFIG_DIR: cfg.dir, ...opts.env } });
-}
-
-const configFile = () => join(cfg.dir, 'config.json');
+const configFile = () => join(cli.cfg.dir, 'config.json');
 const stored = (): string => (existsSync(configFile()) ? readFileSync(configFile(), 'utf8') : '');
 
 /** Keys accepted by the mock server: KEY only. */
 function acceptOnly(key: string) {
-  api.on('GET', /^\/v1\/pets/, (req) => (req.headers.authorization === `Bearer ${key}` ? OK_LIST : UNAUTHORIZED));
+  cli.api.on('GET', /^\/v1\/pets/, (req) => (req.headers.authorization === `Bearer ${key}` ? OK_LIST : UNAUTHORIZED));
 }
 
 describe('auth login', () => {
@@ -41,13 +30,13 @@ describe('auth login', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`Logged in to production (${MOCK_BASE_URL}) with key ****1234\n`);
-    expect(api.requests).toHaveLength(1);
-    expect(api.requests[0]!.path).toBe('/v1/pets?limit=1');
-    expect(api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(cli.api.requests).toHaveLength(1);
+    expect(cli.api.requests[0]!.path).toBe('/v1/pets?limit=1');
+    expect(cli.api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(JSON.parse(stored()).envs.production.apiKey).toBe(KEY);
     if (process.platform !== 'win32') {
       expect(statSync(configFile()).mode & 0o777).toBe(0o600);
-      expect(statSync(cfg.dir).mode & 0o777).toBe(0o700);
+      expect(statSync(cli.cfg.dir).mode & 0o777).toBe(0o700);
     }
   });
 
@@ -55,7 +44,7 @@ describe('auth login', () => {
     acceptOnly(KEY);
     const r = await run(['auth', 'login'], { input: KEY, env: { PETSTORE_API_KEY: OTHER } });
     expect(r.exitCode).toBe(0);
-    expect(api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(cli.api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(r.stderr).toContain('PETSTORE_API_KEY is set and overrides the stored key');
   });
 
@@ -70,7 +59,7 @@ describe('auth login', () => {
   });
 
   it('stores nothing when the check fails on the network, and suggests --no-verify (exit 7)', async () => {
-    api.fail('GET', /^\/v1\/pets/, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    cli.api.fail('GET', /^\/v1\/pets/, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     const r = await run(['auth', 'login', '--max-retries', '0'], { input: KEY });
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toContain('--no-verify');
@@ -80,7 +69,7 @@ describe('auth login', () => {
   it('--no-verify stores without any request', async () => {
     const r = await run(['auth', 'login', '--no-verify', '--env', 'staging'], { input: KEY });
     expect(r.exitCode).toBe(0);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
     expect(r.stderr).toBe('Stored key ****1234 for staging without checking it\n');
     expect(JSON.parse(stored()).envs.staging.apiKey).toBe(KEY);
   });
@@ -94,7 +83,7 @@ describe('auth login', () => {
     const r = await run(['auth', 'login'], { input });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('exits 2 naming the env set command before asking for a key when the environment has no URL', async () => {
@@ -126,13 +115,13 @@ describe('auth login', () => {
       const typed = `junk\u0015${KEY.slice(0, 5)}X\u007f\u001b[D${KEY.slice(5)}\r`;
       const r = await run(['auth', 'login'], { ...tty, input: typed });
       expect(r.exitCode).toBe(0);
-      expect(api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(cli.api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     });
 
     it('Ctrl-C cancels with exit 130 and stores nothing', async () => {
       const r = await run(['auth', 'login'], { ...tty, input: 'abc\u0003' });
       expect(r.exitCode).toBe(130);
-      expect(api.requests).toHaveLength(0);
+      expect(cli.api.requests).toHaveLength(0);
       expect(stored()).not.toContain('abc');
     });
 
@@ -168,7 +157,7 @@ describe('auth status', () => {
       detail: null,
     });
     expect(r.stdout + r.stderr).not.toContain(KEY);
-    expect(api.requests.map((q) => q.path)).toEqual(['/v1/pets?limit=1']);
+    expect(cli.api.requests.map((q) => q.path)).toEqual(['/v1/pets?limit=1']);
   });
 
   it('prints a table row naming the config file', async () => {
@@ -191,7 +180,7 @@ describe('auth status', () => {
     expect(r.exitCode).toBe(4);
     expect(r.stdout).toContain('none');
     expect(r.stderr).toBe('error: no API key for environment "production"; run: petstore auth login --env production (or set PETSTORE_API_KEY)\n');
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('exits 4 when the server rejects the key', async () => {
@@ -205,7 +194,7 @@ describe('auth status', () => {
   });
 
   it('says "unknown" when the server cannot be reached, and exits 0', async () => {
-    api.fail('GET', /^\/v1\/pets/, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    cli.api.fail('GET', /^\/v1\/pets/, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     const r = await run(['auth', 'status', '-o', 'json', '--max-retries', '0'], { env: { PETSTORE_API_KEY: KEY } });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ server: 'unknown', detail: 'could not connect to api.test: connection refused' });
@@ -222,7 +211,7 @@ describe('auth status', () => {
       ['staging', 'not_checked'],
     ]);
     expect(rows[1]!.detail).toBe('no base URL');
-    expect(api.requests).toHaveLength(1);
+    expect(cli.api.requests).toHaveLength(1);
   });
 
   it('--all exits 4 when no environment has a usable key', async () => {

@@ -1,39 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runInProcess, type InProcessOptions } from '../../helpers/inprocess.js';
-import { MOCK_BASE_URL, MOCK_KEY, mockApi, tempConfigDir } from '../../helpers/mock-api.js';
+import { describe, expect, it } from 'vitest';
+import { MOCK_BASE_URL, MOCK_KEY, mockedCli } from '../../helpers/mock-api.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: a Number would print ...992
 const PETS = `[{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"},{"id":2,"name":"Tom, \\"the cat\\"","categoryId":1}]`;
 
-let api: ReturnType<typeof mockApi>;
-let cfg: ReturnType<typeof tempConfigDir>;
-
-beforeEach(() => {
-  api = mockApi();
-  cfg = tempConfigDir();
-});
-afterEach(async () => {
-  await api.close();
-  cfg.cleanup();
-});
-
-function run(args: string[], opts: InProcessOptions = {}) {
-  return runInProcess(args, {
-    dispatcher: api.agent,
-    ...opts,
-    env: { PETSTORE_CONFIG_DIR: cfg.dir, PETSTORE_BASE_URL: MOCK_BASE_URL, PETSTORE_API_KEY: MOCK_KEY, ...opts.env },
-  });
-}
+const cli = mockedCli();
+const run = cli.run;
 
 describe('pets list', () => {
   it('sends limit and status, the bearer key, Accept and User-Agent, and prints TSV when stdout is not a TTY', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: PETS });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: PETS });
     const r = await run(['pets', 'list', '--limit', '5', '--status', 'available']);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`id\tname\tcategoryId\tstatus\n${BIG}\tRex\t${BIG}\tavailable\n2\tTom, "the cat"\t1\t\n`);
-    expect(api.requests).toHaveLength(1);
-    const req = api.requests[0]!;
+    expect(cli.api.requests).toHaveLength(1);
+    const req = cli.api.requests[0]!;
     expect(req.method).toBe('GET');
     expect(req.path).toBe('/v1/pets?limit=5&status=available');
     expect(req.headers.authorization).toBe(`Bearer ${MOCK_KEY}`);
@@ -42,13 +24,13 @@ describe('pets list', () => {
   });
 
   it('sends no query when no flags are given', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     await run(['pets', 'list']);
-    expect(api.requests[0]!.path).toBe('/v1/pets');
+    expect(cli.api.requests[0]!.path).toBe('/v1/pets');
   });
 
   it('prints exact int64 ids in json, ndjson and csv', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: PETS });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: PETS });
     const json = await run(['pets', 'list', '-o', 'json']);
     expect(json.stdout).toBe(`${PETS}\n`);
     const jsonFlag = await run(['pets', 'list', '--json']);
@@ -62,13 +44,13 @@ describe('pets list', () => {
   });
 
   it('pretty-prints JSON on a TTY and compact otherwise', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[{"id":1,"name":"A","categoryId":2}]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[{"id":1,"name":"A","categoryId":2}]' });
     const tty = await run(['pets', 'list', '-o', 'json'], { stdoutTTY: true });
     expect(tty.stdout).toBe('[\n  {\n    "id": 1,\n    "name": "A",\n    "categoryId": 2\n  }\n]\n');
   });
 
   it('draws a bordered table on a TTY, with colour only when allowed', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: PETS });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: PETS });
     const plain = await run(['pets', 'list'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
     expect(plain.stdout).toContain('┌');
     expect(plain.stdout).toContain(BIG);
@@ -80,7 +62,7 @@ describe('pets list', () => {
   });
 
   it('prints an empty table, [] or nothing for an empty list, and exits 0', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     expect(await run(['pets', 'list'])).toMatchObject({ exitCode: 0, stdout: 'id\tname\tcategoryId\tstatus\n' });
     expect(await run(['pets', 'list', '-o', 'json'])).toMatchObject({ exitCode: 0, stdout: '[]\n' });
     expect(await run(['pets', 'list', '-o', 'ndjson'])).toMatchObject({ exitCode: 0, stdout: '' });
@@ -91,7 +73,7 @@ describe('pets list', () => {
   });
 
   it('escapes control characters from the server in table output', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[{"id":1,"name":"a\\tb\\u001b[31mc","categoryId":2}]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[{"id":1,"name":"a\\tb\\u001b[31mc","categoryId":2}]' });
     const r = await run(['pets', 'list']);
     expect(r.stdout).toBe('id\tname\tcategoryId\tstatus\n1\ta\\tb\\x1b[31mc\t2\t\n');
     const tty = await run(['pets', 'list'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
@@ -107,12 +89,12 @@ describe('pets list', () => {
     [['-o', 'yaml'], '--output "yaml": must be one of table, json, ndjson, csv'],
     [['--json', '-o', 'csv'], '--json conflicts with --output csv'],
   ])('rejects %j with exit 2 before sending', async (flags, message) => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     const r = await run(['pets', 'list', ...flags]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stdout).toBe('');
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('rejects unknown flags and extra arguments with exit 2', async () => {
@@ -121,11 +103,11 @@ describe('pets list', () => {
     expect(unknown.stderr).toContain("unknown option '--colour'");
     const extra = await run(['pets', 'list', 'extra']);
     expect(extra.exitCode).toBe(2);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('reports a body that is not a list of pets as malformed (exit 1)', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 200, body: '{"pets":[]}' });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '{"pets":[]}' });
     const r = await run(['pets', 'list']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toBe('error: malformed response: expected a list of pets, got JSON of the wrong shape (HTTP 200)\n');
@@ -133,7 +115,7 @@ describe('pets list', () => {
   });
 
   it('reports an HTML 502 page as such, without a stack trace (exit 1)', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 502, body: '<html><body>Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 502, body: '<html><body>Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } });
     const r = await run(['pets', 'list', '--max-retries', '0']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('HTTP 502 with a non-JSON body (text/html)');
@@ -142,7 +124,7 @@ describe('pets list', () => {
   });
 
   it('shows the server message, code and status on 401 with the login hint (exit 4)', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
     const r = await run(['pets', 'list']);
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toBe(
@@ -151,7 +133,7 @@ describe('pets list', () => {
   });
 
   it('also prints the error as one JSON object on stderr with -o json', async () => {
-    api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
+    cli.api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
     const r = await run(['pets', 'list', '-o', 'json']);
     expect(r.exitCode).toBe(4);
     expect(r.stdout).toBe('');
@@ -173,18 +155,18 @@ describe('pets list', () => {
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('no API key for environment "production"');
     expect(r.stderr).toContain('petstore auth login --env production');
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('exits 2 naming the exact env set command when the environment has no base URL', async () => {
     const r = await run(['pets', 'list', '--env', 'staging'], { env: { PETSTORE_BASE_URL: undefined } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('petstore env set staging https://<host>/v1');
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('exits 7 when the connection fails', async () => {
-    api.fail('GET', /^\/v1\/pets/, Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    cli.api.fail('GET', /^\/v1\/pets/, Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
     const r = await run(['pets', 'list', '--max-retries', '0']);
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/^error: /);
@@ -193,14 +175,14 @@ describe('pets list', () => {
 
 describe('pets add', () => {
   it('posts name, exact categoryId and status, and prints the created pet', async () => {
-    api.on('POST', '/v1/pets', (req) => {
+    cli.api.on('POST', '/v1/pets', (req) => {
       const sent = req.body ?? '';
       return { status: 201, body: `{"id":${BIG},${sent.slice(1)}` };
     });
     const r = await run(['pets', 'add', '--name', 'Rex', '--category-id', '9223372036854775807', '--status', 'pending', '-o', 'json']);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
-    const req = api.requests[0]!;
+    const req = cli.api.requests[0]!;
     expect(req.body).toBe('{"name":"Rex","categoryId":9223372036854775807,"status":"pending"}');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers.authorization).toBe(`Bearer ${MOCK_KEY}`);
@@ -208,9 +190,9 @@ describe('pets add', () => {
   });
 
   it('leaves status out when not given and prints one table row', async () => {
-    api.on('POST', '/v1/pets', { status: 201, body: '{"id":7,"name":"Rex","categoryId":1}' });
+    cli.api.on('POST', '/v1/pets', { status: 201, body: '{"id":7,"name":"Rex","categoryId":1}' });
     const r = await run(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
-    expect(api.requests[0]!.body).toBe('{"name":"Rex","categoryId":1}');
+    expect(cli.api.requests[0]!.body).toBe('{"name":"Rex","categoryId":1}');
     expect(r.stdout).toBe('id\tname\tcategoryId\tstatus\n7\tRex\t1\t\n');
   });
 
@@ -226,18 +208,18 @@ describe('pets add', () => {
     const r = await run(['pets', 'add', ...flags]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('maps a 400 from the server to exit 2 with its message', async () => {
-    api.on('POST', '/v1/pets', { status: 400, body: { code: 'invalid_body', message: 'name is too long', status: 400 } });
+    cli.api.on('POST', '/v1/pets', { status: 400, body: { code: 'invalid_body', message: 'name is too long', status: 400 } });
     const r = await run(['pets', 'add', '--name', 'x'.repeat(300), '--category-id', '1']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toBe('error: the server rejected the request: name is too long (invalid_body, HTTP 400)\n');
   });
 
   it('reports a created pet without an id as malformed (exit 1)', async () => {
-    api.on('POST', '/v1/pets', { status: 201, body: '{"name":"Rex","categoryId":1}' });
+    cli.api.on('POST', '/v1/pets', { status: 201, body: '{"name":"Rex","categoryId":1}' });
     const r = await run(['pets', 'add', '--name', 'Rex', '--category-id', '1']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('malformed response');
@@ -246,10 +228,10 @@ describe('pets add', () => {
 
 describe('pets get', () => {
   it('requests exactly /pets/<id> for an id above 2^53 and prints it exactly, with the deprecation warning', async () => {
-    api.on('GET', `/v1/pets/${BIG}`, { status: 200, body: `{"id":${BIG},"name":"Rex","categoryId":${BIG}}` });
+    cli.api.on('GET', `/v1/pets/${BIG}`, { status: 200, body: `{"id":${BIG},"name":"Rex","categoryId":${BIG}}` });
     const r = await run(['pets', 'get', BIG, '-o', 'json']);
     expect(r.exitCode).toBe(0);
-    expect(api.requests[0]!.path).toBe(`/v1/pets/${BIG}`);
+    expect(cli.api.requests[0]!.path).toBe(`/v1/pets/${BIG}`);
     expect(r.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG}}\n`);
     expect(r.stderr).toBe(
       'warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on 5 December 2030; use "petstore pets list --status <status>" instead\n',
@@ -257,7 +239,7 @@ describe('pets get', () => {
   });
 
   it('prints the id exactly in table, csv and ndjson', async () => {
-    api.on('GET', `/v1/pets/${BIG}`, { status: 200, body: `{"id":${BIG},"name":"Rex","categoryId":1}` });
+    cli.api.on('GET', `/v1/pets/${BIG}`, { status: 200, body: `{"id":${BIG},"name":"Rex","categoryId":1}` });
     for (const format of ['table', 'csv', 'ndjson']) {
       const r = await run(['pets', 'get', BIG, '-o', format, '-q']);
       expect(r.stdout).toContain(BIG);
@@ -265,7 +247,7 @@ describe('pets get', () => {
   });
 
   it("shows the server's Deprecation and Sunset headers", async () => {
-    api.on('GET', '/v1/pets/1', {
+    cli.api.on('GET', '/v1/pets/1', {
       status: 200,
       body: '{"id":1,"name":"Rex","categoryId":1}',
       headers: { deprecation: '@1767225600', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
@@ -278,14 +260,14 @@ describe('pets get', () => {
   });
 
   it('hides the warning with --quiet', async () => {
-    api.on('GET', '/v1/pets/1', { status: 200, body: '{"id":1,"name":"Rex","categoryId":1}', headers: { deprecation: 'true' } });
+    cli.api.on('GET', '/v1/pets/1', { status: 200, body: '{"id":1,"name":"Rex","categoryId":1}', headers: { deprecation: 'true' } });
     const r = await run(['pets', 'get', '1', '--quiet']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('id\tname\tcategoryId\tstatus\n1\tRex\t1\t\n');
   });
 
   it('exits 5 on 404 with the server message', async () => {
-    api.on('GET', '/v1/pets/9', { status: 404, body: { code: 'not_found', message: 'Pet 9 not found', status: 404 } });
+    cli.api.on('GET', '/v1/pets/9', { status: 404, body: { code: 'not_found', message: 'Pet 9 not found', status: 404 } });
     const r = await run(['pets', 'get', '9', '-q']);
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toBe('error: not found: Pet 9 not found (not_found, HTTP 404)\n');
@@ -300,7 +282,7 @@ describe('pets get', () => {
     const r = await run(['pets', 'get', id]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);
-    expect(api.requests).toHaveLength(0);
+    expect(cli.api.requests).toHaveLength(0);
   });
 
   it('rejects a missing id with exit 2', async () => {

@@ -2,7 +2,7 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { CliError, InterruptedError } from '../errors/errors.js';
-import type { Clock } from '../time/clock.js';
+import { sleep, type Clock } from '../time/clock.js';
 
 export interface FileLockOptions {
   clock: Clock;
@@ -32,14 +32,17 @@ export class FileLock {
   /** Takes the lock; false when its folder cannot hold one (the caller goes on without). */
   async acquire(signal?: AbortSignal): Promise<boolean> {
     const { clock } = this.opts;
-    try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    } catch {
-      return false;
-    }
     const mine = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+    const writeMine = () => writeFileSync(mine, `${process.pid} ${this.#host} ${clock.now()}\n`, { mode: 0o600 });
     try {
-      writeFileSync(mine, `${process.pid} ${this.#host} ${clock.now()}\n`, { mode: 0o600 });
+      try {
+        writeMine();
+      } catch (error) {
+        // The folder is made only when missing: a mkdir per lock is one system call per rate-limit operation.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+        writeMine();
+      }
     } catch {
       return false;
     }
@@ -60,7 +63,7 @@ export class FileLock {
             code: 'lock_timeout',
           });
         }
-        await sleepUnlessAborted(clock, this.opts.pollMs + Math.floor(Math.random() * this.opts.pollMs), signal);
+        await sleep(clock, this.opts.pollMs + Math.floor(Math.random() * this.opts.pollMs), signal);
       }
     } finally {
       try {
@@ -106,14 +109,5 @@ export class FileLock {
       // Someone else broke it first.
     }
     return true;
-  }
-}
-
-async function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await clock.sleep(ms, signal);
-  } catch (error) {
-    if (signal?.aborted) throw new InterruptedError();
-    throw error;
   }
 }

@@ -1,11 +1,11 @@
 import { InterruptedError } from '../errors/errors.js';
-import { systemClock, type Clock } from '../time/clock.js';
+import { sleep, systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
 import { firstValue } from './headers.js';
 import type { ApiRequest, ApiResponse } from './client.js';
 import { TransportError } from './transport-error.js';
-import { RateLimiter, sleep, type WaitInfo } from './limiter.js';
-import { OutcomeUnknownError, rateLimitGiveUp } from './outcome.js';
+import { RateLimiter, type WaitInfo } from './limiter.js';
+import { OutcomeUnknownError, rateLimitGiveUp, wholeSeconds } from './outcome.js';
 import type { Quota } from './quota.js';
 import { apiErrorBody, errorForResponse } from './response-errors.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -55,7 +55,7 @@ function isBan(res: ApiResponse): boolean {
   return res.status === 403 && apiErrorBody(res)?.code === 'key_banned';
 }
 
-const seconds = (ms: number) => `${Math.max(0, Math.ceil(ms / 1000))}s`;
+const seconds = (ms: number) => `${wholeSeconds(ms)}s`;
 
 interface RetryContext {
   /** 1-based number of the retry about to happen. */
@@ -109,9 +109,6 @@ export class ApiClient {
     return this.#requests;
   }
 
-  get maxRetries(): number {
-    return this.#maxRetries;
-  }
 
   /**
    * Sends one request through the rate-limit gate, retrying as allowed; any
@@ -167,8 +164,7 @@ export class ApiClient {
         if (res) return res;
         throw error;
       }
-      const retryAfter = res ? parseRetryAfter(res.headers['retry-after'], now, res.headers.date) : undefined;
-      const ms = retryAfter ? retryAfter.ms + (retryAfter.form === 'date' ? this.limiter.marginMs : 0) : backoffDelay(attempt, { random: this.#random });
+      const ms = (res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#random });
       if (ms > this.#maxWaitMs) {
         if (res) return res;
         throw error;
@@ -200,18 +196,27 @@ export class ApiClient {
     }
   }
 
+  /**
+   * The wait a usable Retry-After asks for; an HTTP date gets the limiter's margin, since the
+   * server's clock and ours agree only to the second.
+   */
+  #retryAfterMs(res: ApiResponse, now: number): number | undefined {
+    const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
+    return ra && ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
+  }
+
   /** How long the key's gate stays closed after this 429: Retry-After, else backoff. */
   #rateLimitDelay(res: ApiResponse, attempt: number, now: number): number {
-    const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
-    if (ra) return ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
+    const ms = this.#retryAfterMs(res, now);
+    if (ms !== undefined) return ms;
     this.#debug(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
     return backoffDelay(attempt, { random: this.#random });
   }
 
   /** A ban's Retry-After closes the gate too, so parallel processes stop knocking until it ends. */
   #banGate(res: ApiResponse, now: number): number | undefined {
-    const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
-    return ra ? now + ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0) : undefined;
+    const ms = this.#retryAfterMs(res, now);
+    return ms === undefined ? undefined : now + ms;
   }
 
   #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {

@@ -1,7 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from './undici.js';
-import { createNodeAgents, destroyNodeAgents, nodeRequest, CONNECT_TIMED_OUT, type NodeAgents } from './node-transport.js';
-import { causeCode, RESPONSE_CUT_SHORT, TransportError } from './transport-error.js';
+import { createNodeAgents, nodeRequest, CONNECT_TIMED_OUT, type NodeAgents } from './node-transport.js';
+import { firstValue } from './headers.js';
+import { isSafeMethod } from './retry-policy.js';
+import { causeCode, isTlsCode, RESPONSE_CUT_SHORT, TransportError } from './transport-error.js';
 import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
@@ -111,7 +113,7 @@ function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoin
           const why = n === '407' ? `; it wants credentials: put them in ${proxy.source} (http://user:password@host:port)` : '';
           return { message: `${via} refused the request to ${host} (HTTP ${n})${why}`, sent: false };
         }
-        if (code === 'UND_ERR_PRX_TLS' || (code && /CERT|SSL|TLS/.test(code))) {
+        if (code === 'UND_ERR_PRX_TLS' || isTlsCode(code)) {
           return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
         }
         const { message, sent } = describeTransportError(error, url, undefined);
@@ -136,7 +138,7 @@ function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoin
     case RESPONSE_CUT_SHORT:
       return { message: `connection to ${host} closed before the whole response arrived`, sent: true };
     default: {
-      if (code && /CERT|SSL|TLS/.test(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
+      if (isTlsCode(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
       const notHttp = parserFailure(error, code);
       if (notHttp !== undefined) return { message: `the answer from ${host} is not HTTP/1.1${notHttp ? ` (${notHttp})` : ''}`, sent: true };
       return {
@@ -195,7 +197,7 @@ async function readCapped(body: AsyncIterable<unknown> & { destroy(): unknown })
 }
 
 function isJsonContentType(value: string | string[] | undefined): boolean {
-  const v = Array.isArray(value) ? value[0] : value;
+  const v = firstValue(value);
   return v === undefined || /\bjson\b/i.test(v);
 }
 
@@ -239,9 +241,14 @@ export class HttpTransport {
   #trace(line: string): void {
     const debug = this.#opts.debug;
     if (!debug) return;
-    let safe = line;
-    for (const secret of this.#secrets) safe = safe.split(secret).join(secret === this.#opts.apiKey ? maskKey(secret) : '****');
-    debug(safe);
+    debug(this.#scrub(line, true));
+  }
+
+  /** The text with every secret replaced by ****; with showKeyEnd, the key by its masked form (****7q7q). */
+  #scrub(text: string, showKeyEnd: boolean): string {
+    let safe = text;
+    for (const secret of this.#secrets) safe = safe.split(secret).join(showKeyEnd && secret === this.#opts.apiKey ? maskKey(secret) : '****');
+    return safe;
   }
 
   #traceRequest(method: string, url: string, headers: Record<string, string>, body: string | undefined, proxy: ProxyEndpoint | undefined): void {
@@ -361,7 +368,7 @@ export class HttpTransport {
     // what became of the request.
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(
-        req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || written === false
+        isSafeMethod(req.method) || written === false
           ? 'interrupted'
           : `interrupted while ${req.method} ${req.path} was in flight: the server may or may not have processed it; check before retrying`,
       );
@@ -374,13 +381,11 @@ export class HttpTransport {
       return new TransportError(`request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}${waiting}`, written !== false, true, error);
     }
     const { message, sent } = describeTransportError(error, url, proxy);
-    let safe = message;
-    for (const secret of this.#secrets) safe = safe.split(secret).join('****');
-    return new TransportError(safe, sent && written !== false, false, error);
+    return new TransportError(this.#scrub(message, false), sent && written !== false, false, error);
   }
 
   async close(): Promise<void> {
-    if (this.#agents) destroyNodeAgents(this.#agents);
+    if (this.#agents) this.#agents.destroy();
     else if (!this.#opts.dispatcher && this.#dispatcher) await (await this.#dispatcher).close();
   }
 }

@@ -33,7 +33,7 @@
 // published at once.
 
 import { InterruptedError } from '../errors/errors.js';
-import type { Clock } from '../time/clock.js';
+import { sleep, type Clock } from '../time/clock.js';
 import { rateLimitGiveUp } from './outcome.js';
 import type { Quota } from './quota.js';
 
@@ -723,16 +723,5 @@ async function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): 
     ]);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/** clock.sleep that turns an abort into InterruptedError. */
-export async function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal?.aborted) throw new InterruptedError();
-  try {
-    await clock.sleep(ms, signal);
-  } catch (error) {
-    if (signal?.aborted) throw new InterruptedError();
-    throw error;
   }
 }

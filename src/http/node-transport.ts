@@ -16,10 +16,11 @@ export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
 /** How long a connection (TCP, and TLS for https) may take: undici's default connectTimeout. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-
 export interface NodeAgents {
   http: HttpAgent;
   https: HttpAgent;
+  /** Closes every socket of the agents (idle or not). */
+  destroy(): void;
 }
 
 export interface NodeExchange {
@@ -63,12 +64,7 @@ export function createNodeAgents(): NodeAgents {
       http?.destroy();
       https?.destroy();
     },
-  } as NodeAgents & { destroy(): void };
-}
-
-/** Closes every socket of the agents (idle or not). */
-export function destroyNodeAgents(agents: NodeAgents): void {
-  (agents as NodeAgents & { destroy?: () => void }).destroy?.();
+  };
 }
 
 function headersOf(raw: string[]): NodeExchange['headers'] {

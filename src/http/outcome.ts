@@ -14,9 +14,9 @@ export class OutcomeUnknownError extends NetworkError {
   /** The request whose outcome is unknown, body included. */
   readonly request: ApiRequest;
 
-  constructor(request: ApiRequest, cause: TransportError, checkHint?: string) {
+  constructor(request: ApiRequest, cause: TransportError) {
     const why = cause.timedOut ? 'no response before the timeout' : 'the connection failed after the request was sent';
-    const check = checkHint ?? (request.path.startsWith('/pets') ? 'petstore pets list' : undefined);
+    const check = request.path.startsWith('/pets') ? 'petstore pets list' : undefined;
     super(
       `the request may or may not have been processed (${why}: ${cause.message}); ` +
         (check ? `check with "${check}" before retrying` : 'check the server before retrying'),
@@ -42,9 +42,14 @@ export function formatInstant(at: number, now: number): string {
   return sameDay ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
 }
 
+/** A duration in whole seconds, rounded up, never negative. */
+export function wholeSeconds(ms: number): number {
+  return Math.max(0, Math.ceil(ms / 1000));
+}
+
 /** Whole seconds until `at`, rounded up, never negative. */
 export function secondsUntil(at: number, now: number): number {
-  return Math.max(0, Math.ceil((at - now) / 1000));
+  return wholeSeconds(at - now);
 }
 
 /** "the limit resets at 14:03:12 (in 42s)" */
@@ -63,7 +68,7 @@ export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: numb
   let message: string;
   let hint: string;
   if (reason.kind === 'too_long') {
-    const wait = `${secondsUntil(now + reason.waitMs, now)}s`;
+    const wait = `${wholeSeconds(reason.waitMs)}s`;
     message =
       reason.cause === 'gate'
         ? `rate limited: the server asked to wait ${wait} before the next request, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${resetPhrase(resetAt, now)}`

@@ -1,5 +1,6 @@
 import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, ServerError, UsageError } from '../errors/errors.js';
 import type { ApiResponse } from './client.js';
+import { firstValue } from './headers.js';
 
 export interface ApiErrorBody {
   code: string;
@@ -16,8 +17,7 @@ export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
 }
 
 function contentType(res: ApiResponse): string {
-  const v = res.headers['content-type'];
-  return (Array.isArray(v) ? v[0] : v)?.split(';')[0]?.trim() || 'no content type';
+  return firstValue(res.headers['content-type'])?.split(';')[0]?.trim() || 'no content type';
 }
 
 /** A body the server labelled JSON that does not parse (truncated or corrupt) versus one that is not JSON at all. */

@@ -9,7 +9,7 @@
 //   any other status           no                      no
 
 import type { HttpMethod } from './client.js';
-import { causeCode, TransportError } from './transport-error.js';
+import { causeCode, isTlsCode, TransportError } from './transport-error.js';
 
 export type Outcome = { status: number } | { error: unknown };
 
@@ -38,7 +38,7 @@ const PERMANENT = new Set(['ENOTFOUND']);
 
 
 function isPermanent(code: string | undefined): boolean {
-  return code !== undefined && (PERMANENT.has(code) || /CERT|SSL|TLS/.test(code));
+  return code !== undefined && (PERMANENT.has(code) || isTlsCode(code));
 }
 
 /** What to do after one attempt of `method` ended in `outcome`. */

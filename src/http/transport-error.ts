@@ -1,5 +1,5 @@
 // Apart from client.ts so that code which only recognises the error (bulk seeding, retry
-// policy) does not load undici: a --dry-run never needs it.
+// policy) does not load the HTTP transport: a --dry-run never needs it.
 import { NetworkError } from '../errors/errors.js';
 
 /** Thrown when the transport failed; `sent` tells whether the request may have reached the server. */
@@ -21,6 +21,11 @@ export const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
 /** A failure while the body was read, for either HTTP client: the cause keeps its own code. */
 export function cutShort(cause: unknown): Error {
   return Object.assign(new Error('the connection closed before the whole response arrived', { cause }), { code: RESPONSE_CUT_SHORT });
+}
+
+/** A certificate or TLS failure code (Node's and undici's): retrying will not fix it, and nothing was sent. */
+export function isTlsCode(code: string | undefined): boolean {
+  return code !== undefined && /CERT|SSL|TLS/.test(code);
 }
 
 /** The errno-style code of an error or of its causes (a TransportError's own code is ours, not the cause's). */

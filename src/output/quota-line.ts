@@ -1,10 +1,11 @@
 import { Chalk } from 'chalk';
 import type { Factory } from '../factory.js';
+import { wholeSeconds } from '../http/outcome.js';
 import type { Quota } from '../http/quota.js';
 
 /** "quota: 57/60 left, resets in 42s" on stderr after a command that made requests. */
 export function quotaLine(remaining: number, limit: number, resetInMs: number): string {
-  return `quota: ${remaining}/${limit} left, resets in ${Math.max(0, Math.ceil(resetInMs / 1000))}s`;
+  return `quota: ${remaining}/${limit} left, resets in ${wholeSeconds(resetInMs)}s`;
 }
 
 export type QuotaLevel = 'normal' | 'low' | 'exhausted';

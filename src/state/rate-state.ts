@@ -30,7 +30,6 @@ import type { Clock } from '../time/clock.js';
 
 export const RATE_STATE_FILE = 'rate-state.json';
 
-/** "<env>:<sha256(apiKey) first 16 hex>": identifies a key without storing it. */
 /**
  * "<env>:<16 hex of sha256(base URL, key)>": one limit per key on one server. The base URL is in
  * the hash because PETSTORE_BASE_URL can point an environment's name at another server (a sandbox),

@@ -1,5 +1,7 @@
 // Time is injected so retry and rate-limit tests run on a fake clock in milliseconds.
 
+import { InterruptedError } from '../errors/errors.js';
+
 export interface Clock {
   /** Epoch milliseconds. */
   now(): number;
@@ -27,3 +29,14 @@ export const systemClock: Clock = {
     });
   },
 };
+
+/** clock.sleep that turns an abort into InterruptedError. */
+export async function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) throw new InterruptedError();
+  try {
+    await clock.sleep(ms, signal);
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError();
+    throw error;
+  }
+}

@@ -1,5 +1,6 @@
 import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
+import { secondsUntil } from '../../http/outcome.js';
 import type { Quota } from '../../http/quota.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
@@ -38,7 +39,7 @@ export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached'
     remaining: quota.remaining,
     reset: new Date(quota.resetAt).toISOString(),
     resetEpoch: Math.floor(quota.resetAt / 1000),
-    resetInSeconds: Math.max(0, Math.ceil((quota.resetAt - now) / 1000)),
+    resetInSeconds: secondsUntil(quota.resetAt, now),
     source,
     seenAt: new Date(quota.seenAt).toISOString(),
   };

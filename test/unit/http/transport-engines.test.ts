@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpTransport, MAX_BODY_BYTES, TransportError, type ApiResponse } from '../../../src/http/client.js';
-import { createNodeAgents, destroyNodeAgents, nodeRequest } from '../../../src/http/node-transport.js';
+import { createNodeAgents, nodeRequest } from '../../../src/http/node-transport.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
 import { Agent } from '../../../src/http/undici.js';
 import { systemClock } from '../../../src/time/clock.js';
@@ -282,7 +282,7 @@ describe('nodeRequest', () => {
       for await (const c of res.body) chunks.push(c);
       expect(Buffer.concat(chunks).toString()).toBe('{"ok":true}');
     } finally {
-      destroyNodeAgents(agents);
+      agents.destroy();
     }
   });
 });

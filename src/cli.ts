@@ -219,7 +219,18 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
 
 async function finish(f: Factory): Promise<void> {
   if (f.clients.length === 0) return;
-  const { reportQuota } = await import('./output/quota-line.js');
-  reportQuota(f);
+  // The quota line after a command that made requests: on a terminal, or always with --verbose; never
+  // with --quiet. Its module (chalk, which loads tty) is imported only to print one.
+  const wanted = !f.globals.quiet && (f.io.stderrIsTTY || f.globals.verbose);
+  const quota = wanted
+    ? f.clients
+        .filter((c) => c.requestCount > 0)
+        .map((c) => c.lastQuota)
+        .findLast((q) => q !== undefined)
+    : undefined;
+  if (quota) {
+    const { renderQuotaLine } = await import('./output/quota-line.js');
+    f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
+  }
   await Promise.all(f.clients.map((c) => c.close()));
 }

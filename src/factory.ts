@@ -35,6 +35,8 @@ export interface Factory {
   target(): Promise<Target>;
   /** An authenticated API client; throws an auth error when no key is available. */
   client(): Promise<ApiClient>;
+  /** Another client for the environment and key in force, with its own options (bulk seeding); throws as client() does. */
+  newClient(options: ClientForOptions): Promise<ApiClient>;
   /**
    * A client for an explicit environment, URL and key rather than the stored one
    * (auth login verifies a key before storing it; auth status --all checks every environment).
@@ -108,12 +110,13 @@ export function createFactory(deps: FactoryDeps): Factory {
       return target;
     },
     client() {
-      client ??= (async () => {
-        const t = await factory.target();
-        if (!t.apiKey) throw noApiKeyError(t.envName);
-        return factory.clientFor(t, t.apiKey);
-      })();
+      client ??= factory.newClient({});
       return client;
+    },
+    async newClient(options) {
+      const t = await factory.target();
+      if (!t.apiKey) throw noApiKeyError(t.envName);
+      return factory.clientFor(t, t.apiKey, options);
     },
     secrets() {
       return [...keys, ...(deps.env.PETSTORE_API_KEY ? [deps.env.PETSTORE_API_KEY] : [])];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../errors/errors.js';
+import type { IO } from '../io/io.js';
 import { formatFromName, sniffFormat, type InputFormat } from './read-records.js';
 
 /** A bulk input that can be read more than once (stdin is spooled to a private temp file). */
@@ -33,13 +34,14 @@ async function spool(stdin: Readable): Promise<{ path: string; dispose: () => vo
   return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function openInput(file: string, formatFlag: string | undefined, stdin: Readable & { isTTY?: boolean }): Promise<ReplayableInput> {
+/** `io` is read only for `--file -`: its stdin stream is built on first use. */
+export async function openInput(file: string, formatFlag: string | undefined, io: Pick<IO, 'stdin' | 'stdinIsTTY'>): Promise<ReplayableInput> {
   let format = formatFromName(file === '-' ? '' : file, formatFlag);
   let path = file;
   let dispose = () => {};
   if (file === '-') {
-    if (stdin.isTTY) throw new UsageError('--file - reads records from stdin, but stdin is a terminal; pipe a file into it or give a path');
-    ({ path, dispose } = await spool(stdin));
+    if (io.stdinIsTTY) throw new UsageError('--file - reads records from stdin, but stdin is a terminal; pipe a file into it or give a path');
+    ({ path, dispose } = await spool(io.stdin));
   } else {
     let isFile = false;
     try {

@@ -1,7 +1,10 @@
 import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
 import { isPetStatus, PET_STATUSES, type NewPet } from '../pets/pet.js';
 
-const FIELDS = new Set(['name', 'categoryId', 'status']);
+/** The fields a record may have (a CSV header may name), and those it must have. */
+export const NEW_PET_FIELDS: readonly string[] = ['name', 'categoryId', 'status'];
+export const REQUIRED_FIELDS: readonly string[] = ['name', 'categoryId'];
+const FIELDS = new Set(NEW_PET_FIELDS);
 
 export type RecordCheck = { ok: true; pet: NewPet } | { ok: false; problems: string[] };
 
@@ -25,7 +28,7 @@ export function checkNewPet(value: unknown, fromText = false): RecordCheck {
   const v = value as Record<string, unknown>;
   const problems: string[] = [];
   for (const key of Object.keys(v)) {
-    if (!FIELDS.has(key)) problems.push(`unknown field "${key}" (allowed: name, categoryId, status)`);
+    if (!FIELDS.has(key)) problems.push(`unknown field "${key}" (allowed: ${NEW_PET_FIELDS.join(', ')})`);
   }
   if (v.name === undefined) problems.push('name is missing');
   else if (typeof v.name !== 'string' || v.name.trim() === '') problems.push(`name must be a non-empty string, got ${describe(v.name)}`);

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
 import { lines } from './lines.js';
-import { checkNewPet, type RecordCheck } from './new-pet-record.js';
+import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
 
 export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -84,7 +84,7 @@ export function splitCsv(text: string): { fields: string[]; open: boolean } {
   return { fields, open: quoted };
 }
 
-const CSV_COLUMNS = new Set(['name', 'categoryId', 'status']);
+const CSV_COLUMNS = new Set(NEW_PET_FIELDS);
 
 async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
   let header: string[] | undefined;
@@ -103,7 +103,7 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
     if (!header) {
       if (text.trim() === '') continue;
       header = fields.map((f) => f.trim());
-      const missing = ['name', 'categoryId'].filter((c) => !header?.includes(c));
+      const missing = REQUIRED_FIELDS.filter((c) => !header?.includes(c));
       const unknown = header.filter((c) => !CSV_COLUMNS.has(c));
       if (missing.length > 0 || unknown.length > 0) {
         throw new UsageError(
@@ -175,7 +175,8 @@ export function* arrayElements(text: string): Generator<{ line: number; source: 
 
 async function* jsonRecords(input: Readable): AsyncGenerator<InputRecord> {
   let text = '';
-  for await (const chunk of input) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+  // Text: readRecords set the encoding, so a character split across chunks arrives whole.
+  for await (const chunk of input) text += chunk as string;
   for (const { line, source } of arrayElements(text)) {
     yield { line, check: checkJsonRecord(source) };
   }

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
-import { CliError, InterruptedError, noApiKeyError, PartialFailureError, UsageError } from '../errors/errors.js';
+import { CliError, InterruptedError, PartialFailureError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import { isOutcomeUnknown } from '../http/outcome.js';
@@ -111,12 +111,13 @@ async function validate(f: Factory, input: ReplayableInput, earlier: Map<number,
       continue;
     }
     const prior = earlier?.get(rec.line);
-    if (prior?.pet && (prior.status === 'created' || prior.status === 'skipped') && !sameRecord(prior.pet, rec.check.pet)) {
+    const verdict = earlierVerdict(prior, o.retryUnknown);
+    if (verdict === 'skip' && !sameRecord(prior!.pet!, rec.check.pet)) {
       plan.mismatched++;
       f.io.stderr.write(`line ${rec.line}: differs from the pet the --resume file records as created at this line; was the input edited?\n`);
       continue;
     }
-    if (earlierVerdict(prior, o.retryUnknown) === 'send') plan.toSend++;
+    if (verdict === 'send') plan.toSend++;
   }
   if (plan.mismatched > 0) {
     throw new UsageError(`${plan.mismatched} records in ${input.label} do not match the --resume file ${o.resumePath}; nothing was sent`);
@@ -184,7 +185,7 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
   }
   const earlier = o.resumePath ? await readEarlierResults(o.resumePath) : undefined;
   if (earlier?.tornLastLine) f.info(`warning: the last line of ${o.resumePath} is incomplete (the earlier run was killed mid-write); it is ignored`);
-  const input = await openInput(o.file, o.format, f.io.stdin);
+  const input = await openInput(o.file, o.format, f.io);
   try {
     const plan = await validate(f, input, earlier?.byLine, o);
     if (!o.dryRun) await confirmProduction(f, o, plan);
@@ -300,8 +301,6 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
  */
 const BULK_ENGINE_FROM = 500;
 
-async function clientFor(f: Factory, transportSignal: AbortSignal, requests: number, concurrency: number): Promise<ApiClient> {
-  const t = await f.target();
-  if (!t.apiKey) throw noApiKeyError(t.envName);
-  return f.clientFor(t, t.apiKey, { transportSignal, ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}) });
+function clientFor(f: Factory, transportSignal: AbortSignal, requests: number, concurrency: number): Promise<ApiClient> {
+  return f.newClient({ transportSignal, ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}) });
 }

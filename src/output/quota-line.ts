@@ -1,5 +1,4 @@
 import { Chalk } from 'chalk';
-import type { Factory } from '../factory.js';
 import { wholeSeconds } from '../http/outcome.js';
 import type { Quota } from '../http/quota.js';
 
@@ -29,16 +28,4 @@ export function renderQuotaLine(quota: Quota, now: number, color: boolean): stri
     default:
       return chalk.dim(line);
   }
-}
-
-/** After a command that made requests: on a terminal, or always with --verbose; never with --quiet. */
-export function reportQuota(f: Factory): void {
-  if (f.globals.quiet) return;
-  if (!f.io.stderrIsTTY && !f.globals.verbose) return;
-  const quota = f.clients
-    .filter((c) => c.requestCount > 0)
-    .map((c) => c.lastQuota)
-    .findLast((q) => q !== undefined);
-  if (!quota) return;
-  f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
 }

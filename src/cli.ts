@@ -138,17 +138,8 @@ export function buildProgram(ctx: CommandContext, only?: string): Command {
     .showSuggestionAfterError(true)
     .exitOverride();
   const one = only === undefined ? undefined : GROUPS[only];
-  if (one) {
-    one(program, ctx);
-    return program;
-  }
-  registerEnv(program, ctx);
-  registerAuth(program, ctx);
-  registerPets(program, ctx);
-  registerQuota(program, ctx);
-  registerApi(program, ctx);
-  registerSandbox(program, ctx);
-  registerCompletion(program, ctx);
+  // Every group, in GROUPS' order (the help's), once: __complete shares completion's registrar.
+  for (const register of one ? [one] : new Set(Object.values(GROUPS))) register(program, ctx);
   return program;
 }
 

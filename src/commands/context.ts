@@ -11,6 +11,11 @@ export interface CommandContext {
   lazy(load: () => Promise<CommandModule>): (...actionArgs: unknown[]) => Promise<void>;
 }
 
+/** A repeatable option's parser for commander: each use appends its value. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** Adds an "Examples" block to a command's --help. */
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);

@@ -1,10 +1,6 @@
 // bash completion script, generated from the command tree (see model.ts).
 
-import { allCommands, valueAndArgFunctions, flagNames, pathKey, shQuote, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
-
-function fnName(program: string): string {
-  return program.replace(/[^A-Za-z0-9_]/g, '_');
-}
+import { allCommands, fnName, valueAndArgFunctions, flagNames, pathKey, shQuote, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
 /** Shell code that fills COMPREPLY with the values of `source` for the word in $cur. */
 function valuesCode(source: ValueSource, fn: string): string | undefined {

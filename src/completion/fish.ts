@@ -1,10 +1,6 @@
 // fish completion script, generated from the command tree (see model.ts).
 
-import { allCommands, flagNames, pathKey, shortDescription, type CompletionSpec, type FlagSpec, type ValueSource } from './model.js';
-
-function fnName(program: string): string {
-  return program.replace(/[^A-Za-z0-9_]/g, '_');
-}
+import { allCommands, fnName, flagNames, pathKey, shortDescription, type CompletionSpec, type FlagSpec, type ValueSource } from './model.js';
 
 /** Single-quotes a string for fish. */
 export function fishQuote(text: string): string {

@@ -5,6 +5,7 @@
 // (statuses, output formats, environment names) are attached by rule below.
 
 import type { Argument, Command, Option } from 'commander';
+import { FORMATS } from '../output/format.js';
 import { PET_STATUSES } from '../pets/pet.js';
 
 /** What a flag's value or a positional argument completes to. */
@@ -24,8 +25,6 @@ export interface FlagSpec {
   values: ValueSource;
   /** Declared on an ancestor command (global flags such as --env). */
   inherited: boolean;
-  /** The command path the flag is declared on. */
-  declaredOn: readonly string[];
 }
 
 export interface CommandSpec {
@@ -54,7 +53,6 @@ export interface CompletionSpec {
 /** The hidden command the scripts call for dynamic values (registered in src/commands/completion/index.ts). */
 export const COMPLETE_COMMAND = '__complete';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 
 const NONE: ValueSource = { kind: 'none' };
 const WORD = /^[A-Za-z0-9_.:/@+-]+$/;
@@ -85,7 +83,7 @@ export function optionValues(option: Option): ValueSource {
     case '--status':
       return words(PET_STATUSES);
     case '--output':
-      return words(/output format: ([a-z|]+)/.exec(option.description)?.[1]?.split('|') ?? OUTPUT_FORMATS);
+      return words(/output format: ([a-z|]+)/.exec(option.description)?.[1]?.split('|') ?? FORMATS);
   }
   const ph = placeholder(option.flags);
   if (ph !== undefined && /^(file|dir|directory)$/i.test(ph)) return { kind: 'files' };
@@ -104,7 +102,7 @@ export function argumentValues(path: readonly string[], arg: Argument, index: nu
   return NONE;
 }
 
-function flagSpec(option: Option, declaredOn: readonly string[], inherited: boolean): FlagSpec {
+function flagSpec(option: Option, inherited: boolean): FlagSpec {
   return {
     long: option.long,
     short: option.short,
@@ -112,13 +110,12 @@ function flagSpec(option: Option, declaredOn: readonly string[], inherited: bool
     description: option.description,
     values: optionValues(option),
     inherited,
-    declaredOn,
   };
 }
 
 function describe(cmd: Command, path: readonly string[], inheritedFlags: readonly FlagSpec[]): CommandSpec {
   const help = cmd.createHelp();
-  const own = help.visibleOptions(cmd).map((o) => flagSpec(o, path, false));
+  const own = help.visibleOptions(cmd).map((o) => flagSpec(o, false));
   const seen = new Set(own.flatMap((f) => [f.long, f.short]).filter((x): x is string => x !== undefined));
   const flags = [...own];
   for (const f of inheritedFlags) {
@@ -166,6 +163,11 @@ export function pathKey(path: readonly string[]): string {
 /** The names a flag is typed as: --long and -s. */
 export function flagNames(flag: FlagSpec): string[] {
   return [flag.long, flag.short].filter((x): x is string => x !== undefined);
+}
+
+/** The program name as a shell function-name part (petstore -> petstore, my-cli -> my_cli). */
+export function fnName(program: string): string {
+  return program.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
 /** Single-quotes a string for POSIX shells (bash, zsh). */

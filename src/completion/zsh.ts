@@ -2,11 +2,7 @@
 // Works both from a directory on $fpath (file named _petstore) and when
 // sourced (`source <(petstore completion zsh)` after compinit).
 
-import { allCommands, valueAndArgFunctions, flagNames, pathKey, shQuote, shortDescription, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
-
-function fnName(program: string): string {
-  return program.replace(/[^A-Za-z0-9_]/g, '_');
-}
+import { allCommands, fnName, valueAndArgFunctions, flagNames, pathKey, shQuote, shortDescription, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
 /** "name:description" for _describe (colons in the name escaped). */
 function describeItem(name: string, description: string): string {

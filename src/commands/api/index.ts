@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
-import { examples, type CommandContext } from '../context.js';
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
+import { collect, examples, type CommandContext } from '../context.js';
 
 export function registerApi(program: Command, ctx: CommandContext): void {
   const cmd = program

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { examples, type CommandContext } from '../context.js';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
+import { collect, examples, type CommandContext } from '../context.js';
 
 export function registerSandbox(program: Command, ctx: CommandContext): void {
   const sandbox = program

@@ -1,22 +1,8 @@
-// Shared types of the sandbox server: the interface's resources and the plans.
+// Shared types of the sandbox server: the interface's resources (the CLI's own, src/pets/pet.ts) and the plans.
 
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-export type PetStatus = (typeof PET_STATUSES)[number];
+import type { Pet } from '../pets/pet.js';
 
-/** A pet as stored and returned. ids are exact int64 values. */
-export interface Pet {
-  id: bigint;
-  name: string;
-  categoryId: bigint;
-  status?: PetStatus;
-}
-
-/** The body of POST /pets once validated. */
-export interface NewPet {
-  name: string;
-  categoryId: bigint;
-  status?: PetStatus;
-}
+export { isPetStatus, PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../pets/pet.js';
 
 export const PLANS = ['free', 'pro', 'business'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -27,10 +13,6 @@ export const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: num
   pro: { perMinute: 300, perDay: 10_000 },
   business: { perMinute: 1_000, perDay: 100_000 },
 };
-
-export function isPetStatus(value: unknown): value is PetStatus {
-  return value === 'available' || value === 'pending' || value === 'sold';
-}
 
 /** Exact JSON text of a pet: fields in document order, int64 as exact digits. */
 export function petJson(pet: Pet): string {

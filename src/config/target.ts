@@ -70,27 +70,32 @@ export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: strin
   return { envName, envSource, entry };
 }
 
+/** An environment's base URL (checked) and its source: PETSTORE_BASE_URL wins; undefined when neither has one. */
+export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): { url: string; source: Target['baseUrlSource'] } | undefined {
+  const overrideUrl = env.PETSTORE_BASE_URL;
+  const rawUrl = overrideUrl || entry.baseUrl;
+  if (!rawUrl) return undefined;
+  const { url } = checkBaseUrl(rawUrl, overrideUrl ? 'PETSTORE_BASE_URL' : `base URL of environment "${envName}"`);
+  return { url, source: overrideUrl ? 'PETSTORE_BASE_URL' : 'config' };
+}
+
+/** An environment's API key and its source: PETSTORE_API_KEY wins over the stored key. */
+export function resolveKey(entry: EnvEntry, env: EnvVars): Pick<Target, 'apiKey' | 'keySource'> {
+  const envKey = env.PETSTORE_API_KEY;
+  return { apiKey: envKey || entry.apiKey, keySource: envKey ? 'PETSTORE_API_KEY' : entry.apiKey ? 'config' : undefined };
+}
+
 /** Which environment, URL and key this invocation uses, and where each came from. */
 export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
   const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
-  const overrideUrl = env.PETSTORE_BASE_URL;
-  const rawUrl = overrideUrl || entry.baseUrl;
-  if (!rawUrl) {
+  const base = resolveBaseUrl(entry, env, envName);
+  if (!base) {
     throw new UsageError(
       `environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1 (or set PETSTORE_BASE_URL)`,
       { code: 'no_base_url' },
     );
   }
-  const { url } = checkBaseUrl(rawUrl, overrideUrl ? 'PETSTORE_BASE_URL' : `base URL of environment "${envName}"`);
-  const envKey = env.PETSTORE_API_KEY;
-  return {
-    envName,
-    envSource,
-    baseUrl: url,
-    baseUrlSource: overrideUrl ? 'PETSTORE_BASE_URL' : 'config',
-    apiKey: envKey || entry.apiKey,
-    keySource: envKey ? 'PETSTORE_API_KEY' : entry.apiKey ? 'config' : undefined,
-  };
+  return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
 }
 
 /** Shows only the last four characters of a secret. */

@@ -1,5 +1,5 @@
 import type { ConfigStore } from '../../config/store.js';
-import { maskKey, resolveEnvName, resolveTarget } from '../../config/target.js';
+import { maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../http/response-errors.js';
@@ -67,13 +67,12 @@ async function check(f: Factory, envName: string, baseUrl: string, key: string):
 
 async function statusOf(f: Factory, config: ConfigStore, envName: string, current: string, all: boolean): Promise<AuthStatusRow> {
   const entry = config.env(envName) ?? {};
-  const envKey = f.env.PETSTORE_API_KEY || undefined;
-  const key = envKey ?? entry.apiKey;
+  const { apiKey: key, keySource } = resolveKey(entry, f.env);
   const row: AuthStatusRow = {
     env: envName,
     current: envName === current,
     baseUrl: null,
-    keySource: envKey ? 'PETSTORE_API_KEY' : entry.apiKey ? 'config' : null,
+    keySource: keySource ?? null,
     configFile: config.path,
     key: key ? maskKey(key) : null,
     server: 'not_checked',

@@ -1,4 +1,4 @@
-import { checkBaseUrl, maskKey, resolveEnvName, type Target } from '../../config/target.js';
+import { maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
@@ -41,18 +41,17 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
   const config = await f.config();
   const { envName, envSource, entry } = resolveEnvName(config, f.env, f.globals.env);
-  const override = f.env.PETSTORE_BASE_URL;
-  const rawUrl = override || entry.baseUrl;
+  const base = resolveBaseUrl(entry, f.env, envName);
   const row: EnvShowRow = {
     name: envName,
     nameSource: envSource,
-    baseUrl: rawUrl ? checkBaseUrl(rawUrl, override ? 'PETSTORE_BASE_URL' : `base URL of environment "${envName}"`).url : null,
-    baseUrlSource: override ? 'PETSTORE_BASE_URL' : entry.baseUrl ? 'config' : null,
+    baseUrl: base?.url ?? null,
+    baseUrlSource: base?.source ?? null,
     keyStored: entry.apiKey !== undefined,
     key: entry.apiKey !== undefined ? maskKey(entry.apiKey) : null,
     keyFromEnv: Boolean(f.env.PETSTORE_API_KEY),
     configFile: config.path,
   };
   await printRecord(f, options.format, envShowView, row);
-  if (!rawUrl) f.info(`note: environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1`);
+  if (!base) f.info(`note: environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1`);
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { E2E_KEY, e2e, fakeServer, type E2E } from '../helpers/e2e.js';
+import { E2E_KEY, expectNoKey, e2e, fakeServer, type E2E } from '../helpers/e2e.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: a Number would print ...992
 
@@ -13,11 +13,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(() => t.sb.clearRequests());
 
-function noKeyIn(r: { stdout: string; stderr: string }) {
-  expect(r.stdout).not.toContain(E2E_KEY);
-  expect(r.stderr).not.toContain(E2E_KEY);
-}
-
 describe('petstore api (built CLI against the sandbox)', () => {
   it('GET /pets: prints the body as received, sends the bearer key, exit 0', async () => {
     const r = await t.cli(['api', '/pets?limit=5']);
@@ -27,7 +22,7 @@ describe('petstore api (built CLI against the sandbox)', () => {
     const [req] = t.sb.requests();
     expect(req).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '5' }, status: 200 });
     expect(req!.headers.authorization).toBe(`Bearer ${E2E_KEY}`);
-    noKeyIn(r);
+    expectNoKey(r);
   });
 
   it('POST with -d keeps int64 digits exact, and the pet reads back exactly', async () => {
@@ -40,8 +35,8 @@ describe('petstore api (built CLI against the sandbox)', () => {
     expect(read.exitCode, read.stderr).toBe(0);
     expect(read.stdout).toContain(`"categoryId":${BIG}`);
     expect(t.sb.pets().find((p) => String(p.id) === id)?.categoryId).toBe(BigInt(BIG));
-    noKeyIn(created);
-    noKeyIn(read);
+    expectNoKey(created);
+    expectNoKey(read);
   });
 
   it('--input - reads the body from stdin; POST is implied by a body', async () => {
@@ -64,7 +59,7 @@ describe('petstore api (built CLI against the sandbox)', () => {
     expect(r.exitCode, r.stderr).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 501 });
     expect(r.stderr).toMatch(/^error: server error: .*HTTP 501\)\n$/);
-    noKeyIn(r);
+    expectNoKey(r);
   });
 
   it('--include: status line and response headers on stderr, then the error line', async () => {
@@ -74,7 +69,7 @@ describe('petstore api (built CLI against the sandbox)', () => {
     expect(r.stderr).toMatch(/\nx-ratelimit-limit: \d+\n/);
     expect(r.stderr).toMatch(/\n\nerror: server error: /);
     expect(r.stderr.toLowerCase()).not.toContain('authorization');
-    noKeyIn(r);
+    expectNoKey(r);
   });
 
   it('a wrong key: the 401 body is printed and the exit code is 4', async () => {
@@ -99,7 +94,7 @@ describe('petstore api (built CLI against the sandbox)', () => {
         expect(r.exitCode, `${url}: ${r.stderr}`).toBe(2);
         expect(r.stdout).toBe('');
         expect(r.stderr).toMatch(/^error: refusing /);
-        noKeyIn(r);
+        expectNoKey(r);
       }
       expect(other.hits()).toBe(0);
       expect(t.sb.requests()).toEqual([]);

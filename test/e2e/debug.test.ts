@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
-import { closedPortUrl, E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { closedPortUrl, E2E_KEY, expectNoKey, e2e, type E2E } from '../helpers/e2e.js';
 
 // --debug / PETSTORE_DEBUG=1: the request trace on stderr (README "Debugging"). The key never appears in full.
 
@@ -15,17 +15,12 @@ afterAll(() => t.close());
 
 const MASKED = `Bearer ****${E2E_KEY.slice(-4)}`;
 
-function noKey(r: CliResult): void {
-  expect(r.stdout).not.toContain(E2E_KEY);
-  expect(r.stderr).not.toContain(E2E_KEY);
-}
-
 const debugLines = (r: CliResult) => r.stderr.split('\n').filter((l) => l.startsWith('debug: '));
 
 describe('--debug', () => {
   it('traces method, URL, masked Authorization, status, duration and rate-limit headers; data stays on stdout', async () => {
     const r = await t.cli(['--debug', 'pets', 'list', '--limit', '1', '-o', 'json']);
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
     const lines = debugLines(r);
@@ -44,12 +39,12 @@ describe('--debug', () => {
 
   it('PETSTORE_DEBUG=1 does the same; PETSTORE_DEBUG=0 and no flag print no trace', async () => {
     const on = await t.cli(['pets', 'list', '--limit', '1'], { env: { PETSTORE_DEBUG: '1' } });
-    noKey(on);
+    expectNoKey(on);
     expect(on.exitCode).toBe(0);
     expect(debugLines(on)).toContain(`debug: > authorization: ${MASKED}`);
     for (const env of [{ PETSTORE_DEBUG: '0' }, {}]) {
       const off = await t.cli(['pets', 'list', '--limit', '1'], { env });
-      noKey(off);
+      expectNoKey(off);
       expect(off.exitCode).toBe(0);
       expect(off.stderr).toBe('');
     }
@@ -57,7 +52,7 @@ describe('--debug', () => {
 
   it('shows the Deprecation and Sunset headers of pets get', async () => {
     const r = await t.cli(['--debug', 'pets', 'get', '1']);
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(debugLines(r)).toContain('debug: < deprecation: true');
     expect(debugLines(r)).toContain('debug: < sunset: Thu, 05 Dec 2030 00:00:00 GMT');
@@ -68,7 +63,7 @@ describe('--debug', () => {
     const file = join(t.dir, 'long.json');
     writeFileSync(file, body);
     const r = await t.cli(['--debug', 'api', '/pets', '--input', file]);
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(debugLines(r)).toContain(`debug: > ${body.slice(0, 500)}... (${body.length - 500} more characters)`);
     expect(debugLines(r).some((l) => /^debug: < 201 Created \(\d+ ms\)$/.test(l))).toBe(true);
@@ -77,7 +72,7 @@ describe('--debug', () => {
   it('shows retry decisions: a 503 retried after backoff, a 429 retried after Retry-After', async () => {
     t.sb.failNext({ status: 503, count: 1 });
     const r = await t.cli(['--debug', 'pets', 'list', '--limit', '1']);
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     const lines = debugLines(r);
     expect(lines.filter((l) => l.startsWith('debug: > GET '))).toHaveLength(2);
@@ -86,7 +81,7 @@ describe('--debug', () => {
 
     t.sb.failNext({ status: 429, code: 'rate_limited', retryAfter: 1, count: 1 });
     const limited = await t.cli(['--debug', '--quiet', 'pets', 'list', '--limit', '1']);
-    noKey(limited);
+    expectNoKey(limited);
     expect(limited.exitCode).toBe(0);
     const l2 = debugLines(limited);
     expect(l2).toContain('debug: < retry-after: 1');
@@ -99,11 +94,11 @@ describe('--debug', () => {
   it('stack traces only with --debug', async () => {
     const closed = await closedPortUrl();
     const plain = await t.cli(['pets', 'list', '--max-retries', '0'], { env: { PETSTORE_BASE_URL: closed } });
-    noKey(plain);
+    expectNoKey(plain);
     expect(plain.exitCode).toBe(7);
     expect(plain.stderr).toBe(`error: could not connect to ${new URL(closed).host}: connection refused\n`);
     const traced = await t.cli(['--debug', 'pets', 'list', '--max-retries', '0'], { env: { PETSTORE_BASE_URL: closed } });
-    noKey(traced);
+    expectNoKey(traced);
     expect(traced.exitCode).toBe(7);
     expect(traced.stderr).toContain(`error: could not connect to ${new URL(closed).host}: connection refused\n`);
     expect(traced.stderr).toMatch(/\n\s+at /);
@@ -117,11 +112,11 @@ describe('--debug', () => {
       input: `${E2E_KEY}\n`,
       env: { PETSTORE_BASE_URL: t.sb.baseUrl },
     });
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(debugLines(r)).toContain(`debug: > authorization: ${MASKED}`);
     const status = await t.cli(['--debug', 'auth', 'status', '--env', 'staging', '-o', 'json'], { key: null });
-    noKey(status);
+    expectNoKey(status);
     expect(status.exitCode).toBe(0);
   });
 });

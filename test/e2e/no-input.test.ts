@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
-import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { E2E_KEY, expectNoKey, e2e, type E2E } from '../helpers/e2e.js';
 import { hasScript, runOnPty } from '../helpers/pty.js';
 
 // Scripts and CI (README "Scripts and CI"): --no-input or a stdin that is not a terminal never prompts;
@@ -15,10 +15,6 @@ beforeAll(async () => {
   t.sb.seed([{ name: 'Rex', categoryId: 1, status: 'available' }]);
 });
 afterAll(() => t.close());
-
-function noKey(r: { stdout?: string; stderr?: string; output?: string }): void {
-  for (const text of [r.stdout, r.stderr, r.output]) if (text !== undefined) expect(text).not.toContain(E2E_KEY);
-}
 
 const ptyEnv = () => ({ PETSTORE_CONFIG_DIR: t.configDir, PETSTORE_BASE_URL: t.sb.baseUrl, PETSTORE_API_KEY: E2E_KEY, HOME: t.dir });
 
@@ -42,7 +38,7 @@ describe('never prompting', () => {
 
   it.runIf(hasScript)('auth login --no-input on a terminal: exit 2 naming the pipe and PETSTORE_API_KEY', async () => {
     const r = await runOnPty(['auth', 'login', '--no-input'], { env: { ...ptyEnv(), PETSTORE_API_KEY: undefined } });
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(2);
     expect(r.output).toContain('--no-input: not prompting for the API key');
     expect(r.output).toContain('echo "$KEY" | petstore auth login');
@@ -54,13 +50,13 @@ describe('never prompting', () => {
     const file = petsFile(2);
     t.sb.clearRequests();
     const refused = await t.cli(['pets', 'add', '--file', file]);
-    noKey(refused);
+    expectNoKey(refused);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('without confirmation: pass --yes');
     expect(t.sb.requests()).toHaveLength(0);
 
     const sent = await t.cli(['pets', 'add', '--file', file, '--yes']);
-    noKey(sent);
+    expectNoKey(sent);
     expect(sent.exitCode).toBe(0);
     expect(t.sb.requests().filter((q) => q.method === 'POST')).toHaveLength(2);
   });
@@ -69,14 +65,14 @@ describe('never prompting', () => {
     const file = petsFile(1);
     t.sb.clearRequests();
     const refused = await runOnPty(['--no-input', 'pets', 'add', '--file', file], { env: ptyEnv() });
-    noKey(refused);
+    expectNoKey(refused);
     expect(refused.exitCode).toBe(2);
     expect(refused.output).toContain('pass --yes');
     expect(refused.output).not.toContain('[y/N]');
     expect(t.sb.requests()).toHaveLength(0);
 
     const asked = await runOnPty(['pets', 'add', '--file', file], { env: ptyEnv(), steps: [{ waitFor: '[y/N]', type: 'n\r' }] });
-    noKey(asked);
+    expectNoKey(asked);
     expect(asked.exitCode).toBe(2);
     expect(asked.output).toContain('Create 1 pet in the production environment');
     expect(asked.output).toContain('not confirmed; nothing was sent');
@@ -86,14 +82,14 @@ describe('never prompting', () => {
 
 describe('--quiet', () => {
   const ok = (r: CliResult) => {
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
   };
 
   it('pets list/add/get print only data; the deprecation warning and the quota line (even with --verbose) are gone', async () => {
     const loud = await t.cli(['pets', 'get', '1', '--verbose']);
-    noKey(loud);
+    expectNoKey(loud);
     expect(loud.stderr).toMatch(/deprecat/i);
     expect(loud.stderr).toMatch(/^quota: /m);
 
@@ -125,7 +121,7 @@ describe('--quiet', () => {
 
   it('errors are still shown', async () => {
     const r = await t.cli(['-q', 'pets', 'get', '987654']);
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toMatch(/^error: /);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -136,11 +132,11 @@ describe('--quiet', () => {
 
   it.runIf(hasScript)('on a terminal: no quota line, no deprecation warning; only the table', async () => {
     const loud = await runOnPty(['pets', 'get', '1'], { env: ptyEnv() });
-    noKey(loud);
+    expectNoKey(loud);
     expect(loud.exitCode).toBe(0);
     expect(loud.output).toMatch(/quota: /);
     const r = await runOnPty(['-q', 'pets', 'get', '1'], { env: ptyEnv() });
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(r.output).toContain('Rex');
     expect(r.output).not.toMatch(/quota: |deprecat/i);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { E2E_KEY, expectNoKey, e2e, type E2E } from '../helpers/e2e.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1
 
@@ -11,10 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(() => t.sb.clearRequests());
-
-function noKeyIn(...texts: string[]) {
-  for (const text of texts) expect(text).not.toContain(E2E_KEY);
-}
 
 describe('petstore pets (built CLI against the sandbox)', () => {
   it('add: POSTs the new pet with the bearer key, Accept, User-Agent, and prints it with its exact id', async () => {
@@ -30,7 +26,7 @@ describe('petstore pets (built CLI against the sandbox)', () => {
     expect(req!.headers['user-agent']).toBe('petstore-cli/0.1.0');
     expect(JSON.parse(req!.body)).toMatchObject({ name: 'Max', status: 'available' });
     expect(req!.body).toContain(`"categoryId":${BIG}`);
-    noKeyIn(r.stdout, r.stderr);
+    expectNoKey(r);
   });
 
   it('add without --status sends no status; the table is one TSV row when piped', async () => {

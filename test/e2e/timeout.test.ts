@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
-import { E2E_KEY, e2e, fakeServer, type E2E } from '../helpers/e2e.js';
+import { expectNoKey, e2e, fakeServer, type E2E } from '../helpers/e2e.js';
 
 // --timeout SECONDS (README "Timeouts"): one deadline per request covering connect and the whole response.
 // Bounds below are "within the timeout plus a generous margin" (process start-up included), never exact.
@@ -14,11 +14,6 @@ afterAll(async () => {
   t.sb.setLatency(0);
   await t.close();
 });
-
-function noKey(r: CliResult): void {
-  expect(r.stdout).not.toContain(E2E_KEY);
-  expect(r.stderr).not.toContain(E2E_KEY);
-}
 
 async function timed(run: () => Promise<CliResult>): Promise<CliResult & { ms: number }> {
   const started = Date.now();
@@ -36,7 +31,7 @@ describe('--timeout', () => {
     t.sb.setLatency(4000);
     try {
       const r = await timed(() => t.cli(['pets', 'list', '--timeout', '1', '--max-retries', '0']));
-      noKey(r);
+      expectNoKey(r);
       expect(r.exitCode).toBe(7);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(`error: request timed out after 1s (--timeout 1): GET ${t.sb.baseUrl}/pets\n`);
@@ -74,7 +69,7 @@ describe('--timeout', () => {
       const r = await timed(() =>
         t.cli(['pets', 'list', '--timeout', '1', '--max-retries', '2'], { timeoutMs: 40_000, env: { PETSTORE_BASE_URL: slow.baseUrl } }),
       );
-      noKey(r);
+      expectNoKey(r);
       expect(r.exitCode).toBe(7);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(3);
@@ -94,7 +89,7 @@ describe('--timeout', () => {
       const r = await timed(() =>
         t.cli(['pets', 'add', '--name', 'Slow', '--category-id', '4', '--timeout', '1'], { env: { PETSTORE_BASE_URL: slow.baseUrl } }),
       );
-      noKey(r);
+      expectNoKey(r);
       expect(r.exitCode).toBe(7);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
@@ -118,7 +113,7 @@ describe('--timeout', () => {
     });
     try {
       const r = await timed(() => t.cli(['pets', 'list', '--timeout', '1.5', '--max-retries', '0'], { env: { PETSTORE_BASE_URL: stall.baseUrl } }));
-      noKey(r);
+      expectNoKey(r);
       expect(r.exitCode).toBe(7);
       expect(r.stderr).toBe(`error: request timed out after 1.5s (--timeout 1.5): GET ${stall.baseUrl}/pets\n`);
       expect(r.ms).toBeLessThan(1500 + 6000);
@@ -131,7 +126,7 @@ describe('--timeout', () => {
     t.sb.setLatency(300);
     try {
       const r = await t.cli(['pets', 'list', '--timeout', '5']);
-      noKey(r);
+      expectNoKey(r);
       expect(r.exitCode).toBe(0);
     } finally {
       t.sb.setLatency(0);
@@ -146,7 +141,7 @@ describe('--timeout', () => {
   ])('--timeout %j is a usage error (exit 2) before any request', async (value, message) => {
     t.sb.clearRequests();
     const r = await t.cli(['pets', 'list', '--timeout', value]);
-    noKey(r);
+    expectNoKey(r);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);
     expect(t.sb.requests()).toHaveLength(0);

@@ -1,9 +1,15 @@
+import { expect } from 'vitest';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/server.js';
 import { runCli, tempDir, type CliOptions, type CliResult } from './cli.js';
 
 export const E2E_KEY = 'sk_e2e_test_key_abcdefghij9z9z';
+
+/** The key appears in none of what the user saw (stdout, stderr, or a pty's combined output). */
+export function expectNoKey(r: { stdout?: string; stderr?: string; output?: string }, key = E2E_KEY): void {
+  for (const text of [r.stdout, r.stderr, r.output]) if (text !== undefined) expect(text).not.toContain(key);
+}
 
 export interface E2E {
   sb: SandboxHandle;

@@ -1,6 +1,6 @@
 // bash completion script, generated from the command tree (see model.ts).
 
-import { allCommands, fnName, valueAndArgFunctions, flagNames, pathKey, shQuote, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
+import { fnName, flagNames, shellCaseArms, shQuote, valueAndArgFunctions, type CompletionSpec, type ValueSource } from './model.js';
 
 /** Shell code that fills COMPREPLY with the values of `source` for the word in $cur. */
 function valuesCode(source: ValueSource, fn: string): string | undefined {
@@ -16,40 +16,14 @@ function valuesCode(source: ValueSource, fn: string): string | undefined {
   }
 }
 
-function caseArm(pattern: string, body: string): string {
-  return `    ${pattern}) ${body} ;;`;
-}
-
 export function bashScript(spec: CompletionSpec): string {
   const fn = fnName(spec.program);
-  const commands = allCommands(spec);
-  const childArms: string[] = [];
-  const valueFlagArms: string[] = [];
-  const flagArms: string[] = [];
-  const subArms: string[] = [];
-  const valueArms: string[] = [];
-  const argArms: string[] = [];
-
-  for (const c of commands) {
-    const key = shQuote(pathKey(c.path));
-    if (c.subcommands.length > 0) {
-      const inner = c.subcommands
-        .flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) __${fn}_next=${shQuote(s.name)} ;;`))
-        .join(' ');
-      childArms.push(caseArm(key, `case "$2" in ${inner} esac`));
-      subArms.push(caseArm(key, `__${fn}_words=${shQuote(c.subcommands.map((s) => s.name).join(' '))}`));
-    }
-    const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
-    if (valueFlags.length > 0) valueFlagArms.push(caseArm(key, `case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac`));
-    flagArms.push(caseArm(key, `__${fn}_words=${shQuote(c.flags.flatMap(flagNames).join(' '))}`));
-    for (const flag of c.flags) {
-      const code = valuesCode(flag.values, fn);
-      if (code === undefined) continue;
-      for (const name of flagNames(flag)) valueArms.push(caseArm(shQuote(`${pathKey(c.path)}|${name}`), code));
-    }
-    const argCases = argumentArms(c, fn);
-    if (argCases) argArms.push(caseArm(key, `case "$2" in ${argCases} esac`));
-  }
+  const arms = shellCaseArms(spec, fn, {
+    valuesCode,
+    pickChild: (name) => `__${fn}_next=${shQuote(name)}`,
+    offerSubcommands: (c) => `__${fn}_words=${shQuote(c.subcommands.map((s) => s.name).join(' '))}`,
+    offerFlags: (c) => `__${fn}_words=${shQuote(c.flags.flatMap(flagNames).join(' '))}`,
+  });
 
   const p = spec.program;
   return `# bash completion for ${p}
@@ -71,14 +45,14 @@ __${fn}_files() {
 __${fn}_child() {
   __${fn}_next=
   case "$1" in
-${childArms.join('\n')}
+${arms.child.join('\n')}
   esac
 }
 
 # __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
 __${fn}_takes_value() {
   case "$1" in
-${valueFlagArms.join('\n')}
+${arms.valueFlag.join('\n')}
   esac
   return 1
 }
@@ -87,18 +61,18 @@ ${valueFlagArms.join('\n')}
 __${fn}_flags() {
   __${fn}_words=
   case "$1" in
-${flagArms.join('\n')}
+${arms.flag.join('\n')}
   esac
 }
 
 __${fn}_subcommands() {
   __${fn}_words=
   case "$1" in
-${subArms.join('\n')}
+${arms.sub.join('\n')}
   esac
 }
 
-${valueAndArgFunctions(fn, valueArms, argArms)}
+${valueAndArgFunctions(fn, arms.value, arms.arg)}
 
 _${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0
@@ -161,17 +135,4 @@ _${fn}() {
 
 complete -F _${fn} ${shQuote(p)}
 `;
-}
-
-function argumentArms(c: CommandSpec, fn: string): string | undefined {
-  const arms: string[] = [];
-  let any = false;
-  c.args.forEach((source, i) => {
-    const code = valuesCode(source, fn);
-    if (code !== undefined) any = true;
-    const last = i === c.args.length - 1;
-    // Every index gets an arm, so a repeating last argument ("*") never catches an earlier one.
-    arms.push(`${last && c.variadic ? '*' : String(i)}) ${code ?? ':'} ;;`);
-  });
-  return any ? arms.join(' ') : undefined;
 }

@@ -201,3 +201,47 @@ ${argArms.join('\n')}
 }
 `;
 }
+
+/** What bash and zsh differ in when they build their case arms (the arms' layout is the same). */
+export interface ShellArms {
+  /** Shell code that completes the values of `source` for the current word, or undefined for nothing. */
+  valuesCode(source: ValueSource, fn: string): string | undefined;
+  /** The inner case body that names the subcommand `name` (typed as one of its aliases). */
+  pickChild(name: string): string;
+  /** The body offering the subcommands of `c`. */
+  offerSubcommands(c: CommandSpec): string;
+  /** The body offering the flags of `c`. */
+  offerFlags(c: CommandSpec): string;
+}
+
+function caseArm(pattern: string, body: string): string {
+  return `    ${pattern}) ${body} ;;`;
+}
+
+/** The case arms of the bash and zsh scripts' helper functions, one list per function. */
+export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms) {
+  const arms = { child: [] as string[], valueFlag: [] as string[], flag: [] as string[], sub: [] as string[], value: [] as string[], arg: [] as string[] };
+  for (const c of allCommands(spec)) {
+    const key = shQuote(pathKey(c.path));
+    if (c.subcommands.length > 0) {
+      const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) ${shell.pickChild(s.name)} ;;`)).join(' ');
+      arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
+      arms.sub.push(caseArm(key, shell.offerSubcommands(c)));
+    }
+    const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
+    if (valueFlags.length > 0) arms.valueFlag.push(caseArm(key, `case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac`));
+    arms.flag.push(caseArm(key, shell.offerFlags(c)));
+    for (const flag of c.flags) {
+      const code = shell.valuesCode(flag.values, fn);
+      if (code === undefined) continue;
+      for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${pathKey(c.path)}|${name}`), code));
+    }
+    // Every argument index gets an arm, so a repeating last argument ("*") never catches an earlier one.
+    const argCodes = c.args.map((source) => shell.valuesCode(source, fn));
+    if (argCodes.some((code) => code !== undefined)) {
+      const inner = argCodes.map((code, i) => `${i === c.args.length - 1 && c.variadic ? '*' : String(i)}) ${code ?? ':'} ;;`).join(' ');
+      arms.arg.push(caseArm(key, `case "$2" in ${inner} esac`));
+    }
+  }
+  return arms;
+}

@@ -2,7 +2,7 @@
 // Works both from a directory on $fpath (file named _petstore) and when
 // sourced (`source <(petstore completion zsh)` after compinit).
 
-import { allCommands, fnName, valueAndArgFunctions, flagNames, pathKey, shQuote, shortDescription, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
+import { fnName, flagNames, shellCaseArms, shQuote, valueAndArgFunctions, shortDescription, type CompletionSpec, type ValueSource } from './model.js';
 
 /** "name:description" for _describe (colons in the name escaped). */
 function describeItem(name: string, description: string): string {
@@ -22,48 +22,14 @@ function valuesCode(source: ValueSource, fn: string): string | undefined {
   }
 }
 
-function argumentArms(c: CommandSpec, fn: string): string | undefined {
-  const arms: string[] = [];
-  let any = false;
-  c.args.forEach((source, i) => {
-    const code = valuesCode(source, fn);
-    if (code !== undefined) any = true;
-    const last = i === c.args.length - 1;
-    arms.push(`${last && c.variadic ? '*' : String(i)}) ${code ?? ':'} ;;`);
-  });
-  return any ? arms.join(' ') : undefined;
-}
-
 export function zshScript(spec: CompletionSpec): string {
   const fn = fnName(spec.program);
-  const childArms: string[] = [];
-  const valueFlagArms: string[] = [];
-  const flagArms: string[] = [];
-  const subArms: string[] = [];
-  const valueArms: string[] = [];
-  const argArms: string[] = [];
-
-  for (const c of allCommands(spec)) {
-    const key = shQuote(pathKey(c.path));
-    if (c.subcommands.length > 0) {
-      const inner = c.subcommands
-        .flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) REPLY=${shQuote(s.name)} ;;`))
-        .join(' ');
-      childArms.push(`    ${key}) case "$2" in ${inner} esac ;;`);
-      subArms.push(`    ${key}) items=(${c.subcommands.map((s) => describeItem(s.name, s.description)).join(' ')}) ;;`);
-    }
-    const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
-    if (valueFlags.length > 0) valueFlagArms.push(`    ${key}) case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac ;;`);
-    const items = c.flags.flatMap((f) => flagNames(f).map((name) => describeItem(name, f.description)));
-    flagArms.push(`    ${key}) items=(${items.join(' ')}) ;;`);
-    for (const flag of c.flags) {
-      const code = valuesCode(flag.values, fn);
-      if (code === undefined) continue;
-      for (const name of flagNames(flag)) valueArms.push(`    ${shQuote(`${pathKey(c.path)}|${name}`)}) ${code} ;;`);
-    }
-    const argCases = argumentArms(c, fn);
-    if (argCases) argArms.push(`    ${key}) case "$2" in ${argCases} esac ;;`);
-  }
+  const arms = shellCaseArms(spec, fn, {
+    valuesCode,
+    pickChild: (name) => `REPLY=${shQuote(name)}`,
+    offerSubcommands: (c) => `items=(${c.subcommands.map((s) => describeItem(s.name, s.description)).join(' ')})`,
+    offerFlags: (c) => `items=(${c.flags.flatMap((f) => flagNames(f).map((name) => describeItem(name, f.description))).join(' ')})`,
+  });
 
   const p = spec.program;
   return `#compdef ${p}
@@ -80,14 +46,14 @@ __${fn}_envs() {
 __${fn}_child() {
   REPLY=
   case "$1" in
-${childArms.join('\n')}
+${arms.child.join('\n')}
   esac
 }
 
 # __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
 __${fn}_takes_value() {
   case "$1" in
-${valueFlagArms.join('\n')}
+${arms.valueFlag.join('\n')}
   esac
   return 1
 }
@@ -95,7 +61,7 @@ ${valueFlagArms.join('\n')}
 __${fn}_flags() {
   local -a items
   case "$1" in
-${flagArms.join('\n')}
+${arms.flag.join('\n')}
   esac
   _describe -t options '${p} option' items
 }
@@ -103,13 +69,13 @@ ${flagArms.join('\n')}
 __${fn}_subcommands() {
   local -a items
   case "$1" in
-${subArms.join('\n')}
+${arms.sub.join('\n')}
   esac
   (( \${#items} )) || return 1
   _describe -t commands '${p} command' items
 }
 
-${valueAndArgFunctions(fn, valueArms, argArms)}
+${valueAndArgFunctions(fn, arms.value, arms.arg)}
 
 _${fn}() {
   local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY

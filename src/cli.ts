@@ -149,7 +149,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   let factory: Factory | undefined;
   let json = false;
   let debug = envFlag(deps.env.PETSTORE_DEBUG);
-  const baseIO = createIO({ ...deps });
+  const baseIO = createIO(deps);
 
   const ctx: CommandContext = {
     lazy: (load: () => Promise<CommandModule>) =>

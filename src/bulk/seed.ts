@@ -1,8 +1,10 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
+import type { ApiResponse } from '../http/client.js';
 import { isOutcomeUnknown } from '../http/outcome.js';
 import { apiErrorBody, describeResponse, errorForResponse } from '../http/response-errors.js';
 import { TransportError } from '../http/transport-error.js';
@@ -44,7 +46,7 @@ class ResultSink {
   #drain: Promise<void> | undefined;
 
   constructor(
-    private readonly f: Factory,
+    private readonly stdout: Writable,
     path: string | undefined,
     private readonly toStdout: boolean,
   ) {
@@ -70,8 +72,8 @@ class ResultSink {
     this.#pending = '';
     if (text === '') return;
     if (this.#fd !== undefined) writeSync(this.#fd, text);
-    else if (!this.f.io.stdout.write(text)) {
-      this.#drain ??= once(this.f.io.stdout, 'drain').then(() => {
+    else if (!this.stdout.write(text)) {
+      this.#drain ??= once(this.stdout, 'drain').then(() => {
         this.#drain = undefined;
       });
       await this.#drain;
@@ -130,7 +132,7 @@ async function validate(f: Factory, input: ReplayableInput, earlier: Map<number,
   return plan;
 }
 
-function errorSummary(res: { status: number } & Parameters<typeof describeResponse>[0]): { code: string; message: string; status: number } {
+function errorSummary(res: ApiResponse): { code: string; message: string; status: number } {
   const body = apiErrorBody(res);
   if (body) return { code: body.code, message: body.message, status: res.status };
   return { code: `http_${res.status}`, message: describeResponse(res).message, status: res.status };
@@ -217,7 +219,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
   const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
   f.signal.addEventListener('abort', onInterrupt, { once: true });
   const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal, plan.toSend, o.concurrency);
-  const sink = new ResultSink(f, o.resultsPath, o.output === 'ndjson');
+  const sink = new ResultSink(f.io.stdout, o.resultsPath, o.output === 'ndjson');
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;

@@ -381,7 +381,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let records: RecordedRequest[] = [];
   let seq = 0;
-  const stats: SandboxStats = {
+  // The persister's counters are read when stats() is asked, not kept here.
+  const stats: Omit<SandboxStats, 'persistWrites' | 'persistErrors'> = {
     requests: 0,
     byStatus: {},
     created: 0,
@@ -390,8 +391,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     count403bans: 0,
     bansIssued: 0,
     inFlight: 0,
-    persistWrites: 0,
-    persistErrors: 0,
   };
   const failures: Required<InjectedFailure>[] = [];
   let closing = false;

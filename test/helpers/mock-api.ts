@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
+import { tempDir } from './cli.js';
 import { runInProcess, type InProcessOptions } from './inprocess.js';
 
 export const MOCK_ORIGIN = 'https://api.test';
@@ -81,8 +80,8 @@ export function mockApi(origin = MOCK_ORIGIN) {
 
 /** A temporary folder to use as PETSTORE_CONFIG_DIR in in-process tests. */
 export function tempConfigDir(): { dir: string; cleanup: () => void } {
-  const root = mkdtempSync(join(tmpdir(), 'petstore-unit-'));
-  return { dir: join(root, 'petstore'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const root = tempDir('petstore-unit-');
+  return { dir: join(root.dir, 'petstore'), cleanup: root.cleanup };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InterruptedError } from '../errors/errors.js';
-import { sleep, systemClock, type Clock } from '../time/clock.js';
+import { announcedSleep, systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
 import { firstValue } from './headers.js';
 import type { ApiRequest, ApiResponse } from './client.js';
@@ -236,11 +236,7 @@ export class ApiClient {
   }
 
   async #wait(notice: WaitNotice): Promise<void> {
-    const end = await this.#onWait?.(notice);
-    try {
-      await sleep(this.#clock, notice.ms, this.#signal);
-    } finally {
-      if (typeof end === 'function') end();
-    }
+    const onWait = this.#onWait;
+    await announcedSleep(this.#clock, notice.ms, this.#signal, onWait && (() => onWait(notice)));
   }
 }

@@ -33,7 +33,7 @@
 // published at once.
 
 import { InterruptedError } from '../errors/errors.js';
-import { sleep, type Clock } from '../time/clock.js';
+import { announcedSleep, sleep, type Clock } from '../time/clock.js';
 import { rateLimitGiveUp } from './outcome.js';
 import type { Quota } from './quota.js';
 
@@ -136,15 +136,14 @@ const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holde
 /** An unused slot of a block (may be handed back). */
 const isSpare = (id: string) => /~[0-9a-z]+$/.test(id);
 
-/** Whether the stored quota describes a window that is still running. */
-export function windowCurrent(state: KeyRateState, now: number, marginMs: number): boolean {
-  const q = state.quota;
+/** Whether a quota describes a window that is still running, given the key's gate. */
+function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
   if (!q) return false;
   // X-RateLimit-Reset is whole seconds and the server's clock may differ from ours: a window
   // counts as current until its reset plus the margin.
   // A gate that opens at or after the window's reset ends that window: the server's
   // Retry-After is the more precise word on when it resets.
-  const gateEndedWindow = state.gateUntil > 0 && state.gateUntil >= q.resetAt && now >= state.gateUntil;
+  const gateEndedWindow = gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil;
   return now < q.resetAt + marginMs && !gateEndedWindow;
 }
 
@@ -157,7 +156,7 @@ export function decide(state: KeyRateState, now: number, marginMs: number, self?
   const ids = Object.keys(state.leases);
   const inFlight = ids.length;
   const q = state.quota;
-  if (q && windowCurrent(state, now, marginMs)) {
+  if (windowCurrent(q, state.gateUntil, now, marginMs)) {
     if (q.remaining - inFlight > 0) return { kind: 'go', probe: false };
     // Some of what is counted is another process's unused reservation, which comes back when it
     // lapses or is returned: look again shortly instead of waiting for the reset.
@@ -420,12 +419,8 @@ export class RateLimiter {
       if (this.#wakes === wakes) await this.#pause(ms, opts.signal);
       return;
     }
-    const end = await opts.onWait?.({ reason: d.reason, ms, until: d.until, quota });
-    try {
-      await sleep(this.#clock, ms, opts.signal);
-    } finally {
-      if (typeof end === 'function') end();
-    }
+    const { onWait } = opts;
+    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota })));
   }
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
@@ -470,8 +465,8 @@ export class RateLimiter {
   /** Whether the free slots may still be handed out without a store operation. */
   #usable(now: number): boolean {
     const q = this.#quota;
-    if (!q || q.resetAt !== this.#blockWindow || now >= q.resetAt + this.#marginMs || now >= this.#usableUntil) return false;
-    if (this.#gateUntil > 0 && this.#gateUntil >= q.resetAt && now >= this.#gateUntil) return false;
+    // Slots belong to the window they were reserved in, and only while it runs.
+    if (!windowCurrent(q, this.#gateUntil, now, this.#marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
     // Fresh headers say the quota has become scarce: back to one request at a time.
     return this.#eager || this.#closed || q.remaining >= this.#lowWater(q.limit);
   }
@@ -594,7 +589,7 @@ export class RateLimiter {
     // and the free ones while still good.
     for (const out of this.#out) if (out.issuedAt + this.#leaseMs <= now) this.#out.delete(out);
     this.#probeFree = false; // not taken since the last operation: decide again
-    const current = windowCurrent(s, now, this.#marginMs);
+    const current = windowCurrent(s.quota, s.gateUntil, now, this.#marginMs);
     const q = s.quota;
     this.#eager = !this.#batch || this.#closed || !current || q === undefined || q.remaining < this.#lowWater(q.limit);
     if (this.#free > 0 && !this.#usable(now)) this.#free = 0;

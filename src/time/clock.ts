@@ -40,3 +40,21 @@ export async function sleep(clock: Clock, ms: number, signal: AbortSignal | unde
     throw error;
   }
 }
+
+/**
+ * Announces a wait, then sleeps as sleep() does. The announcement may return a function that is
+ * called when the wait ends, however it ends (to stop a spinner).
+ */
+export async function announcedSleep(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal | undefined,
+  announce: (() => void | (() => void) | Promise<void | (() => void)>) | undefined,
+): Promise<void> {
+  const end = await announce?.();
+  try {
+    await sleep(clock, ms, signal);
+  } finally {
+    if (typeof end === 'function') end();
+  }
+}

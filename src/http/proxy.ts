@@ -163,16 +163,18 @@ export function proxyFor(settings: ProxySettings | undefined, url: string): Prox
  * The dispatcher for API requests: EnvHttpProxyAgent configured from the given
  * settings only (never from process.env), else a plain keep-alive Agent.
  */
-export async function createDispatcher(settings: ProxySettings | undefined, timeoutMs?: number, connections?: number): Promise<Dispatcher> {
+export async function createDispatcher(settings: ProxySettings | undefined, timeoutMs: number, connections?: number): Promise<Dispatcher> {
   const { Agent, envHttpProxyAgent } = await import('./undici.js');
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
+  const safetyNetMs = Math.min(2 ** 31 - 1, timeoutMs + 5000);
   const base = {
     ...KEEP_ALIVE,
     // undici hands over a response before its connection is free again, so a request sent right
     // after one finishes would open another connection: at most as many as requests at once.
     ...(connections !== undefined ? { connections } : {}),
-    ...(timeoutMs !== undefined ? { headersTimeout: Math.min(2 ** 31 - 1, timeoutMs + 5000), bodyTimeout: Math.min(2 ** 31 - 1, timeoutMs + 5000) } : {}),
+    headersTimeout: safetyNetMs,
+    bodyTimeout: safetyNetMs,
   };
   if (!settings) return new Agent(base);
   return envHttpProxyAgent({

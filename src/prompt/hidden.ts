@@ -72,7 +72,7 @@ export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortS
             break;
           default:
             // Other control characters (arrows arrive as ESC sequences) are not part of a key.
-            if (ch >= ' ' && ch !== '\u007f') value += ch;
+            if (ch >= ' ') value += ch;
         }
       }
     };

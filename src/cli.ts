@@ -220,7 +220,7 @@ async function finish(f: Factory): Promise<void> {
         .findLast((q) => q !== undefined)
     : undefined;
   if (quota) {
-    const { renderQuotaLine } = await import('./output/quota-line.js');
+    const { renderQuotaLine } = await import('./ratelimit/quota-line.js');
     f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
   }
   await Promise.all(f.clients.map((c) => c.close()));

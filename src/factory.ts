@@ -123,7 +123,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     async clientFor(t, apiKey, options = {}) {
       keys.add(apiKey);
-      const [{ buildApiClient }, config] = await Promise.all([import('./http/build-client.js'), factory.config()]);
+      const [{ buildApiClient }, config] = await Promise.all([import('./api/build-client.js'), factory.config()]);
       const c = buildApiClient({
         envName: t.envName,
         baseUrl: t.baseUrl,

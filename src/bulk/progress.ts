@@ -1,6 +1,6 @@
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
-import type { Quota } from '../http/quota.js';
+import type { Quota } from '../ratelimit/quota.js';
 
 export interface ProgressState {
   done: number;

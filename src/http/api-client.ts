@@ -1,13 +1,13 @@
 import { InterruptedError } from '../errors/errors.js';
 import { announcedSleep, systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
-import { firstValue } from './headers.js';
-import type { ApiRequest, ApiResponse } from './client.js';
-import { TransportError } from './transport-error.js';
-import { RateLimiter, type WaitInfo } from './limiter.js';
+import { firstValue } from '../transport/headers.js';
+import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
+import { TransportError } from '../transport/errors.js';
+import { RateLimiter, type WaitInfo } from '../ratelimit/limiter.js';
 import { OutcomeUnknownError, rateLimitGiveUp, wholeSeconds } from './outcome.js';
-import type { Quota } from './quota.js';
-import { apiErrorBody, errorForResponse } from './response-errors.js';
+import type { Quota } from '../ratelimit/quota.js';
+import { apiErrorBody, errorForResponse } from '../api/errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { retryVerdict } from './retry-policy.js';
 

@@ -1,8 +1,8 @@
 // Errors of the retry layer that callers (pets add, bulk seeding) recognise.
 
 import { NetworkError, RateLimitedError } from '../errors/errors.js';
-import type { ApiRequest } from './client.js';
-import type { TransportError } from './transport-error.js';
+import type { ApiRequest } from '../transport/exchange.js';
+import type { TransportError } from '../transport/errors.js';
 
 /**
  * A non-idempotent request (POST) failed after it may have reached the server

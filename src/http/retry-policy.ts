@@ -8,8 +8,8 @@
 //   DNS name not found, TLS    no (will not change)    no
 //   any other status           no                      no
 
-import type { HttpMethod } from './client.js';
-import { causeCode, isTlsCode, TransportError } from './transport-error.js';
+import type { HttpMethod } from '../transport/exchange.js';
+import { causeCode, isTlsCode, TransportError } from '../transport/errors.js';
 
 export type Outcome = { status: number } | { error: unknown };
 

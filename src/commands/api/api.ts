@@ -7,8 +7,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
-import type { ApiRequest, ApiResponse, HttpMethod } from '../../http/client.js';
-import { errorForResponse } from '../../http/response-errors.js';
+import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchange.js';
+import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
 
 export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];

@@ -2,7 +2,7 @@ import type { ConfigStore } from '../../config/store.js';
 import { maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
-import { describeResponse } from '../../http/response-errors.js';
+import { describeResponse } from '../../api/errors.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printList, printRecord, type View } from '../../output/print.js';
 import type { Tone } from '../../output/table.js';

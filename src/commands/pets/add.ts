@@ -2,7 +2,7 @@ import { MalformedResponseError, NetworkError, UsageError } from '../../errors/e
 import { isOutcomeUnknown } from '../../http/outcome.js';
 import { stringifyJson } from '../../json/int64.js';
 import type { Factory } from '../../factory.js';
-import { malformed } from '../../http/response-errors.js';
+import { malformed } from '../../api/errors.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, parseStatus, toPet, type NewPet } from '../../pets/pet.js';

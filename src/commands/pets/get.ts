@@ -1,6 +1,6 @@
 import type { Factory } from '../../factory.js';
-import type { ApiResponse } from '../../http/client.js';
-import { malformed } from '../../http/response-errors.js';
+import type { ApiResponse } from '../../transport/exchange.js';
+import { malformed } from '../../api/errors.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';

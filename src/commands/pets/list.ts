@@ -1,5 +1,5 @@
 import type { Factory } from '../../factory.js';
-import { malformed } from '../../http/response-errors.js';
+import { malformed } from '../../api/errors.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printList } from '../../output/print.js';
 import { parseLimit, parseStatus, toPets, type PetStatus } from '../../pets/pet.js';

@@ -1,7 +1,7 @@
 import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { secondsUntil } from '../../http/outcome.js';
-import type { Quota } from '../../http/quota.js';
+import type { Quota } from '../../ratelimit/quota.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
@@ -46,7 +46,7 @@ export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached'
 }
 
 async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<Quota> {
-  const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../state/rate-state.js'), f.config()]);
+  const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../ratelimit/rate-state.js'), f.config()]);
   const store = new FileRateStateStore(rateStatePath(config.dir), { clock: f.clock, debug: (line) => f.debug(line) });
   const quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
   if (!quota) {

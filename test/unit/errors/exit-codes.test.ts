@@ -12,8 +12,8 @@ import {
   UsageError,
 } from '../../../src/errors/errors.js';
 import { ExitCode, exitCodeFor } from '../../../src/errors/exit-codes.js';
-import type { ApiResponse } from '../../../src/http/client.js';
-import { errorForResponse, malformed } from '../../../src/http/response-errors.js';
+import type { ApiResponse } from '../../../src/transport/exchange.js';
+import { errorForResponse, malformed } from '../../../src/api/errors.js';
 import { createIO } from '../../../src/io/io.js';
 import { renderError } from '../../../src/output/error.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEBUG_BODY_CHARS, HttpTransport, MAX_TIMER_MS, timerMs, traceBody } from '../../../src/http/client.js';
-import { proxySettingsFromEnv } from '../../../src/http/proxy.js';
+import { DEBUG_BODY_CHARS, HttpTransport, MAX_TIMER_MS, timerMs, traceBody } from '../../../src/transport/exchange.js';
+import { proxySettingsFromEnv } from '../../../src/transport/proxy.js';
 import { startSandbox, type SandboxHandle } from '../../../src/sandbox/server.js';
 import { systemClock } from '../../../src/time/clock.js';
 import { fakeServer } from '../../helpers/e2e.js';

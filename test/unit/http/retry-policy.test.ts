@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../../src/errors/errors.js';
-import { TransportError } from '../../../src/http/client.js';
+import { TransportError } from '../../../src/transport/exchange.js';
 import { isSafeMethod, retryVerdict } from '../../../src/http/retry-policy.js';
 
 function transport(code: string | undefined, sent: boolean, timedOut = false): TransportError {

@@ -1,6 +1,6 @@
 import type { Transport } from '../../../src/http/api-client.js';
-import type { ApiRequest, ApiResponse } from '../../../src/http/client.js';
-import { quotaFromHeaders } from '../../../src/http/quota.js';
+import type { ApiRequest, ApiResponse } from '../../../src/transport/exchange.js';
+import { quotaFromHeaders } from '../../../src/ratelimit/quota.js';
 import { RateLimiter as ServerRateLimiter } from '../../../src/sandbox/rate-limit.js';
 import type { Clock } from '../../../src/time/clock.js';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/http/api-client.js';
-import { HttpTransport, TransportError } from '../../../src/http/client.js';
+import { HttpTransport, TransportError } from '../../../src/transport/exchange.js';
 import { OutcomeUnknownError } from '../../../src/http/outcome.js';
 import { instantClock } from './fake-clock.js';
 

@@ -6,8 +6,8 @@ import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuthError, ServerError } from '../../../src/errors/errors.js';
-import type { ApiResponse } from '../../../src/http/client.js';
-import { describeResponse, errorForResponse } from '../../../src/http/response-errors.js';
+import type { ApiResponse } from '../../../src/transport/exchange.js';
+import { describeResponse, errorForResponse } from '../../../src/api/errors.js';
 import { createIO } from '../../../src/io/io.js';
 import { renderError } from '../../../src/output/error.js';
 

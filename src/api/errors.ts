@@ -1,6 +1,6 @@
 import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, ServerError, UsageError } from '../errors/errors.js';
-import type { ApiResponse } from './client.js';
-import { firstValue } from './headers.js';
+import type { ApiResponse } from '../transport/exchange.js';
+import { firstValue } from '../transport/headers.js';
 
 export interface ApiErrorBody {
   code: string;

@@ -34,7 +34,7 @@
 
 import { InterruptedError } from '../errors/errors.js';
 import { announcedSleep, sleep, type Clock } from '../time/clock.js';
-import { rateLimitGiveUp } from './outcome.js';
+import { rateLimitGiveUp } from '../http/outcome.js';
 import type { Quota } from './quota.js';
 
 export interface KeyRateState {

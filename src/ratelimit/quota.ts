@@ -1,4 +1,4 @@
-import { firstValue } from './headers.js';
+import { firstValue } from '../transport/headers.js';
 
 /** The rate-limit quota the server reported on its latest response. */
 export interface Quota {

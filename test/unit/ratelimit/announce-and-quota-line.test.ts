@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createWaitAnnouncer } from '../../../src/http/wait-announcer.js';
+import { createWaitAnnouncer } from '../../../src/ratelimit/wait-announcer.js';
 import { createIO } from '../../../src/io/io.js';
-import { quotaLevel, quotaLine, renderQuotaLine } from '../../../src/output/quota-line.js';
-import { FakeClock } from './fake-clock.js';
+import { quotaLevel, quotaLine, renderQuotaLine } from '../../../src/ratelimit/quota-line.js';
+import { FakeClock } from '../http/fake-clock.js';
 
 function stderr(terminal: boolean) {
   const s = new PassThrough() as PassThrough & Record<string, unknown>;

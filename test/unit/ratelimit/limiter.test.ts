@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, RateLimitedError } from '../../../src/errors/errors.js';
-import { decide, emptyState, mergeQuota, MemoryRateStateStore, pruneLeases, RateLimiter, type KeyRateState } from '../../../src/http/limiter.js';
-import type { Quota } from '../../../src/http/quota.js';
-import { FakeClock } from './fake-clock.js';
+import { decide, emptyState, mergeQuota, MemoryRateStateStore, pruneLeases, RateLimiter, type KeyRateState } from '../../../src/ratelimit/limiter.js';
+import type { Quota } from '../../../src/ratelimit/quota.js';
+import { FakeClock } from '../http/fake-clock.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 const quota = (remaining: number, resetAt = T0 + 10_000, limit = 5, seenAt = T0): Quota => ({ limit, remaining, resetAt, seenAt });

@@ -3,7 +3,7 @@
 
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
-import type { WaitAnnouncer } from './api-client.js';
+import type { WaitAnnouncer } from '../http/api-client.js';
 
 export interface AnnouncerDeps {
   io: IO;

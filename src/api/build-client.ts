@@ -4,13 +4,13 @@
 
 import type { GlobalOptions } from '../factory.js';
 import type { IO } from '../io/io.js';
-import { FileRateStateStore, rateStateKey, rateStatePath } from '../state/rate-state.js';
+import { FileRateStateStore, rateStateKey, rateStatePath } from '../ratelimit/rate-state.js';
 import type { Clock } from '../time/clock.js';
-import { ApiClient, type WaitAnnouncer } from './api-client.js';
-import { HttpTransport } from './client.js';
-import { proxySettingsFromEnv } from './proxy.js';
-import { RateLimiter } from './limiter.js';
-import { createWaitAnnouncer } from './wait-announcer.js';
+import { ApiClient, type WaitAnnouncer } from '../http/api-client.js';
+import { HttpTransport } from '../transport/exchange.js';
+import { proxySettingsFromEnv } from '../transport/proxy.js';
+import { RateLimiter } from '../ratelimit/limiter.js';
+import { createWaitAnnouncer } from '../ratelimit/wait-announcer.js';
 
 export interface BuildClientOptions {
   envName: string;

@@ -3,12 +3,12 @@
 // the same guarantees as one request at a time when the quota is scarce. All on the fake clock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/http/api-client.js';
-import { decide, emptyState, MemoryRateStateStore, RateLimiter, type KeyRateState, type Permit, type RateStateStore } from '../../../src/http/limiter.js';
-import type { Quota } from '../../../src/http/quota.js';
-import { FileRateStateStore, rateStatePath } from '../../../src/state/rate-state.js';
+import { decide, emptyState, MemoryRateStateStore, RateLimiter, type KeyRateState, type Permit, type RateStateStore } from '../../../src/ratelimit/limiter.js';
+import type { Quota } from '../../../src/ratelimit/quota.js';
+import { FileRateStateStore, rateStatePath } from '../../../src/ratelimit/rate-state.js';
 import { tempDir } from '../../helpers/cli.js';
-import { FakeClock } from './fake-clock.js';
-import { modelServer } from './transport-fakes.js';
+import { FakeClock } from '../http/fake-clock.js';
+import { modelServer } from '../http/transport-fakes.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 const GET = { method: 'GET', path: '/pets' } as const;

@@ -24,8 +24,8 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileLock } from '../fs/lock.js';
-import { emptyState, type KeyRateState, type RateStateStore } from '../http/limiter.js';
-import type { Quota } from '../http/quota.js';
+import { emptyState, type KeyRateState, type RateStateStore } from './limiter.js';
+import type { Quota } from './quota.js';
 import type { Clock } from '../time/clock.js';
 
 export const RATE_STATE_FILE = 'rate-state.json';

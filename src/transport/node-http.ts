@@ -8,7 +8,7 @@
 // Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ECONNRESET, EPIPE, HPE_*, TLS codes...) for
 // client.ts to classify; a response that ends before its whole body arrived gets RESPONSE_CUT_SHORT.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { cutShort } from './transport-error.js';
+import { cutShort } from './errors.js';
 
 /** The code of a connection attempt that got no answer within CONNECT_TIMEOUT_MS (nothing was sent). */
 export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';

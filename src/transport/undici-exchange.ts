@@ -9,8 +9,8 @@
 // from node-transport.ts); an abort rejects with the signal's reason. undici starts a request
 // (onRequestStart) just before it writes it, so `onStart` tells the caller whether anything can
 // have reached the server.
-import { cutShort } from './transport-error.js';
-import type { Dispatcher } from './undici.js';
+import { cutShort } from './errors.js';
+import type { Dispatcher } from '../http/undici.js';
 
 export interface BufferedExchange {
   statusCode: number;

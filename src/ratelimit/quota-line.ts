@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk';
 import { wholeSeconds } from '../http/outcome.js';
-import type { Quota } from '../http/quota.js';
+import type { Quota } from './quota.js';
 
 /** "quota: 57/60 left, resets in 42s" on stderr after a command that made requests. */
 export function quotaLine(remaining: number, limit: number, resetInMs: number): string {

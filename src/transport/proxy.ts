@@ -13,7 +13,7 @@
 //   exempt unless listed (NO_PROXY=127.0.0.1,localhost).
 // - a proxy URL without a scheme ("proxy:3128") means http://proxy:3128.
 
-import type { Dispatcher } from './undici.js';
+import type { Dispatcher } from '../http/undici.js';
 import { UsageError } from '../errors/errors.js';
 import type { EnvVars } from '../io/io.js';
 
@@ -164,7 +164,7 @@ export function proxyFor(settings: ProxySettings | undefined, url: string): Prox
  * settings only (never from process.env), else a plain keep-alive Agent.
  */
 export async function createDispatcher(settings: ProxySettings | undefined, timeoutMs: number, connections?: number): Promise<Dispatcher> {
-  const { Agent, envHttpProxyAgent } = await import('./undici.js');
+  const { Agent, envHttpProxyAgent } = await import('../http/undici.js');
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
   const safetyNetMs = Math.min(2 ** 31 - 1, timeoutMs + 5000);

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dispatchExchange } from '../../../src/http/undici-exchange.js';
+import { dispatchExchange } from '../../../src/transport/undici-exchange.js';
 import { Agent } from '../../../src/http/undici.js';
 
 const closers: (() => Promise<void>)[] = [];

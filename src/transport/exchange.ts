@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { Dispatcher } from './undici.js';
-import { createNodeAgents, nodeRequest, CONNECT_TIMED_OUT, type NodeAgents } from './node-transport.js';
+import type { Dispatcher } from '../http/undici.js';
+import { createNodeAgents, nodeRequest, CONNECT_TIMED_OUT, type NodeAgents } from './node-http.js';
 import { firstValue } from './headers.js';
-import { isSafeMethod } from './retry-policy.js';
-import { causeCode, isTlsCode, RESPONSE_CUT_SHORT, TransportError } from './transport-error.js';
+import { isSafeMethod } from '../http/retry-policy.js';
+import { causeCode, isTlsCode, RESPONSE_CUT_SHORT, TransportError } from './errors.js';
 import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
@@ -11,7 +11,7 @@ import { parseJson, stringifyJson } from '../json/int64.js';
 import { escapeControl } from '../output/text.js';
 import type { Clock } from '../time/clock.js';
 import { createDispatcher, proxyFor, proxySecrets, redactProxyUrl, type ProxyEndpoint, type ProxySettings } from './proxy.js';
-import { quotaFromHeaders, type Quota } from './quota.js';
+import { quotaFromHeaders, type Quota } from '../ratelimit/quota.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
@@ -88,7 +88,7 @@ export function buildUrl(baseUrl: string, path: string, query?: ApiRequest['quer
   return url.toString();
 }
 
-export { TransportError } from './transport-error.js';
+export { TransportError } from './errors.js';
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', CONNECT_TIMED_OUT]);
 

@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HttpTransport, MAX_BODY_BYTES, TransportError, type ApiResponse } from '../../../src/http/client.js';
-import { createNodeAgents, nodeRequest } from '../../../src/http/node-transport.js';
+import { HttpTransport, MAX_BODY_BYTES, TransportError, type ApiResponse } from '../../../src/transport/exchange.js';
+import { createNodeAgents, nodeRequest } from '../../../src/transport/node-http.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
 import { Agent } from '../../../src/http/undici.js';
 import { systemClock } from '../../../src/time/clock.js';

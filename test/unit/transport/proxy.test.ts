@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpTransport, TransportError } from '../../../src/http/client.js';
-import { proxyFor, proxySecrets, proxySettingsFromEnv, redactProxyUrl, type ProxySettings } from '../../../src/http/proxy.js';
+import { HttpTransport, TransportError } from '../../../src/transport/exchange.js';
+import { proxyFor, proxySecrets, proxySettingsFromEnv, redactProxyUrl, type ProxySettings } from '../../../src/transport/proxy.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { startSandbox, type SandboxHandle } from '../../../src/sandbox/server.js';
 import { systemClock } from '../../../src/time/clock.js';

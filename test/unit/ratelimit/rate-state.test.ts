@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../../src/http/limiter.js';
-import { FileRateStateStore, rateStateKey, rateStatePath } from '../../../src/state/rate-state.js';
+import { RateLimiter } from '../../../src/ratelimit/limiter.js';
+import { FileRateStateStore, rateStateKey, rateStatePath } from '../../../src/ratelimit/rate-state.js';
 import { tempDir } from '../../helpers/cli.js';
 import { FakeClock } from '../http/fake-clock.js';
 
@@ -214,7 +214,7 @@ describe('lock file', () => {
   it('serialises read-modify-write across real processes: no lost updates', async () => {
     const bundle = join(tmp.dir, 'rate-state.mjs');
     await build({
-      entryPoints: [new URL('../../../src/state/rate-state.ts', import.meta.url).pathname],
+      entryPoints: [new URL('../../../src/ratelimit/rate-state.ts', import.meta.url).pathname],
       bundle: true,
       format: 'esm',
       platform: 'node',

@@ -15,12 +15,6 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // atomically (under conf) cleans up on SIGINT/SIGTERM and then re-sends the signal to this
-  // process to die the default way. We stop gracefully instead, so that self-sent repeat must
-  // not count as the user's second Ctrl-C.
-  const kill = process.kill.bind(process);
-  process.kill = ((pid: number, signal?: string | number) =>
-    pid === process.pid && (signal === 'SIGINT' || signal === 'SIGTERM') ? true : kill(pid, signal)) as typeof process.kill;
   const code = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,

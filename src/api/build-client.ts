@@ -2,15 +2,14 @@
 // gate (state file in the config folder), retries, max-wait and announcements.
 // Imported lazily (it pulls in undici).
 
-import type { GlobalOptions } from '../factory.js';
-import type { IO } from '../io/io.js';
+import type { EnvVars, IO } from '../io/io.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../ratelimit/rate-state.js';
 import type { Clock } from '../time/clock.js';
-import { ApiClient, type WaitAnnouncer } from '../http/api-client.js';
+import { ApiClient } from '../http/api-client.js';
 import { HttpTransport } from '../transport/exchange.js';
 import { proxySettingsFromEnv } from '../transport/proxy.js';
 import { RateLimiter } from '../ratelimit/limiter.js';
-import { createWaitAnnouncer } from '../ratelimit/wait-announcer.js';
+import { createWaitAnnouncer, type WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 
 export interface BuildClientOptions {
   envName: string;
@@ -19,7 +18,16 @@ export interface BuildClientOptions {
   /** The config folder: the rate-limit state file lives there. */
   configDir: string;
   version: string;
-  globals: GlobalOptions;
+  /** Per-request timeout (--timeout), seconds. */
+  timeoutSeconds: number;
+  /** --max-retries. */
+  maxRetries: number;
+  /** --max-wait, seconds. */
+  maxWaitSeconds: number;
+  /** --quiet: no wait announcements. */
+  quiet: boolean;
+  /** --debug: the per-exchange trace goes to `debug`. */
+  traceRequests: boolean;
   io: IO;
   clock: Clock;
   signal: AbortSignal;
@@ -29,12 +37,12 @@ export interface BuildClientOptions {
   bulk?: { connections: number } | undefined;
   dispatcher?: import('undici').Dispatcher | undefined;
   /** The injected environment: HTTPS_PROXY, HTTP_PROXY, NO_PROXY (never process.env). */
-  env?: import('../io/io.js').EnvVars | undefined;
+  env?: EnvVars | undefined;
   debug: (line: string) => void;
 }
 
 export function buildApiClient(o: BuildClientOptions): ApiClient {
-  const timeoutMs = o.globals.timeout * 1000;
+  const timeoutMs = o.timeoutSeconds * 1000;
   // One gate per environment and key, shared with every other petstore process through the state file.
   const limiter = new RateLimiter({
     clock: o.clock,
@@ -57,7 +65,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     bulk: o.bulk,
     proxy: proxySettingsFromEnv(o.env ?? {}),
     // The per-exchange trace only with --debug (the transport skips formatting it otherwise).
-    debug: o.globals.debug ? o.debug : undefined,
+    debug: o.traceRequests ? o.debug : undefined,
   });
   return new ApiClient(
     transport,
@@ -65,10 +73,10 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     {
       clock: o.clock,
       signal: o.signal,
-      maxRetries: o.globals.maxRetries,
-      maxWaitMs: o.globals.maxWait * 1000,
+      maxRetries: o.maxRetries,
+      maxWaitMs: o.maxWaitSeconds * 1000,
       limiter,
-      onWait: traceWaits(createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.globals.quiet }), o.debug),
+      onWait: traceWaits(createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.quiet }), o.debug),
       debug: o.debug,
     },
   );

@@ -1,20 +1,7 @@
 import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, ServerError, UsageError } from '../errors/errors.js';
 import type { ApiResponse } from '../transport/exchange.js';
-import { firstValue } from '../transport/headers.js';
-
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-  status: number;
-}
-
-/** The interface's Error body, when the response carries one. */
-export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
-  const b = res.json as Record<string, unknown> | undefined;
-  if (!res.isJson || typeof b !== 'object' || b === null || Array.isArray(b)) return undefined;
-  if (typeof b.code !== 'string' || typeof b.message !== 'string') return undefined;
-  return { code: b.code, message: b.message, status: typeof b.status === 'number' ? b.status : res.status };
-}
+import { firstValue } from '../wire/headers.js';
+import { apiErrorBody } from '../http/error-body.js';
 
 function contentType(res: ApiResponse): string {
   return firstValue(res.headers['content-type'])?.split(';')[0]?.trim() || 'no content type';

@@ -6,7 +6,9 @@ import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { isOutcomeUnknown } from '../http/outcome.js';
-import { apiErrorBody, describeResponse, errorForResponse } from '../api/errors.js';
+import { describeResponse, errorForResponse } from '../api/errors.js';
+import { sendNewPet } from '../api/pets.js';
+import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
 import { confirm } from '../prompt/confirm.js';
@@ -141,7 +143,7 @@ function errorSummary(res: ApiResponse): { code: string; message: string; status
 /** Creates one pet; returns its result line, or throws when the whole run must stop. */
 async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal): Promise<ResultLine> {
   try {
-    const res = await client.send({ method: 'POST', path: '/pets', body: pet });
+    const res = await sendNewPet(client, pet);
     if (res.status >= 200 && res.status < 300) {
       const created = toPet(res.json);
       if (created) return { line, status: 'created', pet: created };

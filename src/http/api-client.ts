@@ -1,13 +1,16 @@
 import { InterruptedError } from '../errors/errors.js';
 import { announcedSleep, systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
-import { firstValue } from '../transport/headers.js';
+import { firstValue } from '../wire/headers.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
 import { TransportError } from '../transport/errors.js';
 import { RateLimiter, type WaitInfo } from '../ratelimit/limiter.js';
-import { OutcomeUnknownError, rateLimitGiveUp, wholeSeconds } from './outcome.js';
+import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
+import { rateLimitGiveUp } from '../ratelimit/give-up.js';
+import { wholeSeconds } from '../time/format.js';
+import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
-import { apiErrorBody, errorForResponse } from '../api/errors.js';
+import { apiErrorBody } from './error-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { retryVerdict } from './retry-policy.js';
 
@@ -21,19 +24,6 @@ export interface Transport {
   once(req: ApiRequest): Promise<ApiResponse>;
   close(): Promise<void>;
 }
-
-/** A wait about to start, with the line that announces it. */
-export interface WaitNotice {
-  reason: 'rate_limited' | 'gate' | 'quota' | 'server' | 'network';
-  ms: number;
-  /** Epoch ms at which the wait ends. */
-  until: number;
-  /** The announcement with the time left, e.g. "rate limited; retrying in 12s (attempt 2/3)". */
-  text(msLeft: number): string;
-}
-
-/** Announces a wait; may return a function called when the wait ends (to stop a spinner). */
-export type WaitAnnouncer = (notice: WaitNotice) => void | (() => void) | Promise<void | (() => void)>;
 
 export interface ApiClientOptions {
   clock?: Clock;
@@ -178,13 +168,6 @@ export class ApiClient {
         text: (left) => `${what}; retrying in ${seconds(left)} ${n}`,
       });
     }
-  }
-
-  /** Sends one request and throws the typed error for any non-2xx status. */
-  async call(req: ApiRequest): Promise<ApiResponse> {
-    const res = await this.send(req);
-    if (res.status < 200 || res.status > 299) throw errorForResponse(res, this.ctx);
-    return res;
   }
 
   /** Publishes the key's rate-limit state and gives back unused reservations, then closes the transport. */

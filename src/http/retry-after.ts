@@ -6,7 +6,7 @@
 //   RFC 850      Sunday, 06-Nov-94 08:49:37 GMT
 //   asctime      Sun Nov  6 08:49:37 1994
 
-import { firstValue } from '../transport/headers.js';
+import { firstValue } from '../wire/headers.js';
 
 export interface RetryAfter {
   /** Milliseconds to wait from `now` (never negative). */

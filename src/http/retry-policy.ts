@@ -8,8 +8,8 @@
 //   DNS name not found, TLS    no (will not change)    no
 //   any other status           no                      no
 
-import type { HttpMethod } from '../transport/exchange.js';
-import { causeCode, isTlsCode, TransportError } from '../transport/errors.js';
+import { causeCode, notSentFailure, TransportError } from '../transport/errors.js';
+import { isSafeMethod, type HttpMethod } from '../transport/method.js';
 
 export type Outcome = { status: number } | { error: unknown };
 
@@ -25,22 +25,6 @@ export type Verdict =
 
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-/** Methods whose repetition cannot change anything on the server. */
-export function isSafeMethod(method: HttpMethod | string): boolean {
-  const m = method.toUpperCase();
-  return m === 'GET' || m === 'HEAD' || m === 'OPTIONS';
-}
-
-/** Connection failures that happen before any byte of the request leaves and may go away. */
-const TRANSIENT_NOT_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED']);
-/** Failures that repeating the request will not fix. */
-const PERMANENT = new Set(['ENOTFOUND']);
-
-
-function isPermanent(code: string | undefined): boolean {
-  return code !== undefined && (PERMANENT.has(code) || isTlsCode(code));
-}
-
 /** What to do after one attempt of `method` ended in `outcome`. */
 export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Verdict {
   const safe = isSafeMethod(method);
@@ -52,8 +36,8 @@ export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Ver
   const { error } = outcome;
   if (!(error instanceof TransportError)) return { action: 'throw' };
   const code = causeCode(error);
-  if (safe) return isPermanent(code) ? { action: 'throw' } : { action: 'retry', wait: 'backoff' };
+  const notSent = notSentFailure(code);
+  if (safe) return notSent === 'permanent' ? { action: 'throw' } : { action: 'retry', wait: 'backoff' };
   if (error.sent || error.timedOut) return { action: 'unknown' };
-  if (code !== undefined && TRANSIENT_NOT_SENT.has(code)) return { action: 'retry', wait: 'backoff' };
-  return { action: 'throw' };
+  return notSent === 'transient' ? { action: 'retry', wait: 'backoff' } : { action: 'throw' };
 }

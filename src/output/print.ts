@@ -1,4 +1,4 @@
-import type { Factory } from '../factory.js';
+import type { IO } from '../io/io.js';
 import { renderCsv } from './csv.js';
 import type { Format } from './format.js';
 import { renderJson, renderNdjson } from './json.js';
@@ -17,7 +17,7 @@ export interface View<T> {
   json(row: T): unknown;
 }
 
-async function render<T>(f: Factory, format: Format, view: View<T>, rows: readonly T[], single: boolean): Promise<string> {
+async function render<T>(f: { io: IO }, format: Format, view: View<T>, rows: readonly T[], single: boolean): Promise<string> {
   switch (format) {
     case 'json':
       return renderJson(single ? view.json(rows[0] as T) : rows.map((r) => view.json(r)), f.io.stdoutIsTTY);
@@ -38,11 +38,11 @@ async function render<T>(f: Factory, format: Format, view: View<T>, rows: readon
 }
 
 /** Prints a list: a table (header only when empty), a JSON array, NDJSON lines or CSV. */
-export async function printList<T>(f: Factory, format: Format, view: View<T>, rows: readonly T[]): Promise<void> {
+export async function printList<T>(f: { io: IO }, format: Format, view: View<T>, rows: readonly T[]): Promise<void> {
   f.io.stdout.write(await render(f, format, view, rows, false));
 }
 
 /** Prints one record: a one-row table or CSV, a JSON object, or one NDJSON line. */
-export async function printRecord<T>(f: Factory, format: Format, view: View<T>, row: T): Promise<void> {
+export async function printRecord<T>(f: { io: IO }, format: Format, view: View<T>, row: T): Promise<void> {
   f.io.stdout.write(await render(f, format, view, [row], true));
 }

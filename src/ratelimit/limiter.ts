@@ -1,7 +1,7 @@
 // The per-key rate-limit gate every request passes before it leaves.
 //
 // State of one key (environment + API key), kept in a RateStateStore: in memory
-// for one process, or in a file shared by every petstore process (src/state/rate-state.ts):
+// for one process, or in a file shared by every petstore process (src/ratelimit/rate-state.ts):
 //   quota      the latest X-RateLimit-* seen (limit, remaining, reset)
 //   gateUntil  after a 429, no request leaves before this instant
 //   leases     slots counted as in flight (reserved), each with an expiry so a crashed process's slots free up
@@ -34,7 +34,7 @@
 
 import { InterruptedError } from '../errors/errors.js';
 import { announcedSleep, sleep, type Clock } from '../time/clock.js';
-import { rateLimitGiveUp } from '../http/outcome.js';
+import { rateLimitGiveUp } from './give-up.js';
 import type { Quota } from './quota.js';
 
 export interface KeyRateState {

@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import { wholeSeconds } from '../http/outcome.js';
+import { wholeSeconds } from '../time/format.js';
 import type { Quota } from './quota.js';
 
 /** "quota: 57/60 left, resets in 42s" on stderr after a command that made requests. */

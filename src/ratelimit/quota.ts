@@ -1,4 +1,4 @@
-import { firstValue } from '../transport/headers.js';
+import { firstValue } from '../wire/headers.js';
 
 /** The rate-limit quota the server reported on its latest response. */
 export interface Quota {

@@ -16,7 +16,7 @@
 //
 // Cost: a locked operation is a handful of file-system calls (about 0.6 ms on a local disk,
 // mostly the rename); limiters with
-// `batch` (src/http/limiter.ts) need one per block of requests, not two per request. In
+// `batch` (src/ratelimit/limiter.ts) need one per block of requests, not two per request. In
 // between they only stat(2) the file (stamp()) to notice a gate another process saved.
 
 import { sha256 } from '@noble/hashes/sha2.js';

@@ -3,7 +3,19 @@
 
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
-import type { WaitAnnouncer } from '../http/api-client.js';
+
+/** A wait about to start, with the line that announces it. */
+export interface WaitNotice {
+  reason: 'rate_limited' | 'gate' | 'quota' | 'server' | 'network';
+  ms: number;
+  /** Epoch ms at which the wait ends. */
+  until: number;
+  /** The announcement with the time left, e.g. "rate limited; retrying in 12s (attempt 2/3)". */
+  text(msLeft: number): string;
+}
+
+/** Announces a wait; may return a function called when the wait ends (to stop a spinner). */
+export type WaitAnnouncer = (notice: WaitNotice) => void | (() => void) | Promise<void | (() => void)>;
 
 export interface AnnouncerDeps {
   io: IO;

@@ -62,7 +62,8 @@ interface KeyState {
 const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 const secondsUntil = (ms: number, now: number) => Math.max(1, Math.ceil((ms - now) / 1000));
 
-export class RateLimiter {
+/** The sandbox server's side of the rate limit: each key's requests per window and per day, 429s and bans. (The CLI's own pacing is src/ratelimit/limiter.ts.) */
+export class QuotaKeeper {
   private readonly keys = new Map<string, KeyState>();
 
   constructor(readonly config: RateLimitConfig) {}
@@ -92,8 +93,8 @@ export class RateLimiter {
   /** Decides one request of a recognised key at `now` (epoch ms) and counts it if allowed. */
   check(key: string, now: number): Decision {
     const s = this.state(key);
-    const short = RateLimiter.effective(s.short, this.config.windowMs, now);
-    const long = RateLimiter.effective(s.long, this.config.dayWindowMs, now);
+    const short = QuotaKeeper.effective(s.short, this.config.windowMs, now);
+    const long = QuotaKeeper.effective(s.long, this.config.dayWindowMs, now);
 
     if (s.bannedUntil > now) {
       return { kind: 'banned', headers: this.headers(short, long), retryAfter: secondsUntil(s.bannedUntil, now), newBan: false };
@@ -121,7 +122,7 @@ export class RateLimiter {
   /** The key's headers at `now` without counting anything. */
   peek(key: string, now: number): RateHeaders {
     const s = this.state(key);
-    return this.headers(RateLimiter.effective(s.short, this.config.windowMs, now), RateLimiter.effective(s.long, this.config.dayWindowMs, now));
+    return this.headers(QuotaKeeper.effective(s.short, this.config.windowMs, now), QuotaKeeper.effective(s.long, this.config.dayWindowMs, now));
   }
 
   /** Forgets all counts, pending retries and bans. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { toInt64 } from '../json/int64.js';
 import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
 import { loadData, Persister, writeAtomic } from './persist.js';
-import { RateLimiter, type RateHeaders } from './rate-limit.js';
+import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { PetStore } from './store.js';
 import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
 import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
@@ -369,7 +369,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   }
 
-  const limiter = new RateLimiter({
+  const limiter = new QuotaKeeper({
     perWindow: limits.perMinute,
     windowMs,
     perDay: limits.perDay,

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { Dispatcher } from '../http/undici.js';
-import { createNodeAgents, nodeRequest, CONNECT_TIMED_OUT, type NodeAgents } from './node-http.js';
-import { firstValue } from './headers.js';
-import { isSafeMethod } from '../http/retry-policy.js';
-import { causeCode, isTlsCode, RESPONSE_CUT_SHORT, TransportError } from './errors.js';
+import type { Dispatcher } from 'undici';
+import { createNodeAgents, nodeRequest, type NodeAgents } from './node-http.js';
+import { firstValue } from '../wire/headers.js';
+import { isSafeMethod, type HttpMethod } from './method.js';
+import { describeTransportError, TransportError } from './errors.js';
 import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
 import { maskKey } from '../config/target.js';
 import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
@@ -12,8 +12,6 @@ import { escapeControl } from '../output/text.js';
 import type { Clock } from '../time/clock.js';
 import { createDispatcher, proxyFor, proxySecrets, redactProxyUrl, type ProxyEndpoint, type ProxySettings } from './proxy.js';
 import { quotaFromHeaders, type Quota } from '../ratelimit/quota.js';
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
 export interface ApiRequest {
   method: HttpMethod;
@@ -57,8 +55,10 @@ export interface ClientOptions {
    * one request takes (README "Performance").
    */
   bulk?: { connections: number } | undefined;
-  /** Proxy settings from the environment (src/http/proxy.ts); ignored when dispatcher is given, except in messages. */
+  /** Proxy settings from the environment (src/transport/proxy.ts); ignored when dispatcher is given, except in messages. */
   proxy?: ProxySettings | undefined;
+  /** How long a new connection may take (default CONNECT_TIMEOUT_MS, both engines). */
+  connectTimeoutMs?: number | undefined;
   /** Receives the request trace (--debug): never the key, nor proxy credentials. */
   debug?: ((line: string) => void) | undefined;
 }
@@ -88,79 +88,7 @@ export function buildUrl(baseUrl: string, path: string, query?: ApiRequest['quer
   return url.toString();
 }
 
-export { TransportError } from './errors.js';
-
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', CONNECT_TIMED_OUT]);
-
-function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): { message: string; sent: boolean } {
-  const code = causeCode(error);
-  const host = new URL(url).host;
-  if (proxy) {
-    const via = `proxy ${redactProxyUrl(proxy.uri)} (from ${proxy.source})`;
-    const text = (error as Error)?.message ?? String(error);
-    switch (code) {
-      case 'ECONNREFUSED':
-        return { message: `could not connect to ${via}: connection refused`, sent: false };
-      case 'ENOTFOUND':
-      case 'EAI_AGAIN':
-        return { message: `could not resolve the host of ${via}`, sent: false };
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return { message: `could not connect to ${via}: timed out`, sent: false };
-      default: {
-        const status = /Proxy response \((\d{3})\)|\((407)\)/.exec(text);
-        if (status) {
-          const n = status[1] ?? status[2];
-          const why = n === '407' ? `; it wants credentials: put them in ${proxy.source} (http://user:password@host:port)` : '';
-          return { message: `${via} refused the request to ${host} (HTTP ${n})${why}`, sent: false };
-        }
-        if (code === 'UND_ERR_PRX_TLS' || isTlsCode(code)) {
-          return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
-        }
-        const { message, sent } = describeTransportError(error, url, undefined);
-        return { message: `${message} (through ${via})`, sent };
-      }
-    }
-  }
-  switch (code) {
-    case 'ECONNREFUSED':
-      return { message: `could not connect to ${host}: connection refused`, sent: false };
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return { message: `could not resolve host ${new URL(url).hostname}`, sent: false };
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-      return { message: `connection to ${host} was reset`, sent: true };
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case CONNECT_TIMED_OUT:
-      return { message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false };
-    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
-    case RESPONSE_CUT_SHORT:
-      return { message: `connection to ${host} closed before the whole response arrived`, sent: true };
-    default: {
-      if (isTlsCode(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
-      const notHttp = parserFailure(error, code);
-      if (notHttp !== undefined) return { message: `the answer from ${host} is not HTTP/1.1${notHttp ? ` (${notHttp})` : ''}`, sent: true };
-      return {
-        message: `request to ${host} failed: ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}`,
-        sent: !NOT_SENT_CODES.has(code ?? ''),
-      };
-    }
-  }
-}
-
-/**
- * The parser's reason when the answer was not HTTP/1.1, '' when it gave none; undefined for other
- * errors. node:http says "Parse Error: <reason>" with an HPE_* code; undici's HTTPParserError says
- * "Response does not match the HTTP/1.1 protocol (<reason>)", often without a code.
- */
-function parserFailure(error: unknown, code: string | undefined): string | undefined {
-  const e = error as { name?: unknown; message?: unknown } | undefined;
-  if (!code?.startsWith('HPE_') && e?.name !== 'HTTPParserError') return undefined;
-  const text = typeof e?.message === 'string' ? e.message : '';
-  return (/\(([^()]*)\)\s*$/.exec(text)?.[1] ?? text.replace(/^Parse Error:\s*/, '')).trim();
-}
-
+export type { HttpMethod } from './method.js';
 /** Whether the request was written to a connection, as far as the HTTP client tells. */
 interface Written {
   written: boolean | undefined;
@@ -347,10 +275,10 @@ export class HttpTransport {
     progress: Written,
   ): Promise<BufferedExchange> {
     if (this.#agents) {
-      const res = await nodeRequest(url, { method, headers, body, signal, agents: this.#agents });
+      const res = await nodeRequest(url, { method, headers, body, signal, agents: this.#agents, connectTimeoutMs: this.#opts.connectTimeoutMs });
       return { statusCode: res.statusCode, statusText: res.statusText, headers: res.headers, text: await readCapped(res.body) };
     }
-    this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections);
+    this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections, this.#opts.connectTimeoutMs);
     const dispatcher = await this.#dispatcher;
     progress.written = false;
     const onStart = () => {

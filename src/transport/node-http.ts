@@ -3,18 +3,14 @@
 // the built-in C++ llhttp, while undici evaluates a large bundle and compiles its llhttp WebAssembly
 // parser at every start (about 40 ms of a `pets list`; README "Performance"). undici stays for
 // proxies, bulk seeding (where its lower cost per request repays the load) and tests that inject a
-// MockAgent (src/http/client.ts chooses; src/http/undici-exchange.ts drives it).
+// MockAgent (src/transport/exchange.ts chooses; src/transport/undici-exchange.ts drives it).
 //
 // Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ECONNRESET, EPIPE, HPE_*, TLS codes...) for
 // client.ts to classify; a response that ends before its whole body arrived gets RESPONSE_CUT_SHORT.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { cutShort } from './errors.js';
+import { CONNECT_TIMED_OUT, cutShort } from './errors.js';
+import { CONNECT_TIMEOUT_MS } from './timeouts.js';
 
-/** The code of a connection attempt that got no answer within CONNECT_TIMEOUT_MS (nothing was sent). */
-export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
-
-/** How long a connection (TCP, and TLS for https) may take: undici's default connectTimeout. */
-const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface NodeAgents {
   http: HttpAgent;
@@ -38,6 +34,8 @@ export interface NodeRequestOptions {
   body?: string | undefined;
   signal: AbortSignal;
   agents: NodeAgents;
+  /** Default CONNECT_TIMEOUT_MS. */
+  connectTimeoutMs?: number | undefined;
 }
 
 const AGENT_OPTIONS = {
@@ -164,7 +162,7 @@ export function nodeRequest(url: string, opts: NodeRequestOptions): Promise<Node
       if (!socket.connecting) return;
       const timer = setTimeout(() => {
         req.destroy(Object.assign(new Error('connect timed out'), { code: CONNECT_TIMED_OUT }));
-      }, CONNECT_TIMEOUT_MS);
+      }, opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
       timer.unref();
       const clear = () => clearTimeout(timer);
       socket.once(https ? 'secureConnect' : 'connect', clear);

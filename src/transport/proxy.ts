@@ -1,7 +1,7 @@
 // Proxy settings from the (injected) environment: HTTPS_PROXY, HTTP_PROXY and
 // NO_PROXY, upper or lower case, applied through undici's EnvHttpProxyAgent.
 // undici itself loads only when a proxy is configured or a bulk run asks for it (createDispatcher):
-// otherwise requests go through node:http (src/http/node-transport.ts).
+// otherwise requests go through node:http (src/transport/node-http.ts).
 //
 // Rules (the same as undici's EnvHttpProxyAgent, curl and most tools):
 // - the lower-case variable wins over the upper-case one when both are set;
@@ -13,8 +13,9 @@
 //   exempt unless listed (NO_PROXY=127.0.0.1,localhost).
 // - a proxy URL without a scheme ("proxy:3128") means http://proxy:3128.
 
-import type { Dispatcher } from '../http/undici.js';
+import type { Dispatcher } from 'undici';
 import { UsageError } from '../errors/errors.js';
+import { CONNECT_TIMEOUT_MS } from './timeouts.js';
 import type { EnvVars } from '../io/io.js';
 
 export interface ProxyEndpoint {
@@ -163,8 +164,15 @@ export function proxyFor(settings: ProxySettings | undefined, url: string): Prox
  * The dispatcher for API requests: EnvHttpProxyAgent configured from the given
  * settings only (never from process.env), else a plain keep-alive Agent.
  */
-export async function createDispatcher(settings: ProxySettings | undefined, timeoutMs: number, connections?: number): Promise<Dispatcher> {
-  const { Agent, envHttpProxyAgent } = await import('../http/undici.js');
+export async function createDispatcher(
+  settings: ProxySettings | undefined,
+  timeoutMs: number,
+  connections?: number,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
+): Promise<Dispatcher> {
+  // undici's public entry point, loaded only here (a proxy or a bulk run). Its default export, the
+  // CommonJS module.exports: the bundle gives a dynamically imported CommonJS module no named exports.
+  const { Agent, EnvHttpProxyAgent } = (await import('undici')).default;
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
   const safetyNetMs = Math.min(2 ** 31 - 1, timeoutMs + 5000);
@@ -175,9 +183,10 @@ export async function createDispatcher(settings: ProxySettings | undefined, time
     ...(connections !== undefined ? { connections } : {}),
     headersTimeout: safetyNetMs,
     bodyTimeout: safetyNetMs,
+    connect: { timeout: connectTimeoutMs },
   };
   if (!settings) return new Agent(base);
-  return envHttpProxyAgent({
+  return new EnvHttpProxyAgent({
     ...base,
     // Empty strings, not undefined: undefined would make undici read process.env.
     httpProxy: settings.http?.uri ?? '',

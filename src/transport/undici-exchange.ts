@@ -10,7 +10,7 @@
 // (onRequestStart) just before it writes it, so `onStart` tells the caller whether anything can
 // have reached the server.
 import { cutShort } from './errors.js';
-import type { Dispatcher } from '../http/undici.js';
+import type { Dispatcher } from 'undici';
 
 export interface BufferedExchange {
   statusCode: number;

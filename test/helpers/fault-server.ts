@@ -27,8 +27,8 @@ export interface FaultRequest {
 
 /** What the server does with one request. */
 export type Fault =
-  /** A normal answer. */
-  | { kind: 'respond'; status: number; headers?: OutgoingHttpHeaders; body?: string | Buffer }
+  /** A normal answer, after `delayMs` (slow headers). */
+  | { kind: 'respond'; status: number; headers?: OutgoingHttpHeaders; body?: string | Buffer; delayMs?: number }
   /**
    * Bytes written to the socket as they are (status line, headers, body), then
    * the connection ends with `end`: 'close' (FIN, the default), 'reset' (RST) or 'keep' (stays open).
@@ -124,8 +124,12 @@ export async function startFaultServer(script: Script | Fault[]): Promise<FaultS
     switch (fault.kind) {
       case 'respond': {
         const body = fault.body ?? '';
-        res.writeHead(fault.status, { 'content-length': Buffer.byteLength(body), ...fault.headers });
-        res.end(body);
+        const answer = () => {
+          res.writeHead(fault.status, { 'content-length': Buffer.byteLength(body), ...fault.headers });
+          res.end(body);
+        };
+        if (fault.delayMs) setTimeout(answer, fault.delayMs);
+        else answer();
         return;
       }
       case 'raw':
@@ -207,5 +211,32 @@ export function html(status: number, headers: OutgoingHttpHeaders = {}): Fault {
     status,
     headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
     body: `<html><head><title>${status} ${STATUS_CODES[status] ?? ''}</title></head><body><h1>${status}</h1><pre>upstream said no</pre></body></html>`,
+  };
+}
+
+/**
+ * A port whose connection attempts never complete: a listener in a child process that never
+ * accepts, its short accept queue filled, so the kernel drops further SYNs and a connect
+ * hangs until the client's connect timeout. (A server in this process would accept at once.)
+ */
+export async function startUnansweredListener(): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const { spawn } = await import('node:child_process');
+  const { connect } = await import('node:net');
+  // The child blocks its event loop right after listen(), so nothing is ever accepted.
+  const code = `const s=require('node:net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(String(s.address().port)+'\\n',()=>Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0))})`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+  });
+  const fillers = Array.from({ length: 4 }, () => connect(port, '127.0.0.1').on('error', () => {}));
+  await new Promise((r) => setTimeout(r, 100));
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    async close() {
+      for (const f of fillers) f.destroy();
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/server.js';
-import { RateLimiter } from '../../src/sandbox/rate-limit.js';
+import { QuotaKeeper } from '../../src/sandbox/rate-limit.js';
 import { call, createPet, errorBody, sleep, type CallResult } from './helpers.js';
 
 function rate(r: CallResult) {
@@ -239,9 +239,9 @@ describe('sandbox rate limits (real time)', () => {
   }, 15_000);
 });
 
-describe('RateLimiter', () => {
+describe('QuotaKeeper', () => {
   it('never reports a negative remaining and never counts rejected requests', () => {
-    const rl = new RateLimiter({ perWindow: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banMs: 5000, banGraceMs: 0 });
+    const rl = new QuotaKeeper({ perWindow: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banMs: 5000, banGraceMs: 0 });
     let t = 1000.5;
     const seen: number[] = [];
     for (let i = 0; i < 50; i++) {
@@ -252,7 +252,7 @@ describe('RateLimiter', () => {
     expect(Math.min(...seen)).toBe(0);
     // 3 per 10 s day window within about 6.8 s: exactly 3 allowed.
     let allowed = 0;
-    const rl2 = new RateLimiter({ perWindow: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banMs: 5000, banGraceMs: 0 });
+    const rl2 = new QuotaKeeper({ perWindow: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banMs: 5000, banGraceMs: 0 });
     t = 1000.5;
     for (let i = 0; i < 50; i++, t += 137) if (rl2.check('k', t).kind === 'allow') allowed++;
     expect(allowed).toBe(3);

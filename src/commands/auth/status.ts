@@ -3,6 +3,7 @@ import { maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config
 import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
+import { probe } from '../../api/pets.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printList, printRecord, type View } from '../../output/print.js';
 import type { Tone } from '../../output/table.js';
@@ -54,7 +55,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 async function check(f: Factory, envName: string, baseUrl: string, key: string): Promise<{ server: ServerVerdict; detail: string | null }> {
   const client = await f.clientFor({ envName, baseUrl }, key);
   try {
-    const res = await client.send({ method: 'GET', path: '/pets', query: { limit: 1 } });
+    const res = await probe(client, 'send');
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
     const { message } = describeResponse(res);
     if (res.status === 401 || res.status === 403) return { server: 'rejected', detail: message };

@@ -3,6 +3,7 @@ import { isOutcomeUnknown } from '../../http/outcome.js';
 import { stringifyJson } from '../../json/int64.js';
 import type { Factory } from '../../factory.js';
 import { malformed } from '../../api/errors.js';
+import { createPet } from '../../api/pets.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, parseStatus, toPet, type NewPet } from '../../pets/pet.js';
@@ -68,7 +69,7 @@ export async function run(f: Factory, options: AddOptions): Promise<void> {
   const client = await f.client();
   let res;
   try {
-    res = await client.call({ method: 'POST', path: '/pets', body: options.pet });
+    res = await createPet(client, options.pet);
   } catch (error) {
     // Name the record, so the user can look for it before adding it again.
     if (isOutcomeUnknown(error)) {

@@ -1,6 +1,7 @@
 import type { Factory } from '../../factory.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { malformed } from '../../api/errors.js';
+import { getPet } from '../../api/pets.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';
@@ -52,8 +53,7 @@ export async function run(f: Factory, options: GetOptions): Promise<void> {
   const client = await f.client();
   let res: ApiResponse | undefined;
   try {
-    // The id travels as exact digits: a bigint never goes through a Number.
-    res = await client.call({ method: 'GET', path: `/pets/${options.id.toString()}` });
+    res = await getPet(client, options.id);
   } finally {
     // Shown whether or not the call worked: the command itself is what is deprecated.
     if (!f.signal.aborted) for (const line of deprecationLines(res)) f.info(line);

@@ -1,8 +1,8 @@
 import type { Factory } from '../../factory.js';
-import { malformed } from '../../api/errors.js';
+import { listPets } from '../../api/pets.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printList } from '../../output/print.js';
-import { parseLimit, parseStatus, toPets, type PetStatus } from '../../pets/pet.js';
+import { parseLimit, parseStatus, type PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
 
 export interface ListOptions {
@@ -22,10 +22,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 }
 
 export async function run(f: Factory, options: ListOptions): Promise<void> {
-  const client = await f.client();
-  const res = await client.call({ method: 'GET', path: '/pets', query: { limit: options.limit, status: options.status } });
-  const pets = toPets(res.json);
-  if (!pets) throw malformed(res, 'a list of pets');
+  const pets = await listPets(await f.client(), options);
   if (pets.length === 0 && options.format === 'table' && f.io.stdoutIsTTY) f.info('no pets found');
   await printList(f, options.format, petView, pets);
 }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { call } from '../../../src/api/pets.js';
 import { InterruptedError, NetworkError, RateLimitedError, ServerError } from '../../../src/errors/errors.js';
 import { exitCodeFor } from '../../../src/errors/exit-codes.js';
-import { ApiClient, type WaitNotice } from '../../../src/http/api-client.js';
-import { TransportError } from '../../../src/transport/exchange.js';
+import { ApiClient } from '../../../src/http/api-client.js';
+import type { WaitNotice } from '../../../src/ratelimit/wait-announcer.js';
+import { TransportError } from '../../../src/transport/errors.js';
 import { MemoryRateStateStore, RateLimiter } from '../../../src/ratelimit/limiter.js';
 import { isOutcomeUnknown, OutcomeUnknownError } from '../../../src/http/outcome.js';
 import { FakeClock } from './fake-clock.js';
@@ -48,7 +50,7 @@ function setup(steps: Step[], opts: { maxRetries?: number; maxWaitMs?: number; r
 describe('429 and Retry-After', () => {
   it('delta-seconds: waits exactly that long, then sends the same request again', async () => {
     const { client, sent, lines } = setup([tooMany('2', T0 + 2000), ok()]);
-    const res = await client.call(GET);
+    const res = await call(client, GET);
     expect(res.status).toBe(200);
     expect(sent.map((s) => s.at - T0)).toEqual([0, 2000]);
     expect(sent[1]!.req).toBe(sent[0]!.req);
@@ -59,7 +61,7 @@ describe('429 and Retry-After', () => {
   it('HTTP-date: waits until that instant plus the safety margin', async () => {
     const at = new Date(T0 + 5000).toUTCString();
     const { client, sent } = setup([tooMany(at, T0 + 5000), ok()]);
-    await client.call(GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBe(5250);
   });
 
@@ -68,33 +70,33 @@ describe('429 and Retry-After', () => {
     const asctime = `Tue Jan  1 12:00:03 2030`;
     expect(d.toUTCString()).toBe('Tue, 01 Jan 2030 12:00:03 GMT');
     const { client, sent } = setup([tooMany(asctime, T0 + 3000), ok()]);
-    await client.call(GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBeGreaterThanOrEqual(3000);
   });
 
   it('negative Retry-After means no wait, but an exhausted quota still waits for the reset', async () => {
     const { client, sent } = setup([tooMany('-10', T0 + 1000), ok()]);
-    await client.call(GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBe(1250);
   });
 
   it('garbage Retry-After falls back to backoff with full jitter (first ceiling 1 s)', async () => {
     // No X-RateLimit headers either, so only the backoff decides.
     const { client, sent } = setup([{ status: 429, headers: { 'retry-after': 'later' } }, ok()], { random: () => 0.75 });
-    await client.call(GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBe(750);
   });
 
   it('missing Retry-After: successive backoffs grow (1 s, 2 s, 4 s ceilings)', async () => {
     const { client, sent } = setup([{ status: 429 }, { status: 429 }, { status: 429 }, ok()], { random: () => 0.5 });
-    await client.call(GET);
+    await call(client, GET);
     const gaps = sent.slice(1).map((s, i) => s.at - sent[i]!.at);
     expect(gaps).toEqual([500, 1000, 2000]);
   });
 
   it('a Retry-After longer than --max-wait stops at once with exit 6 naming the reset', async () => {
     const { client, sent, clock } = setup([tooMany('600', T0 + 600_000), ok()], { maxWaitMs: 120_000 });
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(exitCodeFor(error)).toBe(6);
     expect((error as Error).message).toMatch(/asked to wait 600s.*longer than --max-wait 120s; the limit resets at \d\d:\d\d:\d\d \(in 600s\)/);
@@ -105,7 +107,7 @@ describe('429 and Retry-After', () => {
 
   it('huge Retry-After values behave like any too-long wait', async () => {
     const { client, sent } = setup([tooMany('99999999999999999999')]);
-    await expect(client.call(GET)).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(call(client, GET)).rejects.toBeInstanceOf(RateLimitedError);
     expect(sent).toHaveLength(1);
   });
 
@@ -113,7 +115,7 @@ describe('429 and Retry-After', () => {
     const { client, sent, lines } = setup([tooMany('1', T0 + 1000), tooMany('1', T0 + 2000), tooMany('1', T0 + 4000)], {
       maxRetries: 2,
     });
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/still limited after 2 retries; the limit resets at/);
     expect(sent).toHaveLength(3);
@@ -123,7 +125,7 @@ describe('429 and Retry-After', () => {
 
   it('--max-retries 0: one request, then exit 6', async () => {
     const { client, sent } = setup([tooMany('1'), ok()], { maxRetries: 0 });
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/retries are off with --max-retries 0/);
     expect(sent).toHaveLength(1);
@@ -131,7 +133,7 @@ describe('429 and Retry-After', () => {
 
   it('POST is retried after 429 (the server did not process it)', async () => {
     const { client, sent } = setup([tooMany('1', T0 + 1000), { status: 201, headers: rl(3, T0 + 60_000), body: { id: 1 } }]);
-    const res = await client.call(POST);
+    const res = await call(client, POST);
     expect(res.status).toBe(201);
     expect(sent).toHaveLength(2);
   });
@@ -142,9 +144,9 @@ describe('shared gate within one process', () => {
     const clock = new FakeClock(T0);
     const { transport, sent } = scripted(clock, [tooMany('3'), ok(4, T0 + 60_000)], 10);
     let other: Promise<unknown> | undefined;
-    const client = new ApiClient(transport, { envName: 'test' }, { clock, onWait: () => void (other ??= client.call(GET)) });
+    const client = new ApiClient(transport, { envName: 'test' }, { clock, onWait: () => void (other ??= call(client, GET)) });
     // The 429 arrives at T0+10 (10 ms latency); a second request starts while the first waits.
-    await client.call(GET);
+    await call(client, GET);
     await other;
     expect(sent).toHaveLength(3);
     for (const s of sent.slice(1)) expect(s.at).toBeGreaterThanOrEqual(T0 + 10 + 3000);
@@ -154,8 +156,8 @@ describe('shared gate within one process', () => {
     const clock = new FakeClock(T0);
     const { transport, sent } = scripted(clock, [ok(3, T0 + 2000), tooMany('2', T0 + 2000), ok(1, T0 + 2000), ok(0, T0 + 2000), ok(4, T0 + 5000)], 10);
     const client = new ApiClient(transport, { envName: 'test' }, { clock });
-    await client.call(GET);
-    await Promise.all([client.call(GET), client.call(GET), client.call(GET)]);
+    await call(client, GET);
+    await Promise.all([call(client, GET), call(client, GET), call(client, GET)]);
     // Three left after the first answer (T0+10): all three leave; one is refused at T0+20 and retried
     // exactly when its Retry-After ends.
     expect(sent.map((s) => s.at - T0)).toEqual([0, 10, 10, 10, 2020]);
@@ -163,22 +165,22 @@ describe('shared gate within one process', () => {
 
   it('conflicting headers: Retry-After shorter than X-RateLimit-Reset with 0 left waits for the later', async () => {
     const { client, sent } = setup([tooMany('2', T0 + 9000), ok()]);
-    await client.call(GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBe(9250);
   });
 
   it('remaining 0: the next request waits for X-RateLimit-Reset instead of provoking a 429', async () => {
     const { client, sent, lines } = setup([ok(0, T0 + 4000), ok(4, T0 + 64_000)]);
-    await client.call(GET);
-    await client.call(GET);
+    await call(client, GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBe(4250);
     expect(lines()).toEqual(['rate limit reached (0/5 left); waiting 5s for the window to reset']);
   });
 
   it('remaining 0 with a reset beyond --max-wait: exit 6 without sending', async () => {
     const { client, sent } = setup([ok(0, T0 + 300_000)], { maxWaitMs: 10_000 });
-    await client.call(GET);
-    const error = await client.call(GET).catch((e: unknown) => e);
+    await call(client, GET);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/rate limit reached \(0\/5 left\).*longer than --max-wait 10s; the limit resets at .* \(in 300s\)/);
     expect(sent).toHaveLength(1);
@@ -193,7 +195,7 @@ describe('a ban', () => {
       { status: 403, headers: { 'retry-after': '30' }, body: { code: 'key_banned', message: 'banned', status: 403 } },
     ]);
     const client = new ApiClient(transport, { envName: 'test' }, { clock, limiter: new RateLimiter({ clock, key: 'k', store }) });
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(exitCodeFor(error)).toBe(6);
     expect(sent).toHaveLength(1);
     expect((await store.get('k'))?.gateUntil).toBe(T0 + 30_000);
@@ -203,7 +205,7 @@ describe('a ban', () => {
 describe('what is retried', () => {
   it.each([502, 503, 504])('GET %d: retried with backoff', async (status) => {
     const { client, sent, lines } = setup([{ status }, ok()], { random: () => 0.25 });
-    await client.call(GET);
+    await call(client, GET);
     expect(sent).toHaveLength(2);
     expect(sent[1]!.at - T0).toBe(250);
     expect(lines()).toEqual([`server error (HTTP ${status}); retrying in 1s (attempt 1/3)`]);
@@ -211,13 +213,13 @@ describe('what is retried', () => {
 
   it('GET 503 with Retry-After waits that long', async () => {
     const { client, sent } = setup([{ status: 503, headers: { 'retry-after': '4' } }, ok()]);
-    await client.call(GET);
+    await call(client, GET);
     expect(sent[1]!.at - T0).toBe(4000);
   });
 
   it('GET 503 every time: max-retries + 1 requests, then the server error (exit 1)', async () => {
     const { client, sent } = setup([{ status: 503 }]);
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect(sent).toHaveLength(4);
   });
@@ -234,13 +236,13 @@ describe('what is retried', () => {
     ['timeout', timeout],
   ])('GET after a connection %s: retried', async (_name, make) => {
     const { client, sent } = setup([make(), ok()]);
-    expect((await client.call(GET)).status).toBe(200);
+    expect((await call(client, GET)).status).toBe(200);
     expect(sent).toHaveLength(2);
   });
 
   it('GET connection errors every time: the transport error (exit 7) after the retries', async () => {
     const { client, sent } = setup([refused()], { maxRetries: 2 });
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
     expect(exitCodeFor(error)).toBe(7);
     expect(sent).toHaveLength(3);
@@ -249,13 +251,13 @@ describe('what is retried', () => {
   it('GET when the name does not resolve: not retried', async () => {
     const dns = new TransportError('could not resolve host', false, false, Object.assign(new Error('x'), { code: 'ENOTFOUND' }));
     const { client, sent } = setup([dns, ok()]);
-    await expect(client.call(GET)).rejects.toBe(dns);
+    await expect(call(client, GET)).rejects.toBe(dns);
     expect(sent).toHaveLength(1);
   });
 
   it('POST refused before sending: retried', async () => {
     const { client, sent } = setup([refused(), { status: 201, body: { id: 1 } }]);
-    expect((await client.call(POST)).status).toBe(201);
+    expect((await call(client, POST)).status).toBe(201);
     expect(sent).toHaveLength(2);
   });
 
@@ -264,7 +266,7 @@ describe('what is retried', () => {
     ['timeout', timeout, /no response before the timeout/],
   ])('POST %s: never retried; outcome unknown, with the request', async (_name, make, why) => {
     const { client, sent } = setup([make(), { status: 201, body: { id: 1 } }]);
-    const error = await client.call(POST).catch((e: unknown) => e);
+    const error = await call(client, POST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toBeInstanceOf(NetworkError);
     expect(isOutcomeUnknown(error)).toBe(true);
@@ -279,7 +281,7 @@ describe('what is retried', () => {
 
   it.each([502, 503, 504])('POST %d: not retried (it may have been processed)', async (status) => {
     const { client, sent } = setup([{ status }, { status: 201 }]);
-    await expect(client.call(POST)).rejects.toBeInstanceOf(ServerError);
+    await expect(call(client, POST)).rejects.toBeInstanceOf(ServerError);
     expect(sent).toHaveLength(1);
   });
 });
@@ -295,7 +297,7 @@ describe('Ctrl-C', () => {
 
   it('during a Retry-After wait: InterruptedError (exit 130), nothing more is sent', async () => {
     const { client, sent, clock } = interrupted([tooMany('30', T0 + 30_000), ok()]);
-    const error = await client.call(GET).catch((e: unknown) => e);
+    const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InterruptedError);
     expect(exitCodeFor(error)).toBe(130);
     expect(sent).toHaveLength(1);
@@ -304,14 +306,14 @@ describe('Ctrl-C', () => {
 
   it('during a backoff wait', async () => {
     const { client, sent } = interrupted([{ status: 503, headers: { 'retry-after': '20' } }, ok()]);
-    await expect(client.call(GET)).rejects.toBeInstanceOf(InterruptedError);
+    await expect(call(client, GET)).rejects.toBeInstanceOf(InterruptedError);
     expect(sent).toHaveLength(1);
   });
 
   it('during a quota wait', async () => {
     const { client, sent } = interrupted([ok(0, T0 + 50_000), ok()]);
-    await client.call(GET);
-    await expect(client.call(GET)).rejects.toBeInstanceOf(InterruptedError);
+    await call(client, GET);
+    await expect(call(client, GET)).rejects.toBeInstanceOf(InterruptedError);
     expect(sent).toHaveLength(1);
   });
 });
@@ -319,8 +321,8 @@ describe('Ctrl-C', () => {
 describe('quota tracking', () => {
   it('lastQuota is the latest response headers', async () => {
     const { client } = setup([ok(4, T0 + 60_000), ok(3, T0 + 60_000)]);
-    await client.call(GET);
-    await client.call(GET);
+    await call(client, GET);
+    await call(client, GET);
     expect(client.lastQuota).toEqual({ limit: 5, remaining: 3, resetAt: T0 + 60_000, seenAt: T0 });
   });
 });
@@ -330,7 +332,7 @@ describe('against the sandbox rate limiter (fixed windows, ban on early retry, n
     const clock = new FakeClock(T0 + 400);
     const server = modelServer(clock, { perWindow: 5, windowMs: 3000 });
     const client = new ApiClient(server.transport, { envName: 't' }, { clock });
-    for (let i = 0; i < 20; i++) expect((await client.call(GET)).status).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await call(client, GET)).status).toBe(200);
     expect(server.count(200)).toBe(20);
     expect(server.count(429)).toBe(0);
     expect(server.count(403)).toBe(0);
@@ -347,7 +349,7 @@ describe('against the sandbox rate limiter (fixed windows, ban on early retry, n
     const worker = async () => {
       while (next < 40) {
         next++;
-        statuses.push((await client.call(GET)).status);
+        statuses.push((await call(client, GET)).status);
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
@@ -368,7 +370,7 @@ describe('against the sandbox rate limiter (fixed windows, ban on early retry, n
       () => new ApiClient(server.transport, { envName: 't' }, { clock, limiter: new RateLimiter({ clock, key: 'k', store, pollMs: 20 }) }),
     );
     await Promise.all(clients.map(async (c) => {
-      for (let i = 0; i < 5; i++) await c.call(GET);
+      for (let i = 0; i < 5; i++) await call(c, GET);
     }));
     expect(server.count(200)).toBe(40);
     expect(server.count(403)).toBe(0);
@@ -380,7 +382,7 @@ describe('against the sandbox rate limiter (fixed windows, ban on early retry, n
     // Another client of the same key uses up the window without our knowledge.
     for (let i = 0; i < 3; i++) await server.transport.once(GET);
     const client = new ApiClient(server.transport, { envName: 't' }, { clock });
-    const results = await Promise.all(Array.from({ length: 6 }, () => client.call(GET)));
+    const results = await Promise.all(Array.from({ length: 6 }, () => call(client, GET)));
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(server.count(429)).toBe(1);
     expect(server.count(403)).toBe(0);

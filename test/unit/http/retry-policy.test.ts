@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../../src/errors/errors.js';
-import { TransportError } from '../../../src/transport/exchange.js';
-import { isSafeMethod, retryVerdict } from '../../../src/http/retry-policy.js';
+import { CONNECT_TIMED_OUT, describeTransportError, notSentFailure, TransportError } from '../../../src/transport/errors.js';
+import { retryVerdict } from '../../../src/http/retry-policy.js';
+import { isSafeMethod } from '../../../src/transport/method.js';
 
 function transport(code: string | undefined, sent: boolean, timedOut = false): TransportError {
   const cause = code ? Object.assign(new Error(code), { code }) : new Error('boom');
@@ -69,5 +70,28 @@ describe('methods', () => {
     expect(['POST', 'PUT', 'PATCH', 'DELETE'].map(isSafeMethod)).toEqual([false, false, false, false]);
     expect(retryVerdict('DELETE', { status: 503 }).action).toBe('return');
     expect(retryVerdict('PUT', { error: reset() }).action).toBe('unknown');
+  });
+});
+
+describe('one list of "surely not sent" failures for both engines', () => {
+  // The node:http engine's connect timeout was missing from the retry policy's own list, so a
+  // POST that never left was retried on undici and given up on node:http.
+  it.each([
+    ['UND_ERR_CONNECT_TIMEOUT', 'undici'],
+    [CONNECT_TIMED_OUT, 'node:http'],
+  ])('a connect timeout (%s, %s) on a POST is retried', (code) => {
+    const error = new TransportError('could not connect', notSentFailure(code) === undefined, false, Object.assign(new Error('x'), { code }));
+    expect(error.sent).toBe(false);
+    expect(retryVerdict('POST', { error })).toEqual({ action: 'retry', wait: 'backoff' });
+  });
+
+  it('what the message says (sent or not) and what the policy does agree for every listed code', () => {
+    for (const code of ['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', CONNECT_TIMED_OUT, 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND']) {
+      const cause = Object.assign(new Error(code), { code });
+      const { sent } = describeTransportError(cause, 'http://127.0.0.1:9/v1/pets', undefined);
+      expect(sent, code).toBe(false);
+      const verdict = retryVerdict('POST', { error: new TransportError('x', sent, false, cause) });
+      expect(verdict.action, code).toBe(notSentFailure(code) === 'transient' ? 'retry' : 'throw');
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Transport } from '../../../src/http/api-client.js';
 import type { ApiRequest, ApiResponse } from '../../../src/transport/exchange.js';
 import { quotaFromHeaders } from '../../../src/ratelimit/quota.js';
-import { RateLimiter as ServerRateLimiter } from '../../../src/sandbox/rate-limit.js';
+import { QuotaKeeper } from '../../../src/sandbox/rate-limit.js';
 import type { Clock } from '../../../src/time/clock.js';
 
 export function response(status: number, headers: Record<string, string> = {}, now = 0, body: unknown = {}): ApiResponse {
@@ -51,7 +51,7 @@ export interface ModelOptions {
  * for "no request is ever refused while a Retry-After runs".
  */
 export function modelServer(clock: Clock, opts: ModelOptions) {
-  const limiter = new ServerRateLimiter({
+  const limiter = new QuotaKeeper({
     perWindow: opts.perWindow,
     windowMs: opts.windowMs,
     perDay: 1_000_000,

@@ -2,8 +2,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { call } from '../../../src/api/pets.js';
 import { ApiClient } from '../../../src/http/api-client.js';
-import { HttpTransport, TransportError } from '../../../src/transport/exchange.js';
+import { TransportError } from '../../../src/transport/errors.js';
+import { HttpTransport } from '../../../src/transport/exchange.js';
 import { OutcomeUnknownError } from '../../../src/http/outcome.js';
 import { instantClock } from './fake-clock.js';
 
@@ -39,7 +41,7 @@ describe('over real sockets', () => {
       });
     });
     const { client: c } = client(url);
-    const error = await c.call(POST).catch((e: unknown) => e);
+    const error = await call(c, POST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect((error as OutcomeUnknownError).request.body).toEqual({ name: 'Rex', categoryId: 1 });
     expect(bodies).toEqual(['{"name":"Rex","categoryId":1}']);
@@ -52,7 +54,7 @@ describe('over real sockets', () => {
       seen++; // never answers
     });
     const { client: c } = client(url, 200);
-    const error = await c.call(POST).catch((e: unknown) => e);
+    const error = await call(c, POST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect((error as Error).message).toMatch(/no response before the timeout/);
     expect(seen).toBe(1);
@@ -69,7 +71,7 @@ describe('over real sockets', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
     });
     const { client: c } = client(url);
-    expect((await c.call({ method: 'GET', path: '/pets' })).status).toBe(200);
+    expect((await call(c, { method: 'GET', path: '/pets' })).status).toBe(200);
     expect(n).toBe(2);
     await c.close();
   });
@@ -79,7 +81,7 @@ describe('over real sockets', () => {
     const server = servers.pop()!;
     await new Promise((r) => server.close(r));
     const { client: c, clock } = client(url);
-    const error = await c.call(POST).catch((e: unknown) => e);
+    const error = await call(c, POST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
     expect(error).not.toBeInstanceOf(OutcomeUnknownError);
     expect((error as TransportError).sent).toBe(false);

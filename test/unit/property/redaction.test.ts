@@ -1,5 +1,5 @@
 // Property: an error line never carries a key, whatever the server put in its
-// message: "Bearer <token>" is masked in server messages (src/http/response-errors.ts),
+// message: "Bearer <token>" is masked in server messages (src/api/errors.ts),
 // and renderError (src/output/error.ts) masks the keys it is given in the message,
 // the hint, the JSON object and --debug stack traces.
 import { PassThrough, Writable } from 'node:stream';

@@ -2,6 +2,7 @@
 // and handed out without the store while the quota is plentiful, answers published lazily, and
 // the same guarantees as one request at a time when the quota is scarce. All on the fake clock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call } from '../../../src/api/pets.js';
 import { ApiClient } from '../../../src/http/api-client.js';
 import { decide, emptyState, MemoryRateStateStore, RateLimiter, type KeyRateState, type Permit, type RateStateStore } from '../../../src/ratelimit/limiter.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
@@ -319,7 +320,7 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
         const worker = async () => {
           while (next < opts.perClient) {
             next++;
-            expect((await c.call(GET)).status).toBe(200);
+            expect((await call(c, GET)).status).toBe(200);
           }
         };
         await Promise.all(Array.from({ length: opts.concurrency }, worker));
@@ -353,7 +354,7 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
     const server = modelServer(clock, { perWindow: 100_000, windowMs: 60_000, latency: () => 1 });
     const store = new CountingStore();
     const client = new ApiClient(server.transport, { envName: 't' }, { clock, limiter: new RateLimiter({ clock, key: 'k', store, batch: true }) });
-    await Promise.all(Array.from({ length: 20 }, () => client.call(GET)));
+    await Promise.all(Array.from({ length: 20 }, () => call(client, GET)));
     expect(Object.keys((await store.get('k'))?.leases ?? {}).length).toBeGreaterThan(0);
     await client.close();
     const s = await store.get('k');

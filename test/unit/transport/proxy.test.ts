@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpTransport, TransportError } from '../../../src/transport/exchange.js';
+import { TransportError } from '../../../src/transport/errors.js';
+import { HttpTransport } from '../../../src/transport/exchange.js';
 import { proxyFor, proxySecrets, proxySettingsFromEnv, redactProxyUrl, type ProxySettings } from '../../../src/transport/proxy.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { startSandbox, type SandboxHandle } from '../../../src/sandbox/server.js';

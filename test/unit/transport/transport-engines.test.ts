@@ -1,17 +1,18 @@
 // HttpTransport's two engines against a real (hostile) server on 127.0.0.1: node:http
-// (src/http/node-transport.ts, the default) and undici's dispatcher driven by
-// src/http/undici-exchange.ts (bulk seeding, proxies). Both must give the same responses, headers,
+// (src/transport/node-http.ts, the default) and undici's dispatcher driven by
+// src/transport/undici-exchange.ts (bulk seeding, proxies). Both must give the same responses, headers,
 // error messages and sent/not-sent classification.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HttpTransport, MAX_BODY_BYTES, TransportError, type ApiResponse } from '../../../src/transport/exchange.js';
+import { TransportError } from '../../../src/transport/errors.js';
+import { HttpTransport, MAX_BODY_BYTES, type ApiResponse } from '../../../src/transport/exchange.js';
 import { createNodeAgents, nodeRequest } from '../../../src/transport/node-http.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
-import { Agent } from '../../../src/http/undici.js';
+import { Agent } from 'undici';
 import { systemClock } from '../../../src/time/clock.js';
 import { closedPortUrl } from '../../helpers/e2e.js';
-import { json, startFaultServer, type Fault, type FaultServer } from '../../helpers/fault-server.js';
+import { json, startFaultServer, startUnansweredListener, type Fault, type FaultServer } from '../../helpers/fault-server.js';
 
 const KEY = 'sk_node_transport_unit_3k3k';
 
@@ -33,6 +34,7 @@ const ENGINES = [
 
 interface TransportOpts {
   timeoutMs?: number;
+  connectTimeoutMs?: number;
   signal?: AbortSignal;
   bulk?: boolean;
 }
@@ -46,6 +48,7 @@ function transport(baseUrl: string, opts: TransportOpts = {}): HttpTransport {
     clock: systemClock,
     ...(opts.bulk ? { bulk: { connections: 8 } } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
   });
 }
 
@@ -159,6 +162,34 @@ describe.concurrent('failures: one classification for both engines', () => {
     expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
     expect((error as TransportError).sent).toBe(false);
     expect((error as TransportError).timedOut).toBe(false);
+  });
+
+  it('connect timeout (the server never completes the connection): not sent, not a request timeout', async () => {
+    const listener = await startUnansweredListener();
+    try {
+      const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000, bulk }));
+      expect(error).toBeInstanceOf(TransportError);
+      expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: no answer to the connection attempt \(timed out\)$/);
+      expect((error as TransportError).sent).toBe(false);
+      expect((error as TransportError).timedOut).toBe(false);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('slow headers within the timeout: the answer arrives whole', async () => {
+    const s = await server([{ ...json(200, [{ id: 1, name: 'Rex', categoryId: 2 }]), delayMs: 300 } as Fault]);
+    const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000, bulk });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('[{"id":1,"name":"Rex","categoryId":2}]');
+  });
+
+  it('slow headers past the timeout: timedOut, sent', async () => {
+    const s = await server([{ ...json(200, []), delayMs: 2000 } as Fault]);
+    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
+    expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
+    expect((error as TransportError).timedOut).toBe(true);
+    expect((error as TransportError).sent).toBe(true);
   });
 
   it('unresolvable host: not sent', async () => {

@@ -1,10 +1,10 @@
-// dispatchExchange (src/http/undici-exchange.ts) on its own: what HttpTransport's tests cannot reach
+// dispatchExchange (src/transport/undici-exchange.ts) on its own: what HttpTransport's tests cannot reach
 // through once(), such as a request that is aborted while it still waits for a connection.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchExchange } from '../../../src/transport/undici-exchange.js';
-import { Agent } from '../../../src/http/undici.js';
+import { Agent } from 'undici';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,0 +1,46 @@
+// The pet store's endpoints (interface document: listPets, createPet, getPet) over the retrying
+// client. Every command that talks to the service goes through these, so paths, methods and the
+// mapping of a failed answer to a typed error are written once.
+import type { ApiClient } from '../http/api-client.js';
+import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
+import { type NewPet, type Pet, type PetStatus, toPets } from '../pets/pet.js';
+import { errorForResponse, malformed } from './errors.js';
+
+/** Sends one request and throws the typed error for any non-2xx status. */
+export async function call(client: ApiClient, req: ApiRequest): Promise<ApiResponse> {
+  const res = await client.send(req);
+  if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
+  return res;
+}
+
+/** GET /pets: the list, checked to be an array of pets. */
+export async function listPets(client: ApiClient, query: { limit?: number | undefined; status?: PetStatus | undefined }): Promise<Pet[]> {
+  const res = await call(client, { method: 'GET', path: '/pets', query: { limit: query.limit, status: query.status } });
+  const pets = toPets(res.json);
+  if (!pets) throw malformed(res, 'a list of pets');
+  return pets;
+}
+
+/** POST /pets, throwing for a non-2xx answer. */
+export function createPet(client: ApiClient, pet: NewPet): Promise<ApiResponse> {
+  return call(client, { method: 'POST', path: '/pets', body: pet });
+}
+
+/** POST /pets, any answer returned (bulk seeding records each outcome itself). */
+export function sendNewPet(client: ApiClient, pet: NewPet): Promise<ApiResponse> {
+  return client.send({ method: 'POST', path: '/pets', body: pet });
+}
+
+/** GET /pets/{petId} (deprecated by the interface). The id travels as exact digits: a bigint never goes through a Number. */
+export function getPet(client: ApiClient, id: bigint): Promise<ApiResponse> {
+  return call(client, { method: 'GET', path: `/pets/${id.toString()}` });
+}
+
+/**
+ * The cheapest request that proves a key works and returns the quota headers: GET /pets?limit=1.
+ * `send` returns any answer (auth status reports it); `call` throws the typed error (login, quota).
+ */
+export function probe(client: ApiClient, mode: 'send' | 'call'): Promise<ApiResponse> {
+  const req: ApiRequest = { method: 'GET', path: '/pets', query: { limit: 1 } };
+  return mode === 'call' ? call(client, req) : client.send(req);
+}

@@ -1,0 +1,17 @@
+// The interface's Error body ({ code, message, status }): the retrying client reads it to recognise
+// a ban, the API layer to describe any failure.
+import type { ApiResponse } from '../transport/exchange.js';
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  status: number;
+}
+
+/** The interface's Error body, when the response carries one. */
+export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
+  const b = res.json as Record<string, unknown> | undefined;
+  if (!res.isJson || typeof b !== 'object' || b === null || Array.isArray(b)) return undefined;
+  if (typeof b.code !== 'string' || typeof b.message !== 'string') return undefined;
+  return { code: b.code, message: b.message, status: typeof b.status === 'number' ? b.status : res.status };
+}

@@ -5,8 +5,7 @@
 // (statuses, output formats, environment names) are attached by rule below.
 
 import type { Argument, Command, Option } from 'commander';
-import { FORMATS } from '../output/format.js';
-import { PET_STATUSES } from '../pets/pet.js';
+import { FORMATS, PET_STATUSES } from '../flag-values.js';
 
 /** What a flag's value or a positional argument completes to. */
 export type ValueSource =

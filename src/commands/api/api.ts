@@ -7,11 +7,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
+import { parseMethod } from '../../flag-values.js';
 import type { ApiRequest, ApiResponse, HttpMethod } from '../../http/client.js';
 import { errorForResponse } from '../../http/response-errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
 
-export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+export { parseMethod } from '../../flag-values.js';
 
 /** Headers the user may not set: the key and the host are ours, the rest belong to the HTTP layer. */
 const REFUSED_HEADERS: Readonly<Record<string, string>> = {
@@ -40,13 +41,6 @@ export interface ApiOptions {
   /** Lower-case names. */
   headers: Record<string, string>;
   include: boolean;
-}
-
-export function parseMethod(raw: string): HttpMethod {
-  const upper = raw.trim().toUpperCase();
-  const method = METHODS.find((m) => m === upper);
-  if (!method) throw new UsageError(`invalid -X/--method "${raw}": must be one of ${METHODS.join(', ')}`);
-  return method;
 }
 
 /** Parses repeated -H 'Name: value' into lower-case names; repeated names are joined with ", ". */

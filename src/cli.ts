@@ -120,7 +120,8 @@ export function groupOf(argv: readonly string[]): string | undefined {
  * The commander program. With `only` (a group name from groupOf), just that group is registered:
  * its commands, help and errors are the same, and start-up skips building the others (~2 ms).
  */
-export function buildProgram(ctx: CommandContext, only?: string): Command {
+export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
+  const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
   const program = new Command('petstore')
     .description('Command-line tool for the pet store service')
     .version(VERSION, '-v, --version', 'print the version')
@@ -151,7 +152,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   let debug = envFlag(deps.env.PETSTORE_DEBUG);
   const baseIO = createIO(deps);
 
-  const ctx: CommandContext = {
+  const actions: Pick<CommandContext, 'lazy'> = {
     lazy: (load: () => Promise<CommandModule>) =>
       async (...actionArgs: unknown[]) => {
         const cmd = actionArgs[actionArgs.length - 1] as Command;
@@ -174,7 +175,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
       },
   };
 
-  const program = buildProgram(ctx, groupOf(argv));
+  const program = buildProgram(actions, groupOf(argv));
   // Subcommands copied the output settings when they were created: set them on every command,
   // or their parse errors and --help would bypass the injected streams.
   const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };

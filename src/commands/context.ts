@@ -9,6 +9,12 @@ export interface CommandModule {
 export interface CommandContext {
   /** The commander action for a lazily imported command module. */
   lazy(load: () => Promise<CommandModule>): (...actionArgs: unknown[]) => Promise<void>;
+  /**
+   * The whole command tree with actions that do nothing, whatever part of it this run registered
+   * (`petstore completion` generates its scripts from it). Given by src/cli.ts, so no command
+   * module imports the module that imports it.
+   */
+  fullProgram(): Command;
 }
 
 /** A repeatable option's parser for commander: each use appends its value. */

@@ -6,7 +6,7 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     .command('completion')
     .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices(['bash', 'zsh', 'fish']))
-    .action(ctx.lazy(() => import('./completion.js')));
+    .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
   examples(cmd, [
     'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',
     "echo 'source <(petstore completion bash)' >> ~/.bashrc",

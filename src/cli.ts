@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import type { CommandContext, CommandModule } from './commands/context.js';
 import { registerApi } from './commands/api/index.js';
 import { registerAuth } from './commands/auth/index.js';
@@ -28,12 +28,21 @@ export interface RunDeps {
   dispatcher?: import('undici').Dispatcher;
 }
 
-function wholeNumber(text: string | undefined, flag: string, fallback: number, min = 0): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+(\.\d+)?$/.test(text.trim()) || Number(text) < min) {
-    throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
-  }
-  return Number(text);
+/** An argParser for a number of at least `min` (seconds may have a fraction); the usage error names `flag`. */
+function atLeast(flag: string, min: number): (text: string) => number {
+  return (text) => {
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || Number(text) < min) {
+      throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
+    }
+    return Number(text);
+  };
+}
+
+/** --max-retries: a whole number, 0 or more. */
+function retries(text: string): number {
+  const n = atLeast('--max-retries', 0)(text);
+  if (!Number.isInteger(n)) throw new UsageError(`invalid --max-retries "${text}": must be a whole number`);
+  return n;
 }
 
 /** PETSTORE_DEBUG=1/true/yes turns it on; unset, empty, 0, false, no and off leave it off. */
@@ -42,20 +51,41 @@ function envFlag(value: string | undefined): boolean {
 }
 
 function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const envDebug = envFlag(env.PETSTORE_DEBUG);
-  const maxRetries = wholeNumber(str(raw.maxRetries), '--max-retries', 3);
-  if (!Number.isInteger(maxRetries)) throw new UsageError(`invalid --max-retries "${String(raw.maxRetries)}": must be a whole number`);
   return {
-    env: str(raw.env),
-    debug: raw.debug === true || envDebug,
+    env: typeof raw.env === 'string' ? raw.env : undefined,
+    debug: raw.debug === true || envFlag(env.PETSTORE_DEBUG),
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     color: raw.color !== false,
     input: raw.input !== false,
-    timeout: wholeNumber(str(raw.timeout), '--timeout', 30, 0.001),
-    maxRetries,
-    maxWait: wholeNumber(str(raw.maxWait), '--max-wait', 120),
+    // Numbers with defaults, checked as commander parsed them (buildProgram()).
+    timeout: raw.timeout as number,
+    maxRetries: raw.maxRetries as number,
+    maxWait: raw.maxWait as number,
+  };
+}
+
+/**
+ * A flag value its argParser refused (a UsageError), kept as the option's value. The error is thrown
+ * when the command is about to run, once commander has read the whole line, as the command modules
+ * did before the parsers moved onto the Options: so --help anywhere still shows the help, an unknown
+ * flag is still reported as such, and `-o json` after the bad value still gets the error as JSON.
+ */
+class Refused {
+  constructor(readonly error: UsageError) {}
+}
+
+function deferRefusals(option: Option): void {
+  const parse = option.parseArg;
+  if (!parse) return;
+  option.parseArg = <T>(value: string, previous: T): T => {
+    if (previous instanceof Refused) return previous;
+    try {
+      return parse(value, previous);
+    } catch (error) {
+      if (error instanceof UsageError) return new Refused(error) as T;
+      throw error;
+    }
   };
 }
 
@@ -116,6 +146,17 @@ export function groupOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+const plainHelp = new Help();
+
+/**
+ * The help text of an option: commander's, but without its "(choices: …)" when the description
+ * already names them (choiceOption() in src/commands/context.ts words them in as "a|b|c").
+ */
+function optionDescription(option: Option): string {
+  const listed = option.argChoices !== undefined && option.description.includes(option.argChoices.join('|'));
+  return plainHelp.optionDescription(listed ? (Object.create(option, { argChoices: { value: undefined } }) as Option) : option);
+}
+
 /**
  * The commander program. With `only` (a group name from groupOf), just that group is registered:
  * its commands, help and errors are the same, and start-up skips building the others (~2 ms).
@@ -131,10 +172,10 @@ export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: strin
     .option('--debug', 'print request traces and stack traces on stderr (or PETSTORE_DEBUG=1)')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail instead when input is needed')
-    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', '30')
-    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', '3')
-    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', '120')
-    .configureHelp({ showGlobalOptions: true })
+    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', atLeast('--timeout', 0.001), 30)
+    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', retries, 3)
+    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', atLeast('--max-wait', 0), 120)
+    .configureHelp({ showGlobalOptions: true, optionDescription })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
@@ -158,8 +199,11 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
         const cmd = actionArgs[actionArgs.length - 1] as Command;
         const opts = cmd.opts();
         json = wantsJson(opts);
-        const globals = globalsFrom(cmd.optsWithGlobals(), deps.env);
+        const all = cmd.optsWithGlobals();
+        const globals = globalsFrom(all, deps.env);
         debug = globals.debug;
+        const refused = Object.values(all).find((v): v is Refused => v instanceof Refused);
+        if (refused) throw refused.error;
         const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
         factory = createFactory({
           io,
@@ -181,6 +225,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };
   const configure = (c: Command): void => {
     c.configureOutput(output);
+    c.options.forEach(deferRefusals);
     c.commands.forEach(configure);
   };
   configure(program);

@@ -1,5 +1,7 @@
 // The fixed value lists of petstore's flags and arguments (their commander choices) and the
-// checks that go with them: the one place each list is written.
+// checks that go with them: the one place each list is written. Help, validation and the
+// completion scripts read them through the Options that declare them (choiceOption() in
+// src/commands/context.ts).
 //
 // A module of their own because the command registrars, which load at every start, need them
 // all, and so do command modules, the sandbox and the completion generators: esbuild puts the

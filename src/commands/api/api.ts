@@ -7,7 +7,6 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
-import { parseMethod } from '../../flag-values.js';
 import type { ApiRequest, ApiResponse, HttpMethod } from '../../http/client.js';
 import { errorForResponse } from '../../http/response-errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
@@ -168,7 +167,8 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   const data = str(opts.data);
   const input = str(opts.input);
   if (data !== undefined && input !== undefined) throw new UsageError('use either -d/--data or --input for the request body, not both');
-  const method = parseMethod(str(opts.method) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET'));
+  // -X was parsed by parseMethod as commander read it (./index.ts).
+  const method = (opts.method as HttpMethod | undefined) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET');
   const headers = parseHeaders(Array.isArray(opts.header) ? opts.header.filter((h): h is string => typeof h === 'string') : []);
   const body = data !== undefined ? checkJsonBody(data, '-d/--data') : input !== undefined ? await readInput(f, input) : undefined;
   await run(f, { path, method, body, headers, include: opts.include === true });

@@ -1,11 +1,12 @@
 import { Argument, type Command } from 'commander';
+import { SHELLS } from '../../flag-values.js';
 import { examples, type CommandContext } from '../context.js';
 
 export function registerCompletion(program: Command, ctx: CommandContext): void {
   const cmd = program
     .command('completion')
     .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
-    .addArgument(new Argument('<shell>', 'the shell to complete for').choices(['bash', 'zsh', 'fish']))
+    .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
     .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
   examples(cmd, [
     'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',

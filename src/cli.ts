@@ -58,7 +58,7 @@ function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions 
     verbose: raw.verbose === true,
     color: raw.color !== false,
     input: raw.input !== false,
-    // Numbers with defaults, checked as commander parsed them (buildProgram()).
+    // Numbers with defaults, checked as commander parsed them (rootProgram()).
     timeout: raw.timeout as number,
     maxRetries: raw.maxRetries as number,
     maxWait: raw.maxWait as number,
@@ -110,16 +110,21 @@ const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = 
   __complete: registerCompletion,
 };
 
-/** Global options that take a value (their value is not the command name). */
-const VALUE_OPTIONS = new Set(['--env', '--timeout', '--max-retries', '--max-wait']);
-
-/**
- * `help pets list` → `pets list --help`, with the command path it names: commander's own help
- * command looks only one word deep.
- */
-export function expandHelp(argv: readonly string[]): { argv: string[]; helpPath?: string[] } {
+// Two things need the command name before commander parses: registering only the group it names
+// (commander looks a command up only once all are registered), and `help pets list` (commander's
+// help command looks one word deep: it would show the pets group). So this finds it as commander
+// will: the first word that is not a global option or the value of one (which take a value is read
+// from the program's Options).
+function commandIndex(argv: readonly string[], program: Command): number {
+  const takesValue = new Set<string | undefined>(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
   let i = 0;
-  while (i < argv.length && argv[i]!.startsWith('-')) i += VALUE_OPTIONS.has(argv[i]!) ? 2 : 1;
+  while (i < argv.length && argv[i]!.startsWith('-') && argv[i] !== '--') i += takesValue.has(argv[i]) ? 2 : 1;
+  return i;
+}
+
+/** `help pets list` → `pets list --help`, with the command path it names. */
+function expandHelp(argv: readonly string[], program: Command): { argv: string[]; helpPath?: string[] } {
+  const i = commandIndex(argv, program);
   if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
   const helpPath = argv.slice(i + 1);
   return { argv: [...argv.slice(0, i), ...helpPath, '--help'], helpPath };
@@ -136,14 +141,9 @@ function unknownCommand(program: Command, path: readonly string[]): string | und
 }
 
 /** The command group an argv names, e.g. "pets" in `--env staging pets list`; undefined if none. */
-export function groupOf(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') return undefined;
-    if (!a.startsWith('-')) return Object.hasOwn(GROUPS, a) ? a : undefined;
-    if (VALUE_OPTIONS.has(a)) i++;
-  }
-  return undefined;
+function groupOf(argv: readonly string[], program: Command): string | undefined {
+  const word = argv[commandIndex(argv, program)];
+  return word !== undefined && Object.hasOwn(GROUPS, word) ? word : undefined;
 }
 
 const plainHelp = new Help();
@@ -157,13 +157,9 @@ function optionDescription(option: Option): string {
   return plainHelp.optionDescription(listed ? (Object.create(option, { argChoices: { value: undefined } }) as Option) : option);
 }
 
-/**
- * The commander program. With `only` (a group name from groupOf), just that group is registered:
- * its commands, help and errors are the same, and start-up skips building the others (~2 ms).
- */
-export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
-  const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
-  const program = new Command('petstore')
+/** The program with its global options and no commands yet. */
+function rootProgram(): Command {
+  return new Command('petstore')
     .description('Command-line tool for the pet store service')
     .version(VERSION, '-v, --version', 'print the version')
     .addOption(new Option('--env <name>', 'environment for this call (overrides PETSTORE_ENV and "env use")'))
@@ -179,15 +175,29 @@ export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: strin
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
+}
+
+/** Registers the command groups: all of them, or only the one named `only` (see groupOf). */
+function addGroups(program: Command, actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
+  const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
   const one = only === undefined ? undefined : GROUPS[only];
   // Every group, in GROUPS' order (the help's), once: __complete shares completion's registrar.
   for (const register of one ? [one] : new Set(Object.values(GROUPS))) register(program, ctx);
   return program;
 }
 
+/**
+ * The commander program. With `only` (a group name), just that group is registered: its commands,
+ * help and errors are the same, and start-up skips building the others (~2 ms).
+ */
+export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
+  return addGroups(rootProgram(), actions, only);
+}
+
 /** Runs one invocation and returns its exit code; never exits the process. */
 export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
-  const { argv, helpPath } = expandHelp(rawArgv);
+  const program = rootProgram();
+  const { argv, helpPath } = expandHelp(rawArgv, program);
   let factory: Factory | undefined;
   let json = false;
   let debug = envFlag(deps.env.PETSTORE_DEBUG);
@@ -219,7 +229,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
       },
   };
 
-  const program = buildProgram(actions, groupOf(argv));
+  addGroups(program, actions, groupOf(argv, program));
   // Subcommands copied the output settings when they were created: set them on every command,
   // or their parse errors and --help would bypass the injected streams.
   const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };

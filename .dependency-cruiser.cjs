@@ -5,7 +5,7 @@
 // Layers, bottom first:
 const LAYERS = [
   // Small shared modules: errors, time, JSON, I/O, files, output, config, the pet model, prompts.
-  ['errors', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt'],
+  ['errors', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt', 'flag-values.ts'],
   ['ratelimit'],
   ['transport'],
   ['http'],

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import type { CommandContext, CommandModule } from './commands/context.js';
 import { registerApi } from './commands/api/index.js';
 import { registerAuth } from './commands/auth/index.js';
@@ -28,12 +28,21 @@ export interface RunDeps {
   dispatcher?: import('undici').Dispatcher;
 }
 
-function wholeNumber(text: string | undefined, flag: string, fallback: number, min = 0): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+(\.\d+)?$/.test(text.trim()) || Number(text) < min) {
-    throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
-  }
-  return Number(text);
+/** An argParser for a number of at least `min` (seconds may have a fraction); the usage error names `flag`. */
+function atLeast(flag: string, min: number): (text: string) => number {
+  return (text) => {
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || Number(text) < min) {
+      throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
+    }
+    return Number(text);
+  };
+}
+
+/** --max-retries: a whole number, 0 or more. */
+function retries(text: string): number {
+  const n = atLeast('--max-retries', 0)(text);
+  if (!Number.isInteger(n)) throw new UsageError(`invalid --max-retries "${text}": must be a whole number`);
+  return n;
 }
 
 /** PETSTORE_DEBUG=1/true/yes turns it on; unset, empty, 0, false, no and off leave it off. */
@@ -42,20 +51,41 @@ function envFlag(value: string | undefined): boolean {
 }
 
 function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const envDebug = envFlag(env.PETSTORE_DEBUG);
-  const maxRetries = wholeNumber(str(raw.maxRetries), '--max-retries', 3);
-  if (!Number.isInteger(maxRetries)) throw new UsageError(`invalid --max-retries "${String(raw.maxRetries)}": must be a whole number`);
   return {
-    env: str(raw.env),
-    debug: raw.debug === true || envDebug,
+    env: typeof raw.env === 'string' ? raw.env : undefined,
+    debug: raw.debug === true || envFlag(env.PETSTORE_DEBUG),
     quiet: raw.quiet === true,
     verbose: raw.verbose === true,
     color: raw.color !== false,
     input: raw.input !== false,
-    timeout: wholeNumber(str(raw.timeout), '--timeout', 30, 0.001),
-    maxRetries,
-    maxWait: wholeNumber(str(raw.maxWait), '--max-wait', 120),
+    // Numbers with defaults, checked as commander parsed them (rootProgram()).
+    timeout: raw.timeout as number,
+    maxRetries: raw.maxRetries as number,
+    maxWait: raw.maxWait as number,
+  };
+}
+
+/**
+ * A flag value its argParser refused (a UsageError), kept as the option's value. The error is thrown
+ * when the command is about to run, once commander has read the whole line, as the command modules
+ * did before the parsers moved onto the Options: so --help anywhere still shows the help, an unknown
+ * flag is still reported as such, and `-o json` after the bad value still gets the error as JSON.
+ */
+class Refused {
+  constructor(readonly error: UsageError) {}
+}
+
+function deferRefusals(option: Option): void {
+  const parse = option.parseArg;
+  if (!parse) return;
+  option.parseArg = <T>(value: string, previous: T): T => {
+    if (previous instanceof Refused) return previous;
+    try {
+      return parse(value, previous);
+    } catch (error) {
+      if (error instanceof UsageError) return new Refused(error) as T;
+      throw error;
+    }
   };
 }
 
@@ -80,16 +110,21 @@ const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = 
   __complete: registerCompletion,
 };
 
-/** Global options that take a value (their value is not the command name). */
-const VALUE_OPTIONS = new Set(['--env', '--timeout', '--max-retries', '--max-wait']);
-
-/**
- * `help pets list` → `pets list --help`, with the command path it names: commander's own help
- * command looks only one word deep.
- */
-export function expandHelp(argv: readonly string[]): { argv: string[]; helpPath?: string[] } {
+// Two things need the command name before commander parses: registering only the group it names
+// (commander looks a command up only once all are registered), and `help pets list` (commander's
+// help command looks one word deep: it would show the pets group). So this finds it as commander
+// will: the first word that is not a global option or the value of one (which take a value is read
+// from the program's Options).
+function commandIndex(argv: readonly string[], program: Command): number {
+  const takesValue = new Set<string | undefined>(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
   let i = 0;
-  while (i < argv.length && argv[i]!.startsWith('-')) i += VALUE_OPTIONS.has(argv[i]!) ? 2 : 1;
+  while (i < argv.length && argv[i]!.startsWith('-') && argv[i] !== '--') i += takesValue.has(argv[i]) ? 2 : 1;
+  return i;
+}
+
+/** `help pets list` → `pets list --help`, with the command path it names. */
+function expandHelp(argv: readonly string[], program: Command): { argv: string[]; helpPath?: string[] } {
+  const i = commandIndex(argv, program);
   if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
   const helpPath = argv.slice(i + 1);
   return { argv: [...argv.slice(0, i), ...helpPath, '--help'], helpPath };
@@ -106,22 +141,25 @@ function unknownCommand(program: Command, path: readonly string[]): string | und
 }
 
 /** The command group an argv names, e.g. "pets" in `--env staging pets list`; undefined if none. */
-export function groupOf(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') return undefined;
-    if (!a.startsWith('-')) return Object.hasOwn(GROUPS, a) ? a : undefined;
-    if (VALUE_OPTIONS.has(a)) i++;
-  }
-  return undefined;
+function groupOf(argv: readonly string[], program: Command): string | undefined {
+  const word = argv[commandIndex(argv, program)];
+  return word !== undefined && Object.hasOwn(GROUPS, word) ? word : undefined;
 }
 
+const plainHelp = new Help();
+
 /**
- * The commander program. With `only` (a group name from groupOf), just that group is registered:
- * its commands, help and errors are the same, and start-up skips building the others (~2 ms).
+ * The help text of an option: commander's, but without its "(choices: …)" when the description
+ * already names them (choiceOption() in src/commands/context.ts words them in as "a|b|c").
  */
-export function buildProgram(ctx: CommandContext, only?: string): Command {
-  const program = new Command('petstore')
+function optionDescription(option: Option): string {
+  const listed = option.argChoices !== undefined && option.description.includes(option.argChoices.join('|'));
+  return plainHelp.optionDescription(listed ? (Object.create(option, { argChoices: { value: undefined } }) as Option) : option);
+}
+
+/** The program with its global options and no commands yet. */
+function rootProgram(): Command {
+  return new Command('petstore')
     .description('Command-line tool for the pet store service')
     .version(VERSION, '-v, --version', 'print the version')
     .addOption(new Option('--env <name>', 'environment for this call (overrides PETSTORE_ENV and "env use")'))
@@ -130,35 +168,52 @@ export function buildProgram(ctx: CommandContext, only?: string): Command {
     .option('--debug', 'print request traces and stack traces on stderr (or PETSTORE_DEBUG=1)')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail instead when input is needed')
-    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', '30')
-    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', '3')
-    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', '120')
-    .configureHelp({ showGlobalOptions: true })
+    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', atLeast('--timeout', 0.001), 30)
+    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', retries, 3)
+    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', atLeast('--max-wait', 0), 120)
+    .configureHelp({ showGlobalOptions: true, optionDescription })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
+}
+
+/** Registers the command groups: all of them, or only the one named `only` (see groupOf). */
+function addGroups(program: Command, actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
+  const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
   const one = only === undefined ? undefined : GROUPS[only];
   // Every group, in GROUPS' order (the help's), once: __complete shares completion's registrar.
   for (const register of one ? [one] : new Set(Object.values(GROUPS))) register(program, ctx);
   return program;
 }
 
+/**
+ * The commander program. With `only` (a group name), just that group is registered: its commands,
+ * help and errors are the same, and start-up skips building the others (~2 ms).
+ */
+export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
+  return addGroups(rootProgram(), actions, only);
+}
+
 /** Runs one invocation and returns its exit code; never exits the process. */
 export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
-  const { argv, helpPath } = expandHelp(rawArgv);
+  const program = rootProgram();
+  const { argv, helpPath } = expandHelp(rawArgv, program);
   let factory: Factory | undefined;
   let json = false;
   let debug = envFlag(deps.env.PETSTORE_DEBUG);
   const baseIO = createIO(deps);
 
-  const ctx: CommandContext = {
+  const actions: Pick<CommandContext, 'lazy'> = {
     lazy: (load: () => Promise<CommandModule>) =>
       async (...actionArgs: unknown[]) => {
         const cmd = actionArgs[actionArgs.length - 1] as Command;
         const opts = cmd.opts();
         json = wantsJson(opts);
-        const globals = globalsFrom(cmd.optsWithGlobals(), deps.env);
+        const all = cmd.optsWithGlobals();
+        const globals = globalsFrom(all, deps.env);
         debug = globals.debug;
+        const refused = Object.values(all).find((v): v is Refused => v instanceof Refused);
+        if (refused) throw refused.error;
         const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
         factory = createFactory({
           io,
@@ -174,12 +229,13 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
       },
   };
 
-  const program = buildProgram(ctx, groupOf(argv));
+  addGroups(program, actions, groupOf(argv, program));
   // Subcommands copied the output settings when they were created: set them on every command,
   // or their parse errors and --help would bypass the injected streams.
   const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };
   const configure = (c: Command): void => {
     c.configureOutput(output);
+    c.options.forEach(deferRefusals);
     c.commands.forEach(configure);
   };
   configure(program);

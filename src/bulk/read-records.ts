@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
+import { INPUT_FORMATS } from '../flag-values.js';
 import { parseJson } from '../json/int64.js';
 import { lines } from './lines.js';
 import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
 
-export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 export interface InputRecord {

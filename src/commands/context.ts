@@ -1,7 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
+import { FORMATS } from '../flag-values.js';
 
-/** A command module: validates raw flags into typed options, then runs. */
+/** A command module: turns the flags commander parsed into typed options, then runs. */
 export interface CommandModule {
   command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void>;
 }
@@ -9,6 +11,12 @@ export interface CommandModule {
 export interface CommandContext {
   /** The commander action for a lazily imported command module. */
   lazy(load: () => Promise<CommandModule>): (...actionArgs: unknown[]) => Promise<void>;
+  /**
+   * The whole command tree with actions that do nothing, whatever part of it this run registered
+   * (`petstore completion` generates its scripts from it). Given by src/cli.ts, so no command
+   * module imports the module that imports it.
+   */
+  fullProgram(): Command;
 }
 
 /** A repeatable option's parser for commander: each use appends its value. */
@@ -21,9 +29,27 @@ export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
+/**
+ * An option whose value is one of `values` (a list from src/flag-values.ts), declared once for
+ * everything that needs the list: `describe` words the help text around "a|b|c" (src/cli.ts then
+ * leaves out commander's own "(choices: …)"), the completion scripts read `option.argChoices`, and
+ * the value is checked as commander parses it, with a usage error (exit 2) naming the flag and the
+ * choices, reported before the command runs (src/cli.ts). `parse` replaces that check when a value
+ * needs more (any case, extra rules).
+ */
+export function choiceOption(flags: string, values: readonly string[], describe: (list: string) => string, parse?: (text: string) => unknown): Option {
+  const option = new Option(flags, describe(values.join('|'))).choices(values);
+  return option.argParser(
+    parse ??
+      ((text: string) => {
+        const choices = option.argChoices ?? [];
+        if (!choices.includes(text)) throw new UsageError(`invalid ${option.long} "${text}": must be one of ${choices.join(', ')}`);
+        return text;
+      }),
+  );
+}
+
 /** Declares -o/--output and --json on a command that prints data. */
-export function outputOptions(cmd: Command, formats = 'table|json|ndjson|csv'): Command {
-  return cmd
-    .option('-o, --output <format>', `output format: ${formats}`)
-    .option('--json', 'same as --output json');
+export function outputOptions(cmd: Command): Command {
+  return cmd.addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}`)).option('--json', 'same as --output json');
 }

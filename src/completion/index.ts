@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import { SHELLS } from '../flag-values.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
 import { completionSpec } from './model.js';
 import { zshScript } from './zsh.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export { SHELLS } from '../flag-values.js';
 export type Shell = (typeof SHELLS)[number];
 
 export function isShell(value: string): value is Shell {

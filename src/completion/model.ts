@@ -1,12 +1,12 @@
 // The command tree as the shell completion generators see it. Everything here
 // is read from the commander program itself (commands, aliases, options,
 // arguments, choices), so a new command or flag shows up in every script with
-// no edit to the generators. The few value lists commander cannot know
-// (statuses, output formats, environment names) are attached by rule below.
+// no edit to the generators. A flag's fixed values are its commander choices
+// (choiceOption() in src/commands/context.ts); the values commander cannot know
+// (environment names, file names) are attached by rule below.
 
 import type { Argument, Command, Option } from 'commander';
-import { FORMATS } from '../output/format.js';
-import { PET_STATUSES } from '../pets/pet.js';
+import { FORMATS, PET_STATUSES } from '../flag-values.js';
 
 /** What a flag's value or a positional argument completes to. */
 export type ValueSource =
@@ -73,21 +73,20 @@ function pipeList(description: string): string[] | undefined {
   return m?.[1]?.split('|');
 }
 
+/**
+ * For an option declared without choices (not petstore's own: each of its flags with a fixed list
+ * declares it): the usual values of these flags when its description lists none.
+ */
+const USUAL_VALUES: Readonly<Record<string, readonly string[]>> = { '--status': PET_STATUSES, '--output': FORMATS };
+
 /** The values of an option that takes one. */
 export function optionValues(option: Option): ValueSource {
   if (!option.required && !option.optional) return NONE;
   if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
-  switch (option.long) {
-    case '--env':
-      return { kind: 'envs' };
-    case '--status':
-      return words(PET_STATUSES);
-    case '--output':
-      return words(/output format: ([a-z|]+)/.exec(option.description)?.[1]?.split('|') ?? FORMATS);
-  }
+  if (option.long === '--env') return { kind: 'envs' };
   const ph = placeholder(option.flags);
   if (ph !== undefined && /^(file|dir|directory)$/i.test(ph)) return { kind: 'files' };
-  const listed = pipeList(option.description);
+  const listed = pipeList(option.description) ?? (option.long === undefined ? undefined : USUAL_VALUES[option.long]);
   return listed ? words(listed) : NONE;
 }
 

@@ -1,8 +1,8 @@
 import { UsageError } from '../errors/errors.js';
+import { PET_STATUSES, type PetStatus } from '../flag-values.js';
 import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
 
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-export type PetStatus = (typeof PET_STATUSES)[number];
+export { parseLimit, parseStatus, PET_STATUSES, type PetStatus } from '../flag-values.js';
 
 export interface NewPet {
   name: string;
@@ -42,19 +42,8 @@ export function toPets(value: unknown): Pet[] | undefined {
 }
 
 // Validation messages name the flag (or field) and the allowed values, shared
-// by the flags of `pets add` and the records of `pets add --file`.
-
-export function parseLimit(text: string, flag = '--limit'): number {
-  if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1 || Number(text) > 100) {
-    throw new UsageError(`invalid ${flag} "${text}": must be a whole number from 1 to 100`);
-  }
-  return Number(text);
-}
-
-export function parseStatus(text: string, flag = '--status'): PetStatus {
-  if (!isPetStatus(text)) throw new UsageError(`invalid ${flag} "${text}": must be one of ${PET_STATUSES.join(', ')}`);
-  return text;
-}
+// by the flags of `pets add` and the records of `pets add --file` (--limit and
+// --status: src/flag-values.ts).
 
 export function parseId(text: string, what = 'pet id'): bigint {
   const id = parseInt64(text);

@@ -1,10 +1,11 @@
 // Shared types of the sandbox server: the interface's resources (the CLI's own, src/pets/pet.ts) and the plans.
 
+import type { PLANS } from '../flag-values.js';
 import type { Pet } from '../pets/pet.js';
 
 export { isPetStatus, PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../pets/pet.js';
 
-export const PLANS = ['free', 'pro', 'business'] as const;
+export { PLANS } from '../flag-values.js';
 export type Plan = (typeof PLANS)[number];
 
 /** The plan table of the interface document (requests per minute and per day). */

@@ -1,4 +1,6 @@
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+import type { HttpMethod } from '../flag-values.js';
+
+export type { HttpMethod };
 
 /** Methods whose repetition cannot change anything on the server. */
 export function isSafeMethod(method: HttpMethod | string): boolean {

@@ -11,7 +11,7 @@ import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchan
 import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
 
-export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+export { parseMethod } from '../../flag-values.js';
 
 /** Headers the user may not set: the key and the host are ours, the rest belong to the HTTP layer. */
 const REFUSED_HEADERS: Readonly<Record<string, string>> = {
@@ -40,13 +40,6 @@ export interface ApiOptions {
   /** Lower-case names. */
   headers: Record<string, string>;
   include: boolean;
-}
-
-export function parseMethod(raw: string): HttpMethod {
-  const upper = raw.trim().toUpperCase();
-  const method = METHODS.find((m) => m === upper);
-  if (!method) throw new UsageError(`invalid -X/--method "${raw}": must be one of ${METHODS.join(', ')}`);
-  return method;
 }
 
 /** Parses repeated -H 'Name: value' into lower-case names; repeated names are joined with ", ". */
@@ -174,7 +167,8 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   const data = str(opts.data);
   const input = str(opts.input);
   if (data !== undefined && input !== undefined) throw new UsageError('use either -d/--data or --input for the request body, not both');
-  const method = parseMethod(str(opts.method) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET'));
+  // -X was parsed by parseMethod as commander read it (./index.ts).
+  const method = (opts.method as HttpMethod | undefined) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET');
   const headers = parseHeaders(Array.isArray(opts.header) ? opts.header.filter((h): h is string => typeof h === 'string') : []);
   const body = data !== undefined ? checkJsonBody(data, '-d/--data') : input !== undefined ? await readInput(f, input) : undefined;
   await run(f, { path, method, body, headers, include: opts.include === true });

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { collect, examples, type CommandContext } from '../context.js';
+import { METHODS, parseMethod } from '../../flag-values.js';
+import { choiceOption, collect, examples, type CommandContext } from '../context.js';
 
 export function registerApi(program: Command, ctx: CommandContext): void {
   const cmd = program
     .command('api')
     .description('send one authenticated request to any path of the API and print the response body')
     .argument('<path>', 'path below the base URL, e.g. /store/orders (query string allowed), or a full URL under the base URL')
-    .option('-X, --method <method>', 'HTTP method: GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS (default: GET, or POST with a body)')
+    .addOption(choiceOption('-X, --method <method>', METHODS, (list) => `HTTP method: ${list} (default: GET, or POST with a body)`, parseMethod))
     .option('-d, --data <json>', 'request body as JSON text (sent as application/json)')
     .option('--input <file>', 'read the JSON request body from a file, or - for stdin')
     .option('-H, --header <header>', "extra request header 'Name: value' (repeatable)", collect)

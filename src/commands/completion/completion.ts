@@ -1,22 +1,29 @@
 // petstore completion bash|zsh|fish: a script generated from the command tree itself.
 
-import { buildProgram } from '../../cli.js';
+import type { Command } from 'commander';
 import { completionScript, isShell, SHELLS, type Shell } from '../../completion/index.js';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
+import type { CommandModule } from '../context.js';
 
 export interface CompletionOptions {
   shell: Shell;
+  /** The whole tree (this run may have registered only the `completion` group). */
+  program: Command;
 }
 
-export async function command(f: Factory, args: string[], _opts: Record<string, unknown>): Promise<void> {
-  const shell = args[0] ?? '';
-  if (!isShell(shell)) throw new UsageError(`invalid shell "${shell}": must be one of ${SHELLS.join(', ')}`);
-  await run(f, { shell });
+/** The command, given the builder of the whole tree (CommandContext.fullProgram). */
+export function completionCommand(fullProgram: () => Command): CommandModule {
+  return {
+    async command(f, args) {
+      const shell = args[0] ?? '';
+      // commander checked it against the <shell> argument's choices; this narrows the type.
+      if (!isShell(shell)) throw new UsageError(`invalid shell "${shell}": must be one of ${SHELLS.join(', ')}`);
+      await run(f, { shell, program: fullProgram() });
+    },
+  };
 }
 
 export async function run(f: Factory, o: CompletionOptions): Promise<void> {
-  // The same tree the user runs, built with actions that do nothing.
-  const program = buildProgram({ lazy: () => async () => {} });
-  f.io.stdout.write(completionScript(o.shell, program));
+  f.io.stdout.write(completionScript(o.shell, o.program));
 }

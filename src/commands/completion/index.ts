@@ -1,12 +1,13 @@
 import { Argument, type Command } from 'commander';
+import { SHELLS } from '../../flag-values.js';
 import { examples, type CommandContext } from '../context.js';
 
 export function registerCompletion(program: Command, ctx: CommandContext): void {
   const cmd = program
     .command('completion')
     .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
-    .addArgument(new Argument('<shell>', 'the shell to complete for').choices(['bash', 'zsh', 'fish']))
-    .action(ctx.lazy(() => import('./completion.js')));
+    .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
+    .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
   examples(cmd, [
     'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',
     "echo 'source <(petstore completion bash)' >> ~/.bashrc",

@@ -13,10 +13,6 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   if (opts.json === true) throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
   // Without -o, results are NDJSON lines: the table default of other commands would hide them.
   const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, ['ndjson', 'table']) as 'ndjson' | 'table');
-  const rawConcurrency = String(opts.concurrency ?? '4');
-  if (!/^\d+$/.test(rawConcurrency) || Number(rawConcurrency) < 1 || Number(rawConcurrency) > 64) {
-    throw new UsageError(`invalid --concurrency "${rawConcurrency}": must be a whole number from 1 to 64`);
-  }
   if (opts.retryUnknown === true && opts.resume === undefined) {
     throw new UsageError('--retry-unknown needs --resume <results file>: it resends the records that file shows as unknown');
   }
@@ -26,7 +22,8 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     format: str(opts.format),
     skipInvalid: opts.skipInvalid === true,
     dryRun: opts.dryRun === true,
-    concurrency: Number(rawConcurrency),
+    // A whole number from 1 to 64, default 4: checked as commander parsed it (src/commands/pets/index.ts).
+    concurrency: opts.concurrency as number,
     resultsPath: str(opts.results),
     resumePath: str(opts.resume),
     retryUnknown: opts.retryUnknown === true,

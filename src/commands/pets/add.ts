@@ -6,7 +6,7 @@ import { malformed } from '../../api/errors.js';
 import { createPet } from '../../api/pets.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
-import { parseId, parseName, parseStatus, toPet, type NewPet } from '../../pets/pet.js';
+import { parseId, parseName, toPet, type NewPet, type PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
 
 export interface AddOptions {
@@ -47,7 +47,8 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
     name: parseName(String(opts.name ?? '')),
     categoryId: parseId(String(opts.categoryId ?? ''), '--category-id'),
   };
-  if (opts.status !== undefined) pet.status = parseStatus(String(opts.status));
+  // Checked as commander parsed it (src/commands/pets/index.ts).
+  if (opts.status !== undefined) pet.status = opts.status as PetStatus;
   await run(f, { pet, format });
 }
 

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
-import { examples, outputOptions, type CommandContext } from '../context.js';
+import { type Command, Option } from 'commander';
+import { INPUT_FORMATS, parseLimit, parseStatus, PET_STATUSES, wholeNumber } from '../../flag-values.js';
+import { choiceOption, examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerPets(program: Command, ctx: CommandContext): void {
   const pets = program.command('pets').description('list, add and fetch pets');
@@ -8,8 +9,8 @@ export function registerPets(program: Command, ctx: CommandContext): void {
   const list = pets
     .command('list')
     .description('list pets (GET /pets)')
-    .option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)')
-    .option('--status <status>', 'only pets with this status: available|pending|sold');
+    .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser((text) => parseLimit(text)))
+    .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `only pets with this status: ${list}`, (text) => parseStatus(text)));
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
   examples(list, [
     'petstore pets list',
@@ -23,12 +24,12 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .description('add a pet (POST /pets) and print it with its new id; or many from a file with --file')
     .option('--name <name>', 'the pet\'s name (non-empty)')
     .option('--category-id <id>', 'category id, a signed 64-bit integer')
-    .option('--status <status>', 'available|pending|sold (none if omitted)')
+    .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `${list} (none if omitted)`, (text) => parseStatus(text)))
     .option('--file <file>', 'create one pet per record of a JSON array, NDJSON or CSV file (- reads stdin)')
-    .option('--format <format>', 'format of --file: json|ndjson|csv (default: from the extension, else sniffed)')
+    .addOption(choiceOption('--format <format>', INPUT_FORMATS, (list) => `format of --file: ${list} (default: from the extension, else sniffed)`))
     .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')
     .option('--dry-run', 'with --file: validate and print what would be sent; send nothing')
-    .option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64', '4')
+    .addOption(new Option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64').argParser(wholeNumber('--concurrency', 1, 64)).default(4))
     .option('--results <file>', 'with --file: write the NDJSON results here instead of stdout')
     .option('--resume <file>', 'with --file: skip the records an earlier results file shows as created')
     .option('--retry-unknown', 'with --resume: resend records whose outcome was unknown (check them first)')

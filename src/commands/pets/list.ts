@@ -2,7 +2,7 @@ import type { Factory } from '../../factory.js';
 import { listPets } from '../../api/pets.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printList } from '../../output/print.js';
-import { parseLimit, parseStatus, type PetStatus } from '../../pets/pet.js';
+import type { PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
 
 export interface ListOptions {
@@ -11,12 +11,12 @@ export interface ListOptions {
   format: Format;
 }
 
-/** Validates the raw flags (nothing is sent when they are wrong), then runs. */
+/** --limit and --status were checked as commander parsed them (src/commands/pets/index.ts). */
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   const options: ListOptions = {
     format: resolveFormat(opts),
-    limit: opts.limit === undefined ? undefined : parseLimit(String(opts.limit)),
-    status: opts.status === undefined ? undefined : parseStatus(String(opts.status)),
+    limit: opts.limit as number | undefined,
+    status: opts.status as PetStatus | undefined,
   };
   await run(f, options);
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { collect, examples, type CommandContext } from '../context.js';
+import { PLANS } from '../../flag-values.js';
+import { choiceOption, collect, examples, type CommandContext } from '../context.js';
 
 export function registerSandbox(program: Command, ctx: CommandContext): void {
   const sandbox = program
@@ -8,7 +9,9 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--key <key>', 'accepted API key (repeatable; default: one generated key, printed at start)', collect, [])
-    .option('--plan <plan>', 'rate-limit plan: free|pro|business', 'free')
+    // Checked with the other flags by parseSandboxOptions (./sandbox.ts; any case, and "enterprise"
+    // has a message of its own), which is also the sandbox's API and too big to load at every start.
+    .addOption(choiceOption('--plan <plan>', PLANS, (list) => `rate-limit plan: ${list}`, (text) => text).default('free'))
     .option('--per-minute <n>', 'requests per window per key (overrides the plan)')
     .option('--per-day <n>', 'requests per day per key (overrides the plan)')
     .option('--window <duration>', 'length of the per-minute window, e.g. 3s, 500ms, 1m', '60s')

@@ -1,0 +1,60 @@
+// The fixed value lists of petstore's flags and arguments (their commander choices) and the
+// checks that go with them: the one place each list is written. Help, validation and the
+// completion scripts read them through the Options that declare them (choiceOption() in
+// src/commands/context.ts).
+//
+// A module of their own because the command registrars, which load at every start, need them
+// all, and so do command modules, the sandbox and the completion generators: esbuild puts the
+// code of each set of importers into a chunk of its own, and one small file loads faster than
+// six (README "Performance").
+
+import { UsageError } from './errors/errors.js';
+
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+export type PetStatus = (typeof PET_STATUSES)[number];
+
+/** -o/--output of the commands that print data. */
+export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+
+/** --format of `pets add --file`. */
+export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
+
+/** -X/--method of `petstore api`. */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export type HttpMethod = (typeof METHODS)[number];
+
+/** `petstore completion <shell>`. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+/** --plan of `petstore sandbox`. */
+export const PLANS = ['free', 'pro', 'business'] as const;
+
+// Validation messages name the flag (or field) and the allowed values.
+
+/** An argParser for a whole number from `min` to `max`; the usage error names `flag`. */
+export function wholeNumber(flag: string, min: number, max: number): (text: string) => number {
+  return (text) => {
+    if (!/^\s*\d+\s*$/.test(text) || Number(text) < min || Number(text) > max) {
+      throw new UsageError(`invalid ${flag} "${text}": must be a whole number from ${min} to ${max}`);
+    }
+    return Number(text);
+  };
+}
+
+export function parseLimit(text: string, flag = '--limit'): number {
+  return wholeNumber(flag, 1, 100)(text);
+}
+
+export function parseStatus(text: string, flag = '--status'): PetStatus {
+  const status = PET_STATUSES.find((s) => s === text);
+  if (!status) throw new UsageError(`invalid ${flag} "${text}": must be one of ${PET_STATUSES.join(', ')}`);
+  return status;
+}
+
+/** Any case, surrounding spaces allowed: `-X post` is POST. */
+export function parseMethod(raw: string): HttpMethod {
+  const upper = raw.trim().toUpperCase();
+  const method = METHODS.find((m) => m === upper);
+  if (!method) throw new UsageError(`invalid -X/--method "${raw}": must be one of ${METHODS.join(', ')}`);
+  return method;
+}

@@ -93,7 +93,9 @@ try {
     minifySyntax: true,
     legalComments: 'none',
     chunkNames: 'chunks/[name]-[hash]',
-    define: { __VERSION__: JSON.stringify(pkg.version) },
+    // __filename: CommonJS dependencies get no module wrapper in an ES module bundle, so it is not
+    // defined; write-file-atomic uses it in its temp file names (as a salt: the chunk's path serves).
+    define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
     logLevel: 'warning',
   });
   if (flags.clean) rmSync(outdir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // Bundles src/ and its dependencies into dist/: one small entry (dist/main.js) plus lazily loaded
 // chunks, so --version loads one file, --help loads commander and the command tree only, and
-// undici, conf, ora, cli-table3 and chalk load only on the paths that use them.
+// undici, conf, ora, cli-table3, chalk, csv-parse, @inquirer/confirm and write-file-atomic load only
+// on the paths that use them.
 // Measurements behind each choice: README "Performance".
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)

@@ -1,6 +1,7 @@
 // Bundles src/ and its dependencies into dist/: one small entry (dist/main.js) plus lazily loaded
 // chunks, so --version loads one file, --help loads commander and the command tree only, and
-// undici, conf, ora, cli-table3 and chalk load only on the paths that use them.
+// undici, conf, ora, cli-table3, chalk, csv-parse, @inquirer/confirm and write-file-atomic load only
+// on the paths that use them.
 // Measurements behind each choice: README "Performance".
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
@@ -93,7 +94,9 @@ try {
     minifySyntax: true,
     legalComments: 'none',
     chunkNames: 'chunks/[name]-[hash]',
-    define: { __VERSION__: JSON.stringify(pkg.version) },
+    // __filename: CommonJS dependencies get no module wrapper in an ES module bundle, so it is not
+    // defined; write-file-atomic uses it in its temp file names (as a salt: the chunk's path serves).
+    define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
     logLevel: 'warning',
   });
   if (flags.clean) rmSync(outdir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { addAbortSignal, pipeline, type Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { INPUT_FORMATS } from '../flag-values.js';
 import { parseJson } from '../json/int64.js';
@@ -60,48 +60,51 @@ async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord> {
   }
 }
 
-/** Splits one CSV record; `open` is true when a quoted field runs past the end of the text. */
-export function splitCsv(text: string): { fields: string[]; open: boolean } {
-  const fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
-      fields.push(field);
-      field = '';
-    } else field += c;
-  }
-  fields.push(field);
-  return { fields, open: quoted };
-}
-
 const CSV_COLUMNS = new Set(NEW_PET_FIELDS);
 
+/**
+ * Line breaks in one record's raw text as csv-parse hands it over: the record's own LFs, plus the LF of
+ * a CRLF that ends it (csv-parse leaves that LF out of `raw`). Counted here rather than taken from
+ * csv-parse's `info.lines`, which counts a CRLF inside a quoted field as two lines and a lone CR as one.
+ */
+function lineBreaks(raw: string): number {
+  let n = raw.endsWith('\r') ? 1 : 0;
+  for (let i = raw.indexOf('\n'); i !== -1; i = raw.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** RFC 4180 records via csv-parse (loaded only for CSV input), each with the line it starts on. */
 async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
+  const { parse } = await import('csv-parse');
+  let unterminated = false;
+  const parser = parse({
+    bom: true,
+    // LF or CRLF end a record; a lone CR is data, as in the NDJSON reader (src/bulk/lines.ts).
+    record_delimiter: ['\r\n', '\n'],
+    // A quote inside an unquoted field is data; a row with the wrong column count is reported
+    // below for that row alone instead of failing the stream.
+    relax_quotes: true,
+    relax_column_count: true,
+    // Blank lines stay records here, so every line belongs to one and raw text gives line numbers.
+    skip_empty_lines: false,
+    raw: true,
+    // The only error these options leave is a quote still open at the end of the input. As a thrown
+    // error it would discard the records already parsed but not yet read; skipped, it is reported last.
+    skip_records_with_error: true,
+    on_skip: (error) => {
+      if (error?.code !== 'CSV_QUOTE_NOT_CLOSED') throw error;
+      unterminated = true;
+    },
+  });
   let header: string[] | undefined;
-  let line = 0;
-  let pending: { start: number; text: string } | undefined;
-  for await (const raw of lines(input)) {
-    line++;
-    const text = pending ? `${pending.text}\n${raw}` : raw;
-    const start = pending?.start ?? line;
-    const { fields, open } = splitCsv(text);
-    if (open) {
-      pending = { start, text };
-      continue;
-    }
-    pending = undefined;
+  let next = 1;
+  for await (const { record, raw } of pipeline(input, parser, () => {}) as AsyncIterable<{ record: string[]; raw: string }>) {
+    const start = next;
+    next += lineBreaks(raw);
+    if (raw.trim() === '') continue;
+    // Inside a quoted field too, a CRLF reads as LF, as it does everywhere else.
+    const fields = record.map((f) => (f.includes('\r\n') ? f.replaceAll('\r\n', '\n') : f));
     if (!header) {
-      if (text.trim() === '') continue;
       header = fields.map((f) => f.trim());
       const missing = REQUIRED_FIELDS.filter((c) => !header?.includes(c));
       const unknown = header.filter((c) => !CSV_COLUMNS.has(c));
@@ -113,18 +116,17 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
       }
       continue;
     }
-    if (text.trim() === '') continue;
     if (fields.length !== header.length) {
       yield { line: start, check: parseFailure(`expected ${header.length} columns (${header.join(',')}), got ${fields.length}`) };
       continue;
     }
-    const record: Record<string, string> = {};
+    const row: Record<string, string> = {};
     header.forEach((name, i) => {
-      record[name] = fields[i] ?? '';
+      row[name] = fields[i] ?? '';
     });
-    yield { line: start, check: checkNewPet(record, true) };
+    yield { line: start, check: checkNewPet(row, true) };
   }
-  if (pending) yield { line: pending.start, check: parseFailure('unterminated quoted field') };
+  if (unterminated) yield { line: next, check: parseFailure('unterminated quoted field') };
 }
 
 /** Yields the source text of each top-level array element with the line it starts on. */
@@ -182,15 +184,28 @@ async function* jsonRecords(input: Readable): AsyncGenerator<InputRecord> {
   }
 }
 
-/** Reads NewPet records with their line numbers; NDJSON and CSV are streamed. */
-export function readRecords(input: Readable, format: InputFormat): AsyncGenerator<InputRecord> {
-  input.setEncoding('utf8');
-  switch (format) {
-    case 'ndjson':
-      return ndjsonRecords(input);
-    case 'csv':
-      return csvRecords(input);
-    case 'json':
-      return jsonRecords(input);
+/**
+ * Reads NewPet records with their line numbers; NDJSON and CSV are streamed. An abort of `signal`
+ * stops the reading (the input stream is destroyed) and rejects with the signal's reason.
+ */
+export async function* readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
+  if (signal) addAbortSignal(signal, input);
+  try {
+    switch (format) {
+      case 'ndjson':
+        yield* ndjsonRecords(input);
+        break;
+      case 'csv':
+        // Bytes: csv-parse decodes each field whole, so a character split across chunks is kept.
+        yield* csvRecords(input);
+        break;
+      case 'json':
+        input.setEncoding('utf8');
+        yield* jsonRecords(input);
+        break;
+    }
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw error;
   }
 }

@@ -107,7 +107,7 @@ function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolea
 /** Pass 1: every record checked (and the --resume file matched against the input) before anything is sent. */
 async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, o: SeedOptions): Promise<Plan> {
   const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
-  for await (const rec of readRecords(input.open(), input.format)) {
+  for await (const rec of readRecords(input.open(), input.format, f.signal)) {
     plan.total++;
     if (!rec.check.ok) {
       plan.invalid++;

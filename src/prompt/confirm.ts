@@ -1,23 +1,68 @@
-import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { InterruptedError } from '../errors/errors.js';
 
-/** Asks a yes/no question on a terminal; only "y" or "yes" confirms. */
+type Terminal = Writable & { columns?: number; rows?: number };
+
+/**
+ * What inquirer writes to: the caller's stream, never ended. Inquirer pipes its output into the stream
+ * it is given and ends it when the prompt closes; Node spares process.stderr that end, a test's
+ * stream it would not.
+ */
+function unendable(out: Terminal): Writable {
+  const w = new Writable({
+    write: (chunk: Buffer, _enc, done) => void out.write(chunk, done),
+  });
+  return Object.defineProperties(w, {
+    isTTY: { get: () => (out as { isTTY?: boolean }).isTTY },
+    columns: { get: () => out.columns },
+    rows: { get: () => out.rows },
+  });
+}
+
+/**
+ * Asks a yes/no question on a terminal (question on stderr) with @inquirer/confirm, loaded on first use.
+ * No is the default; "y" or "yes" confirms, "n" or "no" declines, anything else is asked again.
+ * Ctrl-C, or an abort of `signal`, rejects with InterruptedError (exit 130); Ctrl-D answers No.
+ */
 export async function confirm(io: { stdin: Readable; stderr: Writable }, question: string, signal?: AbortSignal): Promise<boolean> {
-  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  const { default: ask } = await import('@inquirer/confirm');
+  if (signal?.aborted) throw new InterruptedError();
+  const plain = (text: string) => text;
+  // Our signal and Ctrl-D both stop the prompt through this one.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // Ctrl-D closes inquirer's readline without settling the prompt: answer No, as end of input did before.
+  let ended = false;
+  const onKey = (_: unknown, key?: { ctrl?: boolean; name?: string }) => {
+    if (key?.ctrl && key.name === 'd') {
+      ended = true;
+      stop.abort();
+    }
+  };
   try {
-    io.stderr.write(`${question} [y/N] `);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const onAbort = () => reject(new InterruptedError());
-      signal?.addEventListener('abort', onAbort, { once: true });
-      rl.once('line', (line) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(line);
-      });
-      rl.once('close', () => resolve(''));
-    });
-    return /^\s*y(es)?\s*$/i.test(answer);
+    const answer = ask(
+      {
+        message: question,
+        default: false,
+        // Plain text, as every other line petstore writes to stderr; the hint reads [y/N].
+        theme: {
+          prefix: { idle: '?', done: '?' },
+          style: { message: plain, answer: plain, defaultAnswer: (hint: string) => `[${hint}]`, error: (text: string) => `> ${text}` },
+        },
+      },
+      { input: io.stdin, output: unendable(io.stderr), signal: stop.signal },
+    );
+    io.stdin.on('keypress', onKey);
+    return await answer;
+  } catch (error) {
+    if (ended) return false;
+    const name = (error as Error).name;
+    // ExitPromptError: Ctrl-C (raw mode: no SIGINT) or the process being signalled; AbortPromptError: `signal`.
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError();
+    throw error;
   } finally {
-    rl.close();
+    io.stdin.off('keypress', onKey);
+    signal?.removeEventListener('abort', onAbort);
   }
 }

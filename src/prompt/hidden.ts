@@ -13,6 +13,12 @@ export interface HiddenPromptIO {
  * Raw mode means the terminal no longer turns Ctrl-C into SIGINT, so it is handled here:
  * Ctrl-C rejects with InterruptedError (exit 130); Ctrl-D on an empty line too.
  * Backspace deletes a character, Ctrl-U the whole line; Enter finishes.
+ *
+ * Hand code, not @inquirer/password (tried, issue #13): inquirer re-renders the question with cursor
+ * codes on every key and prefixes it, where this writes the question and one newline; its readline
+ * moves an invisible cursor on arrow keys, so a blind Ctrl-U then clears only part of the key (under
+ * tmux: ←←, Ctrl-U, retype gave a wrong key); Ctrl-D leaves it pending; keys typed before it is ready
+ * are dropped.
  */
 export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortSignal): Promise<string> {
   const { stdin, stderr } = io;

@@ -5,11 +5,11 @@
 //   {"id":1,"name":"Rex","categoryId":3,"status":"available"},
 //   ...
 //   ]}
-// Writes are atomic (temp file in the same directory, fsync, rename), debounced
-// and serialised: one write at a time, the latest state wins.
+// Writes are atomic (write-file-atomic: temp file in the same directory, fsync,
+// rename), debounced and serialised: one write at a time, the latest state wins.
 
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { INT64_MAX, parseJson, toInt64 } from '../json/int64.js';
 import { SandboxStartError } from './errors.js';
 import { isPetStatus, type Pet } from './types.js';
@@ -85,28 +85,19 @@ export async function loadData(file: string): Promise<DataFile | undefined> {
   }
 }
 
-let tempCounter = 0;
-
-/** Writes `text` to `file` atomically: temp file in the same directory, fsync, rename. */
+/**
+ * Writes `text` to `file` atomically with write-file-atomic (loaded on the first write): a temp file in
+ * the same directory, fsync, rename; the temp file is removed on failure and on exit. fsync stays on:
+ * the file holds writes the sandbox has acknowledged, which must survive a crash once written. A new
+ * file gets 0666 minus the umask (0644 as a rule), an existing one keeps its mode and owner.
+ */
 export async function writeAtomic(file: string, text: string | Buffer): Promise<void> {
-  const dir = dirname(file);
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${++tempCounter}.tmp`);
+  const { default: writeFileAtomic } = await import('write-file-atomic');
+  await writeFileAtomic(file, text, { fsync: true });
+  // write-file-atomic syncs the file, not the rename: make that durable too. Best effort, as not
+  // every platform can fsync a directory.
   try {
-    const handle = await open(temp, 'w', 0o644);
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
-  // Make the rename itself durable; not every platform can fsync a directory.
-  try {
-    const d = await open(dir, 'r');
+    const d = await open(dirname(file), 'r');
     try {
       await d.sync();
     } finally {

@@ -109,7 +109,19 @@ process.exit(0);
 `,
       );
       const bundle = join(dir, 'entry.mjs');
-      await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+      // CommonJS dependencies (write-file-atomic) use require() and __filename: give the ES module bundle
+      // both, as scripts/build.mjs does (builtins plugin, define).
+      const banner = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: bundle,
+        logLevel: 'silent',
+        banner: { js: banner },
+        define: { __filename: 'import.meta.filename' },
+      });
       const file = join(dir, 'pets.json');
       const child = spawn(process.execPath, [bundle, JSON.stringify({ port: '0', key: ['k'], data: file })], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';

@@ -1,7 +1,8 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arrayElements, formatFromName, readRecords, sniffFormat, splitCsv, type InputFormat } from '../../../src/bulk/read-records.js';
+import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
+import { arrayElements, formatFromName, readRecords, sniffFormat, type InputFormat } from '../../../src/bulk/read-records.js';
 import { stringifyJson } from '../../../src/json/int64.js';
 
 async function collect(text: string, format: InputFormat) {
@@ -66,13 +67,45 @@ describe('CSV', () => {
     const rs = await collect('name,categoryId\nx\n', 'csv');
     expect(rs[0]).toMatchObject({ line: 2, check: { ok: false, problems: ['expected 2 columns (name,categoryId), got 1'] } });
   });
-  it('splits what it joins (property)', () => {
-    fc.assert(
-      fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 6 }), (fields) => {
-        const text = fields.map((f) => (/[",\n]/.test(f) || f.startsWith('"') ? `"${f.replaceAll('"', '""')}"` : f)).join(',');
-        expect(splitCsv(text)).toEqual({ fields, open: false });
+  it('splits what it joins (property)', async () => {
+    const quote = (f: string) => (/[",\n]/.test(f) || f.startsWith('"') ? `"${f.replaceAll('"', '""')}"` : f);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string(), fc.string()), { minLength: 1, maxLength: 6 }), async (rows) => {
+        const text = `name,status,categoryId\n${rows.map(([name, status]) => `${quote(name)},${quote(status)},7\n`).join('')}`;
+        const rs = await collect(text, 'csv');
+        expect(rs.map((r) => r.line)).toEqual(rows.map((_, i) => i + 2));
+        expect(rs.map((r) => r.check)).toEqual(rows.map(([name, status]) => checkNewPet({ name, status, categoryId: '7' }, true)));
       }),
     );
+  });
+  it('skips blank lines, drops a BOM, reads CRLF, and numbers lines like an editor', async () => {
+    const rs = await collect('\uFEFFname,categoryId\r\n\r\n   \r\n"two\r\nlines",1\r\n""\r\nx,2\r\n', 'csv');
+    expect(rs.map((r) => r.line)).toEqual([4, 6, 7]);
+    expect(rs[0]?.check).toEqual({ ok: true, pet: { name: 'two\nlines', categoryId: 1n } });
+    expect(rs[1]?.check).toEqual({ ok: false, problems: ['expected 2 columns (name,categoryId), got 1'] });
+    expect(rs[2]?.check).toEqual({ ok: true, pet: { name: 'x', categoryId: 2n } });
+  });
+  it('reports an unterminated quoted field at the line it opens, after every record before it', async () => {
+    const before = Array.from({ length: 100 }, (_, i) => `Rex${i},${i}\n`).join('');
+    // 50,000 lines after a stray quote: the reader must stay linear (it re-split a growing record on every line).
+    const rs = await collect(`name,categoryId\n${before}"stray,1\n${'Tom,2\n'.repeat(50_000)}`, 'csv');
+    expect(rs).toHaveLength(101);
+    expect(rs.slice(0, 100).every((r, i) => r.line === i + 2 && r.check.ok)).toBe(true);
+    expect(rs[100]).toEqual({ line: 102, check: { ok: false, problems: ['unterminated quoted field'] } });
+  }, 10_000);
+  it('stops on abort with the signal\'s reason, even inside an open quoted field', async () => {
+    const input = new PassThrough();
+    input.write('name,categoryId\nRex,1\n"open,1\nmore\n');
+    const ac = new AbortController();
+    const reason = new Error('stop');
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const r of readRecords(input, 'csv', ac.signal)) seen.push(r.line);
+    })();
+    setTimeout(() => ac.abort(reason), 20);
+    await expect(reading).rejects.toBe(reason);
+    expect(seen).toEqual([2]);
+    expect(input.destroyed).toBe(true);
   });
 });
 

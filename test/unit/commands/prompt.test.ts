@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../../src/errors/errors.js';
+import { confirm } from '../../../src/prompt/confirm.js';
 import { readAll, readHidden } from '../../../src/prompt/hidden.js';
 
 function terminal() {
@@ -68,5 +69,45 @@ describe('readAll', () => {
     const s = new PassThrough();
     s.end('x'.repeat(100));
     await expect(readAll(s, 10)).rejects.toThrow('expected only an API key');
+  });
+});
+
+describe('confirm', () => {
+  const waitFor = async (t: ReturnType<typeof terminal>, text: string) => {
+    while (!t.shown().includes(text)) await new Promise((r) => setTimeout(r, 5));
+  };
+  /** Types once the question is shown (inquirer drops keys typed before it is ready). */
+  async function ask(typed: string | undefined, signal?: AbortSignal) {
+    const t = terminal();
+    const p = confirm(t, 'Create 2 pets?', signal);
+    await waitFor(t, '[y/N]');
+    if (typed !== undefined) t.stdin.write(typed);
+    return { t, p };
+  }
+
+  it('asks on stderr with No as the default; only y or yes confirms', async () => {
+    for (const [typed, answer] of [['y\r', true], ['YES\r', true], ['\r', false], ['n\r', false], ['no\r', false]] as const) {
+      const { t, p } = await ask(typed);
+      expect(await p, typed).toBe(answer);
+      expect(t.shown()).toContain('? Create 2 pets? [y/N]');
+      expect(t.stdin.isRaw).toBe(false);
+      expect(t.stderr.writableEnded).toBe(false);
+    }
+  });
+
+  it('asks again after an answer that is neither yes nor no', async () => {
+    const { t, p } = await ask('maybe\r');
+    await waitFor(t, 'You must answer');
+    t.stdin.write('\u0015n\r');
+    expect(await p).toBe(false);
+  });
+
+  it('Ctrl-C and an abort reject with InterruptedError; Ctrl-D answers No', async () => {
+    await expect((await ask('\u0003')).p).rejects.toBeInstanceOf(InterruptedError);
+    const ac = new AbortController();
+    const { p } = await ask(undefined, ac.signal);
+    ac.abort();
+    await expect(p).rejects.toBeInstanceOf(InterruptedError);
+    expect(await (await ask('\u0004')).p).toBe(false);
   });
 });

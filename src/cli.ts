@@ -15,7 +15,7 @@ import { renderError } from './output/error.js';
 import type { Clock } from './time/clock.js';
 
 declare const __VERSION__: string;
-export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
 
 export interface RunDeps {
   stdout: IOInputs['stdout'];

@@ -52,7 +52,7 @@ export interface Factory {
   debug(line: string): void;
 }
 
-export interface ClientForOptions {
+interface ClientForOptions {
   /** Aborts requests in flight (default: the Ctrl-C signal). Waits before sending always stop on Ctrl-C. */
   transportSignal?: AbortSignal;
   /** Many requests to come, at most `connections` at once (bulk seeding): sent through undici, whose load time they pay back. */

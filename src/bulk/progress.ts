@@ -15,7 +15,7 @@ function duration(seconds: number): string {
   return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
 }
 
-export function progressText(s: ProgressState, now: number): string {
+function progressText(s: ProgressState, now: number): string {
   const elapsed = Math.max(0.001, (now - s.startedAt) / 1000);
   const rate = s.done / elapsed;
   const pct = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 100;

@@ -3,7 +3,7 @@
 import { allCommands, fnName, flagNames, pathKey, shortDescription, type CompletionSpec, type FlagSpec, type ValueSource } from './model.js';
 
 /** Single-quotes a string for fish. */
-export function fishQuote(text: string): string {
+function fishQuote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 

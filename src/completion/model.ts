@@ -51,7 +51,7 @@ export interface CompletionSpec {
 }
 
 /** The hidden command the scripts call for dynamic values (registered in src/commands/completion/index.ts). */
-export const COMPLETE_COMMAND = '__complete';
+const COMPLETE_COMMAND = '__complete';
 
 
 const NONE: ValueSource = { kind: 'none' };

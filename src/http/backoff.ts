@@ -11,7 +11,7 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-export const BACKOFF_DEFAULTS = { baseMs: 1000, factor: 2, capMs: 30_000 } as const;
+const BACKOFF_DEFAULTS = { baseMs: 1000, factor: 2, capMs: 30_000 } as const;
 
 /** The upper bound of the wait before retry number `retry` (0 for the first retry). */
 export function backoffCeiling(retry: number, opts: BackoffOptions = {}): number {

@@ -23,7 +23,7 @@ export type Verdict =
   /** A fault that repeating will not fix: rethrow it. */
   | { action: 'throw' };
 
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** What to do after one attempt of `method` ended in `outcome`. */
 export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Verdict {

@@ -24,7 +24,7 @@ export interface IO {
   columns: number | undefined;
 }
 
-export interface ColorInputs {
+interface ColorInputs {
   isTTY: boolean;
   env: EnvVars;
   /** false when --no-color was given. */
@@ -32,7 +32,7 @@ export interface ColorInputs {
 }
 
 /** NO_COLOR, --no-color and TERM=dumb switch colour off; FORCE_COLOR forces it; otherwise a TTY gets colour. */
-export function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
+function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
   if (colorFlag === false) return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== '0' && force !== 'false') return true;

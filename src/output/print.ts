@@ -4,7 +4,7 @@ import type { Format } from './format.js';
 import { renderJson, renderNdjson } from './json.js';
 import { renderTable, type Tone } from './table.js';
 
-export interface Column<T> {
+interface Column<T> {
   header: string;
   /** The cell as text (table, csv); empty when the value is absent. */
   text(row: T): string;

@@ -126,7 +126,7 @@ export function pruneLeases(state: KeyRateState, now: number): void {
 }
 
 /** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
-export function leaseHolder(id: string): string {
+function leaseHolder(id: string): string {
   const m = /^(.+)[#~][0-9a-z]+$/.exec(id);
   return m ? m[1]! : (id.split('.')[0] ?? id);
 }
@@ -167,7 +167,7 @@ export function decide(state: KeyRateState, now: number, marginMs: number, self?
   return { kind: 'poll' };
 }
 
-export interface BatchOptions {
+interface BatchOptions {
   /** The most slots reserved in one store operation. Default 64. */
   maxBlock?: number;
   /** The longest answers' quotas wait in memory before they are published. Default 100 ms. */
@@ -207,7 +207,7 @@ export interface WaitInfo {
 }
 
 /** Called before each wait; may return a function called when the wait ends (a spinner's stop). */
-export type OnWait = (info: WaitInfo) => void | (() => void) | Promise<void | (() => void)>;
+type OnWait = (info: WaitInfo) => void | (() => void) | Promise<void | (() => void)>;
 
 export interface AcquireOptions {
   signal?: AbortSignal | undefined;

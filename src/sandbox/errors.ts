@@ -1,7 +1,7 @@
 // Error bodies of the sandbox and the errors its own API (options, start) throws.
 
 /** Every machine-readable code the sandbox can answer with (documented in README.md, "petstore sandbox"). */
-export const ERROR_CODES = {
+const ERROR_CODES = {
   invalid_json: 400,
   invalid_body: 400,
   missing_field: 400,

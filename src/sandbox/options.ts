@@ -5,8 +5,8 @@ import { SandboxOptionError } from './errors.js';
 import type { SandboxOptions } from './server.js';
 import { PLANS, type Plan } from './types.js';
 
-export const DEFAULT_PORT = 4010;
-export const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_PORT = 4010;
+const DEFAULT_HOST = '127.0.0.1';
 
 /** The typed options of `petstore sandbox` (see parseSandboxOptions for the flags). */
 export interface SandboxCommandOptions {

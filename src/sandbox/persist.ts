@@ -26,7 +26,7 @@ function fail(reason: string): never {
 }
 
 /** Validates the parsed file content. */
-export function decodeData(value: unknown): DataFile {
+function decodeData(value: unknown): DataFile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('the top level must be a JSON object');
   const doc = value as Record<string, unknown>;
   if (doc.version !== 1) fail(`unsupported "version" ${JSON.stringify(doc.version) ?? 'undefined'} (expected 1)`);

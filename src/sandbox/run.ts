@@ -5,7 +5,7 @@ import { formatDuration, startSandbox, type RecordedRequest, type SandboxHandle 
 import type { SandboxCommandOptions } from './options.js';
 import { toSandboxOptions } from './options.js';
 
-export { parseSandboxOptions, parseDuration, toSandboxOptions, DEFAULT_PORT, DEFAULT_HOST, type SandboxCommandOptions } from './options.js';
+export { parseSandboxOptions, parseDuration, toSandboxOptions,   type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';
 
 export interface SandboxIO {
@@ -20,7 +20,7 @@ function shellWord(word: string): string {
 }
 
 /** The start-up text: base URL, keys, limits, data and the commands that point the CLI at it. */
-export function formatBanner(sb: SandboxHandle): string {
+function formatBanner(sb: SandboxHandle): string {
   const l = sb.limits;
   const lines = [`petstore sandbox listening on ${sb.baseUrl}`];
   sb.keys.forEach((key, i) => {

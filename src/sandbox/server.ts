@@ -14,10 +14,10 @@ import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } fro
 import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
 
 /** The removal date of GET /pets/{petId} announced by the document. */
-export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
-export const DEFAULT_BAN_GRACE_MS = 100;
-export const DEFAULT_RECORD_LIMIT = 10_000;
+const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+const DEFAULT_BAN_GRACE_MS = 100;
+const DEFAULT_RECORD_LIMIT = 10_000;
 
 export interface SandboxOptions {
   /** Interface to listen on; 127.0.0.1 by default. */
@@ -88,7 +88,7 @@ export interface RecordedRequest {
   errorCode: string | undefined;
 }
 
-export interface SandboxStats {
+interface SandboxStats {
   /** Requests answered. */
   requests: number;
   byStatus: Record<number, number>;
@@ -106,7 +106,7 @@ export interface SandboxStats {
   persistErrors: number;
 }
 
-export interface SandboxLimits {
+interface SandboxLimits {
   plan: Plan;
   perMinute: number;
   perDay: number;
@@ -116,7 +116,7 @@ export interface SandboxLimits {
   banSeconds: number;
 }
 
-export interface InjectedFailure {
+interface InjectedFailure {
   /** How many upcoming requests fail (default 1). */
   count?: number;
   /** HTTP status (default 503). */
@@ -190,7 +190,7 @@ function resolveRoute(method: string, path: string): Route {
 }
 
 /** Generates an API key: "sk_sandbox_" and 24 random base64url characters. */
-export function generateKey(): string {
+function generateKey(): string {
   return `sk_sandbox_${randomBytes(18).toString('base64url')}`;
 }
 

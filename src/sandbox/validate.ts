@@ -6,16 +6,16 @@ import { apiError } from './errors.js';
 import { PET_STATUSES, isPetStatus, type NewPet, type PetStatus } from './types.js';
 
 /** Longest accepted pet name, in Unicode code points. */
-export const NAME_MAX_LENGTH = 200;
-export const LIMIT_MIN = 1;
-export const LIMIT_MAX = 100;
-export const LIMIT_DEFAULT = 20;
+const NAME_MAX_LENGTH = 200;
+const LIMIT_MIN = 1;
+const LIMIT_MAX = 100;
+const LIMIT_DEFAULT = 20;
 
 const NEW_PET_FIELDS = new Set(['name', 'categoryId', 'status']);
 const STATUS_LIST = PET_STATUSES.join(', ');
 
 /** A short type name of a JSON value, for messages. */
-export function jsonType(value: unknown): string {
+function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'bigint') return 'integer';

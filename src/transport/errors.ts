@@ -43,7 +43,7 @@ export class TransportError extends NetworkError {
 }
 
 /** The code of a response whose connection closed before the whole body arrived (the request was sent). */
-export const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
+const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
 
 /** A failure while the body was read, for either HTTP client: the cause keeps its own code. */
 export function cutShort(cause: unknown): Error {
@@ -51,7 +51,7 @@ export function cutShort(cause: unknown): Error {
 }
 
 /** A certificate or TLS failure code (Node's and undici's): retrying will not fix it, and nothing was sent. */
-export function isTlsCode(code: string | undefined): boolean {
+function isTlsCode(code: string | undefined): boolean {
   return code !== undefined && /CERT|SSL|TLS/.test(code);
 }
 

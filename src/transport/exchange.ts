@@ -80,7 +80,7 @@ export const DEBUG_BODY_CHARS = 500;
 /** Response headers worth showing in the --debug trace. */
 const TRACED_RESPONSE_HEADERS = /^(content-type|content-length|location|retry-after|x-ratelimit-.*|deprecation|sunset|link|www-authenticate)$/i;
 
-export function buildUrl(baseUrl: string, path: string, query?: ApiRequest['query']): string {
+function buildUrl(baseUrl: string, path: string, query?: ApiRequest['query']): string {
   const url = new URL(baseUrl + path);
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v !== undefined) url.searchParams.set(k, String(v));

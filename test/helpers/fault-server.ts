@@ -10,7 +10,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export interface FaultRequest {
+interface FaultRequest {
   /** 1, 2, 3... in arrival order. */
   seq: number;
   method: string;

@@ -4,7 +4,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { tempDir } from './cli.js';
 import { runInProcess, type InProcessOptions } from './inprocess.js';
 
-export const MOCK_ORIGIN = 'https://api.test';
+const MOCK_ORIGIN = 'https://api.test';
 export const MOCK_BASE_URL = `${MOCK_ORIGIN}/v1`;
 export const MOCK_KEY = 'sk_test_mock_0123456789abcd';
 

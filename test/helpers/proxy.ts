@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 
-export interface ProxyLogEntry {
+interface ProxyLogEntry {
   /** "CONNECT" for a tunnel, else the method of a forwarded request. */
   method: string;
   /** host:port of the target. */

@@ -33,6 +33,6 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   });
 }
 
-export async function run(f: Factory, options: SeedOptions): Promise<void> {
+async function run(f: Factory, options: SeedOptions): Promise<void> {
   await seed(f, options);
 }

@@ -4,7 +4,7 @@ import { quotaFromHeaders } from '../../../src/ratelimit/quota.js';
 import { QuotaKeeper } from '../../../src/sandbox/rate-limit.js';
 import type { Clock } from '../../../src/time/clock.js';
 
-export function response(status: number, headers: Record<string, string> = {}, now = 0, body: unknown = {}): ApiResponse {
+function response(status: number, headers: Record<string, string> = {}, now = 0, body: unknown = {}): ApiResponse {
   const text = JSON.stringify(body);
   return {
     status,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from '../helpers/cli.js';
+import { missingTool } from '../helpers/tools.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -32,7 +33,7 @@ describe('Node version gate', () => {
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it.runIf(existsSync('/usr/bin/node'))('refuses the real system Node when it is older', async () => {
+  it.skipIf(missingTool('the system Node (/usr/bin/node)', existsSync('/usr/bin/node')))('refuses the real system Node when it is older', async () => {
     const version = (await execa('/usr/bin/node', ['--version'])).stdout.trim();
     const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
     const r = await execa('/usr/bin/node', [BIN, 'pets', 'list'], { reject: false, env: { PATH: process.env.PATH }, extendEnv: false });

@@ -199,7 +199,8 @@ describe('pets add --file against the sandbox', () => {
   });
 
   it('under a low limit with a short window: all created, zero 429 bans', async () => {
-    sb = await startSandbox({ keys: [KEY], perMinute: 10, windowMs: 1000 });
+    // 500 ms: a window that opens just after a reset lasts to the next whole second (~1 s); 30 records need 3.
+    sb = await startSandbox({ keys: [KEY], perMinute: 10, windowMs: 500 });
     const rs = records(30, 'limited');
     const path = file('limited.ndjson', writers.ndjson(rs));
     const r = await cli(['pets', 'add', '--file', path, '--concurrency', '8']);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shQuote } from '../../src/completion/model.js';
 import { BIN, runCli, tempDir } from '../helpers/cli.js';
+import { missingTool } from '../helpers/tools.js';
 import { bashComplete, fishComplete, hasShell, shellSandbox, zshCompleteReal, type Sandbox } from '../unit/completion/harness.js';
 
 const tmp = tempDir();
@@ -57,7 +58,7 @@ describe('bash completion of the built CLI (real bash)', () => {
   });
 });
 
-describe.skipIf(!hasShell('fish'))('fish completion of the built CLI', () => {
+describe.skipIf(missingTool('fish', hasShell('fish')))('fish completion of the built CLI', () => {
   it('completes environment names from the CLI', () => {
     expect(fishComplete(scripts.fish!, ['petstore pets li', 'petstore --env ', 'petstore env use '], sb, env)).toEqual([
       ['list'],
@@ -67,7 +68,7 @@ describe.skipIf(!hasShell('fish'))('fish completion of the built CLI', () => {
   });
 });
 
-describe.skipIf(!hasShell('zsh'))('zsh completion of the built CLI', () => {
+describe.skipIf(missingTool('zsh', hasShell('zsh')))('zsh completion of the built CLI', () => {
   it('completes environment names from the CLI in an interactive zsh', () => {
     expect(zshCompleteReal(scripts.zsh!, 'petstore --env ', sb, env).sort()).toEqual(['mylab', 'production', 'staging']);
   });

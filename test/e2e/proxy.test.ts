@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { closedPortUrl, E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { missingTool } from '../helpers/tools.js';
 import { haveOpenssl, startTestProxy, startTlsFront, type TestProxy, type TlsFront } from '../helpers/proxy.js';
 
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY (README "Proxies"), through a local proxy that records what it was asked.
@@ -127,7 +128,7 @@ describe('proxies from the environment', () => {
   });
 });
 
-describe.skipIf(!haveOpenssl())('https through a CONNECT tunnel', () => {
+describe.skipIf(missingTool('openssl', haveOpenssl()))('https through a CONNECT tunnel', () => {
   let front: TlsFront;
   beforeAll(async () => {
     front = await startTlsFront(t.sb.port);

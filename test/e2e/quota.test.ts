@@ -127,7 +127,8 @@ describe('the quota line (in process)', () => {
   });
 
   it('yellow under 10%, red at 0; a wait on a terminal shows a spinner and leaves its announcement', async () => {
-    const sb = await startSandbox({ perMinute: 11, windowMs: 2000 });
+    // A 1 s window (it lasts to the whole second after that: 1-2 s) holds the 11 in-process calls with room to spare.
+    const sb = await startSandbox({ perMinute: 11, windowMs: 1000 });
     const dir = tempDir();
     try {
       const e = { PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: sb.keys[0]!, PETSTORE_CONFIG_DIR: join(dir.dir, 'petstore') };

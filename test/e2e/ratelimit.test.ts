@@ -40,9 +40,13 @@ function assertNoEarlyRetry(sandbox: SandboxHandle): void {
 const QUOTA_LINE = /quota: (\d+)\/(\d+) left, resets in (\d+)s/;
 
 // The two long runs use their own sandboxes and config folders, so they run side by side.
+// Window lengths: the sandbox ends a window at the first whole second after open + length, and the CLI
+// sends its next request just after a reset, so a 500 ms window lasts about 1 s and a 1 s one about 2 s.
+// The sequential run keeps 2 s windows so that 5 one-at-a-time CLI starts always fit in one, even on a
+// loaded machine (else a window could lapse before it is used up, and no wait would be announced).
 describe.concurrent('shared quota', () => {
-  it('sequential: 20 `pets list` calls at 5 per 3 s window all succeed, none inside a Retry-After window, zero bans; the quota line matches the headers', async () => {
-    const s = await setup(5, 3000);
+  it('sequential: 20 `pets list` calls at 5 per 1 s window all succeed, none inside a Retry-After window, zero bans; the quota line matches the headers', async () => {
+    const s = await setup(5, 1000);
     try {
       const results: CliResult[] = [];
       for (let i = 0; i < 20; i++) {
@@ -75,8 +79,8 @@ describe.concurrent('shared quota', () => {
     }
   });
 
-  it('parallel: 8 CLI processes (xargs -P 8 style), one key, 40 requests at 5 per 2 s window: all succeed, zero bans', async () => {
-    const s = await setup(5, 2000);
+  it('parallel: 8 CLI processes (xargs -P 8 style), one key, 40 requests at 5 per 500 ms window: all succeed, zero bans', async () => {
+    const s = await setup(5, 500);
     try {
       const env = { PETSTORE_BASE_URL: s.sandbox.baseUrl, PETSTORE_API_KEY: s.key };
       let started = 0;

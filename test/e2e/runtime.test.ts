@@ -2,7 +2,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, tempDir } from '../helpers/cli.js';
+import { BIN, runCli, tempDir } from '../helpers/cli.js';
+import { missingTool } from '../helpers/tools.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -32,7 +33,19 @@ describe('Node version gate', () => {
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it.runIf(existsSync('/usr/bin/node'))('refuses the real system Node when it is older', async () => {
+  // CI runs the suite once per supported Node major (.ci/run), setting PETSTORE_TEST_NODE_MAJOR: the CLI
+  // the e2e tests start must be that Node too, not whichever node is first on PATH.
+  it('the built CLI runs on the Node that runs the tests', async () => {
+    const preload = join(tmp.dir, 'print-version.cjs');
+    writeFileSync(preload, 'process.stderr.write(`node ${process.version}\\n`);\n');
+    const r = await runCli(['--version'], { env: { NODE_OPTIONS: `--require ${preload}` } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`node ${process.version}\n`);
+    const major = process.env.PETSTORE_TEST_NODE_MAJOR;
+    if (major) expect(process.versions.node.split('.')[0]).toBe(major);
+  });
+
+  it.skipIf(missingTool('the system Node (/usr/bin/node)', existsSync('/usr/bin/node')))('refuses the real system Node when it is older', async () => {
     const version = (await execa('/usr/bin/node', ['--version'])).stdout.trim();
     const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
     const r = await execa('/usr/bin/node', [BIN, 'pets', 'list'], { reject: false, env: { PATH: process.env.PATH }, extendEnv: false });

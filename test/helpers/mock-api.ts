@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
+import { MockAgent, type Dispatcher } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
 import { tempDir } from './cli.js';
 import { runInProcess, type InProcessOptions } from './inprocess.js';
@@ -36,15 +36,32 @@ function lowerHeaders(h: unknown): Record<string, string> {
   return out;
 }
 
+function seenRequest(opts: Dispatcher.DispatchOptions): SeenRequest {
+  return {
+    method: opts.method,
+    path: opts.path,
+    headers: lowerHeaders(opts.headers),
+    body: typeof opts.body === 'string' ? opts.body : opts.body == null ? undefined : String(opts.body),
+  };
+}
+
 /**
- * An undici MockAgent for the in-process runner: routes answer by method and path,
- * and every request is recorded. Unrouted requests fail the way a refused connection would.
+ * An undici MockAgent for the in-process runner: routes answer by method and path, and every
+ * request sent through `agent` is recorded, routed or not (so "nothing was sent" needs no catch-all
+ * route to be true). Unrouted requests fail the way a refused connection would.
+ * A route no request used is a stub the test did not need, or a request the CLI did not send:
+ * assertAllUsed() fails then (mockedCli() checks it after every test).
  */
 export function mockApi(origin = MOCK_ORIGIN) {
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  const pool = agent.get(origin);
+  const mock = new MockAgent();
+  mock.disableNetConnect();
+  const pool = mock.get(origin);
   const requests: SeenRequest[] = [];
+  // The dispatcher to give the CLI: the MockAgent, recording each request as it is dispatched.
+  const agent: Dispatcher = mock.compose((dispatch) => (opts, handler) => {
+    requests.push(seenRequest(opts));
+    return dispatch(opts, handler);
+  });
   return {
     agent,
     requests,
@@ -53,14 +70,7 @@ export function mockApi(origin = MOCK_ORIGIN) {
       pool
         .intercept({ method, path })
         .reply((opts) => {
-          const seen: SeenRequest = {
-            method: opts.method,
-            path: opts.path,
-            headers: lowerHeaders(opts.headers),
-            body: typeof opts.body === 'string' ? opts.body : opts.body == null ? undefined : String(opts.body),
-          };
-          requests.push(seen);
-          const r = typeof reply === 'function' ? reply(seen) : reply;
+          const r = typeof reply === 'function' ? reply(seenRequest(opts as Dispatcher.DispatchOptions)) : reply;
           const data = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
           return {
             statusCode: r.status,
@@ -74,7 +84,9 @@ export function mockApi(origin = MOCK_ORIGIN) {
     fail(method: string, path: string | RegExp | ((p: string) => boolean), error: Error) {
       pool.intercept({ method, path }).replyWithError(error).persist();
     },
-    close: () => agent.close(),
+    /** Throws, listing them, when a route (on or fail) was never used by a request. */
+    assertAllUsed: () => mock.assertNoPendingInterceptors(),
+    close: () => mock.close(),
   };
 }
 
@@ -86,8 +98,9 @@ export function tempConfigDir(): { dir: string; cleanup: () => void } {
 
 /**
  * The usual in-process setup: a fresh MockAgent and config folder for each test (registered as
- * beforeEach/afterEach), and `run(args)` = the CLI with `prefix` before args, the mock as dispatcher,
- * PETSTORE_CONFIG_DIR set, and `env` (by default the mock's base URL and key) under the test's own env.
+ * beforeEach/afterEach; after each test every route must have been used, see assertAllUsed), and
+ * `run(args)` = the CLI with `prefix` before args, the mock as dispatcher, PETSTORE_CONFIG_DIR set,
+ * and `env` (by default the mock's base URL and key) under the test's own env.
  */
 export function mockedCli(options: { prefix?: string[]; env?: Record<string, string> } = {}) {
   const prefix = options.prefix ?? [];
@@ -99,8 +112,12 @@ export function mockedCli(options: { prefix?: string[]; env?: Record<string, str
     cfg = tempConfigDir();
   });
   afterEach(async () => {
-    await api?.close();
-    cfg?.cleanup();
+    try {
+      api?.assertAllUsed();
+    } finally {
+      await api?.close();
+      cfg?.cleanup();
+    }
   });
   const cli = {
     get api() {

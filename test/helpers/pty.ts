@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { BIN } from './cli.js';
+import { missingTool } from './tools.js';
 
-/** util-linux `script` gives the CLI a real pseudo-terminal for stdin, stdout and stderr. */
-export const hasScript = process.platform === 'linux' && existsSync('/usr/bin/script');
+/** util-linux `script` gives the CLI a real pseudo-terminal for stdin, stdout and stderr (tests skip without it, but not in CI). */
+export const hasScript = !missingTool('util-linux script (/usr/bin/script)', process.platform === 'linux' && existsSync('/usr/bin/script'));
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -190,8 +190,6 @@ describe('petstore api: refused before anything is sent (exit 2)', () => {
     [['/pets', '-H', 'Host: evil.example.com'], /refusing -H\/--header "Host"/],
     [['/pets', '-H', 'nocolon'], /expected 'Name: value'/],
   ])('%j', async (args, message) => {
-    cli.api.on('GET', /.*/, { status: 200, body: '[]' });
-    cli.api.on('POST', /.*/, { status: 200, body: '[]' });
     const r = await run(args);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');

@@ -89,7 +89,6 @@ describe('pets list', () => {
     [['-o', 'yaml'], '--output "yaml": must be one of table, json, ndjson, csv'],
     [['--json', '-o', 'csv'], '--json conflicts with --output csv'],
   ])('rejects %j with exit 2 before sending', async (flags, message) => {
-    cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: '[]' });
     const r = await run(['pets', 'list', ...flags]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(message);

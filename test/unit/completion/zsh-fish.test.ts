@@ -1,11 +1,12 @@
-// zsh and fish scripts in the real shells. Extras: they skip where the shell
-// is not installed (CI); the bash test is the one that always runs.
+// zsh and fish scripts in the real shells. They skip where the shell is not
+// installed, except in CI, which installs both (test/helpers/tools.ts).
 
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionScript } from '../../../src/completion/index.js';
+import { missingTool } from '../../helpers/tools.js';
 import { fishComplete, hasShell, programTree, shellSandbox, zshCompleteReal, zshCompleteStubbed, type Sandbox } from './harness.js';
 
 const program = programTree();
@@ -23,7 +24,7 @@ function syntaxOk(shell: string, script: string, file: string): void {
   expect(r.status).toBe(0);
 }
 
-describe.skipIf(!hasShell('zsh'))('zsh completion', () => {
+describe.skipIf(missingTool('zsh', hasShell('zsh')))('zsh completion', () => {
   const script = completionScript('zsh', program);
 
   it('parses', () => syntaxOk('zsh', script, '_petstore_syntax'));
@@ -68,7 +69,7 @@ describe.skipIf(!hasShell('zsh'))('zsh completion', () => {
   });
 });
 
-describe.skipIf(!hasShell('fish'))('fish completion', () => {
+describe.skipIf(missingTool('fish', hasShell('fish')))('fish completion', () => {
   const script = completionScript('fish', program);
 
   it('parses', () => syntaxOk('fish', script, 'petstore_syntax.fish'));

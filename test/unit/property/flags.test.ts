@@ -4,7 +4,7 @@
 // Runs the whole CLI in-process (test/helpers/inprocess.ts) against an undici
 // MockAgent that records every request: a request for rejected input fails the test.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN } from '../../../src/json/int64.js';
 import { runInProcess, type InProcessResult } from '../../helpers/inprocess.js';
 import { MOCK_BASE_URL, MOCK_KEY, mockApi, tempConfigDir, type SeenRequest } from '../../helpers/mock-api.js';
@@ -15,19 +15,30 @@ let api: ReturnType<typeof mockApi>;
 let cfg: ReturnType<typeof tempConfigDir>;
 
 beforeAll(() => {
-  api = mockApi();
   cfg = tempConfigDir();
-  api.on('GET', (p) => p === '/v1/pets' || p.startsWith('/v1/pets?'), { status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' });
-  api.on('GET', (p) => p.startsWith('/v1/pets/'), (req) => {
-    const id = req.path.slice('/v1/pets/'.length);
-    return { status: 200, body: `{"id":${id},"name":"Rex","categoryId":1}` };
-  });
-  api.on('POST', '/v1/pets', (req) => ({ status: 201, body: `{"id":7,${(req.body ?? '{}').slice(1)}` }));
 });
-afterAll(async () => {
-  await api.close();
-  cfg.cleanup();
+afterAll(() => cfg.cleanup());
+// A fresh mock for each property, with only the route it needs: a route no run used fails the test.
+beforeEach(() => {
+  api = mockApi();
 });
+afterEach(async () => {
+  try {
+    api.assertAllUsed();
+  } finally {
+    await api.close();
+  }
+});
+
+const routes = {
+  list: () => api.on('GET', (p) => p === '/v1/pets' || p.startsWith('/v1/pets?'), { status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' }),
+  get: () =>
+    api.on('GET', (p) => p.startsWith('/v1/pets/'), (req) => {
+      const id = req.path.slice('/v1/pets/'.length);
+      return { status: 200, body: `{"id":${id},"name":"Rex","categoryId":1}` };
+    }),
+  add: () => api.on('POST', '/v1/pets', (req) => ({ status: 201, body: `{"id":7,${(req.body ?? '{}').slice(1)}` })),
+};
 
 /** Runs one invocation; returns the result and the requests it sent. */
 async function run(args: string[]): Promise<{ r: InProcessResult; sent: SeenRequest[] }> {
@@ -77,6 +88,7 @@ function int64Of(text: string): bigint | undefined {
 
 describe('flag values (property, in-process CLI)', () => {
   it(`pets list --limit <anything>: exit 0 with exactly that limit for 1..100, else exit 2 and nothing sent (${RUNS} runs)`, async () => {
+    routes.list();
     await fc.assert(
       fc.asyncProperty(anyText(fc.integer({ min: -5, max: 105 }).map(String)), async (value) => {
         const res = await run(['pets', 'list', `--limit=${value}`]);
@@ -91,6 +103,7 @@ describe('flag values (property, in-process CLI)', () => {
   });
 
   it(`pets list --status <anything>: only available|pending|sold are sent (${RUNS} runs)`, async () => {
+    routes.list();
     await fc.assert(
       fc.asyncProperty(anyText(fc.constantFrom('available', 'pending', 'sold', 'Available', 'sold ', ' pending', 'availabl', '')), async (value) => {
         const res = await run(['pets', 'list', `--status=${value}`]);
@@ -107,6 +120,7 @@ describe('flag values (property, in-process CLI)', () => {
       fc.bigInt({ min: INT64_MIN - 3n, max: INT64_MAX + 3n }).map(String),
       fc.constantFrom(String(INT64_MAX), String(INT64_MIN), String(INT64_MAX + 1n), String(INT64_MIN - 1n), '007', '-0', '0x10', '1_000'),
     );
+    routes.get();
     await fc.assert(
       fc.asyncProperty(anyText(near), async (value) => {
         // "--" so that a value such as "--help" or "-5" is the argument, as a script would pass it.
@@ -122,6 +136,7 @@ describe('flag values (property, in-process CLI)', () => {
 
   it(`pets add --category-id <anything> --name <anything>: the body carries exactly those values (${RUNS} runs)`, async () => {
     const near = fc.oneof(fc.bigInt({ min: INT64_MIN - 3n, max: INT64_MAX + 3n }).map(String), fc.constantFrom('9007199254740993', '1.0', '1e3', ''));
+    routes.add();
     await fc.assert(
       fc.asyncProperty(anyText(near), anyText(fc.constantFrom('Rex', ' ', '', '\t\n', 'Tom "the cat", Jr.', '-x', '--help')), async (categoryId, name) => {
         const res = await run(['pets', 'add', `--category-id=${categoryId}`, `--name=${name}`, '-o', 'json']);
@@ -139,6 +154,7 @@ describe('flag values (property, in-process CLI)', () => {
   });
 
   it(`global --max-retries / --max-wait <anything>: exit 0 or 2 (${RUNS} runs)`, async () => {
+    routes.list();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('--max-retries', '--max-wait'), anyText(fc.constantFrom('0', '3', '1.5', '-1', '1e3', '9'.repeat(400))), async (flag, value) => {
         acceptedOrRejected(await run([`${flag}=${value}`, 'pets', 'list']), `${flag} ${JSON.stringify(value)}`);
@@ -148,6 +164,7 @@ describe('flag values (property, in-process CLI)', () => {
   });
 
   it(`global --timeout <anything>: exit 0 or 2 (7 only for a real timeout of a tiny value), never a crash (${RUNS} runs)`, async () => {
+    routes.list();
     await fc.assert(
       fc.asyncProperty(anyText(fc.constantFrom('30', '0.5', '2.5', '0', '-1', '1e3')), async (value) => {
         const { r, sent } = await run([`--timeout=${value}`, 'pets', 'list']);

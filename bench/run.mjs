@@ -31,7 +31,12 @@ const { values: flags } = parseArgs({
   },
 });
 if (flags.help) {
-  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 10).join('\n') + '\n');
+  process.stdout.write(
+    `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(0, 10)
+      .join('\n')}\n`,
+  );
   process.exit(0);
 }
 const only = flags.only ? flags.only.split(',').map((s) => s.trim()) : ROWS;
@@ -40,7 +45,8 @@ const BIN = resolve(flags.bin ?? join(ROOT, 'bin/petstore'));
 const OUT = flags.out ?? join(ROOT, 'bench/results.json');
 const quick = flags.quick;
 const runsOverride = flags.runs === undefined ? undefined : Number(flags.runs);
-if (runsOverride !== undefined && !(Number.isInteger(runsOverride) && runsOverride >= 1 && runsOverride <= 1000)) fail('--runs must be a whole number from 1 to 1000');
+if (runsOverride !== undefined && !(Number.isInteger(runsOverride) && runsOverride >= 1 && runsOverride <= 1000))
+  fail('--runs must be a whole number from 1 to 1000');
 const runs = (normal, fast) => runsOverride ?? (quick ? fast : normal);
 
 function fail(message) {
@@ -138,7 +144,18 @@ async function compareHyperfine(a, b, env, { warmup, count }, tmp) {
     await new Promise((resolveRun, reject) => {
       const child = spawn(
         'hyperfine',
-        ['-N', '--style', 'none', '--warmup', String(k === 0 ? warmup : 1), '--runs', String(n), '--export-json', file, ...order.map((c) => c.map(shellWord).join(' '))],
+        [
+          '-N',
+          '--style',
+          'none',
+          '--warmup',
+          String(k === 0 ? warmup : 1),
+          '--runs',
+          String(n),
+          '--export-json',
+          file,
+          ...order.map((c) => c.map(shellWord).join(' ')),
+        ],
         { env, stdio: ['ignore', 'ignore', 'pipe'] },
       );
       let stderr = '';
@@ -307,7 +324,10 @@ async function rowRequest() {
     const cli = [NODE, BIN, 'pets', 'list', '--limit', '100', '-o', 'json'];
     // Same answer from both, or the comparison means nothing.
     const [x, y] = [await timeOnce(bare, env, { stdout: 'pipe' }), await timeOnce(cli, env, { stdout: 'pipe' })];
-    const ids = (text) => JSON.parse(text).map((p) => String(p.id)).join(',');
+    const ids = (text) =>
+      JSON.parse(text)
+        .map((p) => String(p.id))
+        .join(',');
     if (ids(x.stdout) !== ids(y.stdout) || JSON.parse(y.stdout).length !== 100) throw new Error('petstore and the bare script printed different pets');
     const r = await compare(bare, cli, env, { warmup: 3, count: runs(30, 9) }, tmp);
     results.push({
@@ -480,7 +500,12 @@ async function rowMemory() {
 
 function fmt(q) {
   if (!q) return '-';
-  const v = q.unit === 'ms' && q.value >= 2000 ? `${(q.value / 1000).toFixed(2)} s` : q.unit === 'req/s' ? `${Math.round(q.value)} req/s` : `${q.value.toFixed(1)} ${q.unit}`;
+  const v =
+    q.unit === 'ms' && q.value >= 2000
+      ? `${(q.value / 1000).toFixed(2)} s`
+      : q.unit === 'req/s'
+        ? `${Math.round(q.value)} req/s`
+        : `${q.value.toFixed(1)} ${q.unit}`;
   return `${v} (${q.what})`;
 }
 const fmtTarget = (t) => (!t || Number.isNaN(t.value) ? '-' : `${t.op === '<=' ? '≤' : '≥'} ${t.value}${t.also ? `, ${t.also}` : ''}`);
@@ -497,7 +522,14 @@ function table(rows) {
   const body = rows.map((r) => {
     const { pass } = r;
     const extra = r.detail?.bans !== undefined ? ` [bans ${r.detail.bans}, 429s ${r.detail.count429}]` : '';
-    return [r.what, r.figure ? fmt(r.figure) + extra : r.note, fmt(r.reference), r.ratio == null ? '-' : r.ratio.toFixed(2), fmtTarget(r.target), pass == null ? '-' : pass ? 'yes' : 'NO'];
+    return [
+      r.what,
+      r.figure ? fmt(r.figure) + extra : r.note,
+      fmt(r.reference),
+      r.ratio == null ? '-' : r.ratio.toFixed(2),
+      fmtTarget(r.target),
+      pass == null ? '-' : pass ? 'yes' : 'NO',
+    ];
   });
   const lines = [head, head.map(() => '---'), ...body].map((cells) => `| ${cells.map((c) => String(c).replaceAll('|', '\\|')).join(' | ')} |`);
   return lines.join('\n');

@@ -204,7 +204,8 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const baseIO = createIO(deps);
 
   const actions: Pick<CommandContext, 'lazy'> = {
-    lazy: (load: () => Promise<CommandModule>) =>
+    lazy:
+      (load: () => Promise<CommandModule>) =>
       async (...actionArgs: unknown[]) => {
         const cmd = actionArgs[actionArgs.length - 1] as Command;
         const opts = cmd.opts();
@@ -225,7 +226,11 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
           ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
         });
         const mod = await load();
-        await mod.command(factory, cmd.processedArgs.filter((a): a is string => typeof a === 'string'), opts);
+        await mod.command(
+          factory,
+          cmd.processedArgs.filter((a): a is string => typeof a === 'string'),
+          opts,
+        );
       },
   };
 
@@ -254,9 +259,10 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
       // Help and --version end with code 0; every parse error is a usage error.
       code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     } else {
-      if (deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError)) error = new InterruptedError();
-      renderError(factory?.io ?? baseIO, error, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
-      code = exitCodeFor(error);
+      // Whatever a command threw after Ctrl-C, the user interrupted it.
+      const failure = deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError) ? new InterruptedError() : error;
+      renderError(factory?.io ?? baseIO, failure, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
+      code = exitCodeFor(failure);
     }
   } finally {
     if (factory) await finish(factory);

@@ -33,7 +33,7 @@ export async function readEarlierResults(path: string): Promise<{ byLine: Map<nu
   const byLine = new Map<number, EarlierResult>();
   let pendingError: string | undefined;
   let lineNo = 0;
-  let stream;
+  let stream: ReturnType<typeof createReadStream> | undefined;
   try {
     stream = createReadStream(path, { encoding: 'utf8' });
     for await (const text of lines(stream)) {

@@ -286,7 +286,12 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
 
   const resume = `rerun with --resume ${o.resultsPath ?? '<results file>'} to continue without duplicates`;
   if (fatal !== undefined) {
-    if (fatal instanceof CliError) throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${plan.total} records`, { code: fatal.code, status: fatal.status, hint: fatal.hint ?? resume });
+    if (fatal instanceof CliError)
+      throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${plan.total} records`, {
+        code: fatal.code,
+        status: fatal.status,
+        hint: fatal.hint ?? resume,
+      });
     throw fatal;
   }
   if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; ${resume}`);

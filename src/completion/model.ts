@@ -53,7 +53,6 @@ export interface CompletionSpec {
 /** The hidden command the scripts call for dynamic values (registered in src/commands/completion/index.ts). */
 const COMPLETE_COMMAND = '__complete';
 
-
 const NONE: ValueSource = { kind: 'none' };
 const WORD = /^[A-Za-z0-9_.:/@+-]+$/;
 
@@ -122,9 +121,7 @@ function describe(cmd: Command, path: readonly string[], inheritedFlags: readonl
     flags.push(f);
   }
   // What the children inherit: everything but help (each command has its own) and version (program only).
-  const passDown = flags
-    .filter((f) => f.long !== '--help' && f.long !== '--version')
-    .map((f) => (f.inherited ? f : { ...f, inherited: true }));
+  const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version').map((f) => (f.inherited ? f : { ...f, inherited: true }));
   const args = cmd.registeredArguments;
   return {
     path,

@@ -90,15 +90,14 @@ export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string
   const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
   const base = resolveBaseUrl(entry, env, envName);
   if (!base) {
-    throw new UsageError(
-      `environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1 (or set PETSTORE_BASE_URL)`,
-      { code: 'no_base_url' },
-    );
+    throw new UsageError(`environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1 (or set PETSTORE_BASE_URL)`, {
+      code: 'no_base_url',
+    });
   }
   return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
 }
 
 /** Shows only the last four characters of a secret. */
 export function maskKey(key: string): string {
-  return key.length < 12 ? "****" : `****${key.slice(-4)}`;
+  return key.length < 12 ? '****' : `****${key.slice(-4)}`;
 }

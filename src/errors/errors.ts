@@ -1,17 +1,7 @@
 // Typed failures. Each carries a kind; src/errors/exit-codes.ts is the only
 // place a kind becomes an exit code, and src/cli.ts the only place that exits.
 
-export type ErrorKind =
-  | 'failure'
-  | 'usage'
-  | 'auth'
-  | 'not_found'
-  | 'rate_limited'
-  | 'network'
-  | 'partial'
-  | 'interrupted'
-  | 'server'
-  | 'malformed';
+export type ErrorKind = 'failure' | 'usage' | 'auth' | 'not_found' | 'rate_limited' | 'network' | 'partial' | 'interrupted' | 'server' | 'malformed';
 
 export interface ErrorDetails {
   /** Machine-readable code: the API's Error.code, or one of ours. */

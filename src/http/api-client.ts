@@ -3,7 +3,7 @@ import { announcedSleep, systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
 import { firstValue } from '../wire/headers.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
-import { TransportError } from '../transport/errors.js';
+import type { TransportError } from '../transport/errors.js';
 import { RateLimiter, type WaitInfo } from '../ratelimit/limiter.js';
 import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
 import { rateLimitGiveUp } from '../ratelimit/give-up.js';
@@ -98,7 +98,6 @@ export class ApiClient {
   get requestCount(): number {
     return this.#requests;
   }
-
 
   /**
    * Sends one request through the rate-limit gate, retrying as allowed; any

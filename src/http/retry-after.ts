@@ -65,11 +65,7 @@ export function parseHttpDate(text: string, now: number): number | undefined {
  * caller falls back to backoff). For a date, the response's own Date header,
  * when valid, is used as "now" on the server's clock, which cancels clock skew.
  */
-export function parseRetryAfter(
-  value: string | string[] | undefined,
-  now: number,
-  serverDate?: string | string[] | undefined,
-): RetryAfter | undefined {
+export function parseRetryAfter(value: string | string[] | undefined, now: number, serverDate?: string | string[] | undefined): RetryAfter | undefined {
   const text = firstValue(value)?.trim();
   if (!text) return undefined;
   if (/^[+-]?\d+(\.\d+)?$/.test(text)) {

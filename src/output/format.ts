@@ -1,7 +1,5 @@
 import { UsageError } from '../errors/errors.js';
 import { FORMATS } from '../flag-values.js';
-
-;
 export type Format = (typeof FORMATS)[number];
 
 function isFormat(value: string): value is Format {

@@ -25,7 +25,7 @@ export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortS
   return new Promise<string>((resolve, reject) => {
     let value = '';
     // Inside an escape sequence (arrow keys, bracketed paste markers): 0 none, 1 after ESC, 2 in CSI/SS3.
-    let escape = 0;
+    let inEscape = 0;
     const wasRaw = stdin.isRaw === true;
     const cleanup = () => {
       stdin.off('data', onData);
@@ -44,12 +44,12 @@ export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortS
     const onEnd = () => finish(value.length > 0 ? undefined : new UsageError('no key entered'));
     const onData = (chunk: Buffer | string) => {
       for (const ch of String(chunk)) {
-        if (escape === 1) {
-          escape = ch === '[' || ch === 'O' ? 2 : 0;
+        if (inEscape === 1) {
+          inEscape = ch === '[' || ch === 'O' ? 2 : 0;
           continue;
         }
-        if (escape === 2) {
-          if (ch >= '@' && ch <= '~') escape = 0;
+        if (inEscape === 2) {
+          if (ch >= '@' && ch <= '~') inEscape = 0;
           continue;
         }
         switch (ch) {
@@ -74,7 +74,7 @@ export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortS
             value = '';
             break;
           case '\u001b': // ESC: skip the sequence it starts
-            escape = 1;
+            inEscape = 1;
             break;
           default:
             // Other control characters (arrows arrive as ESC sequences) are not part of a key.

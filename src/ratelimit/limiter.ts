@@ -353,7 +353,10 @@ export class RateLimiter {
       try {
         if (this.#running) {
           // A store operation is under way (perhaps fetching the next block): see what it brings first.
-          await abortable(this.#running.catch(() => {}), signal);
+          await abortable(
+            this.#running.catch(() => {}),
+            signal,
+          );
           const permit = this.#take();
           if (permit) return permit;
         }
@@ -396,7 +399,13 @@ export class RateLimiter {
    * Sleeps until `d.until`. With `wakes` (the count of wake-ups when the decision was asked for):
    * silently, and only until the next wake-up (a permit of this limiter settles), at once if one came meanwhile.
    */
-  async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, quota: Quota | undefined, opts: AcquireOptions, maxWaitMs: number, wakes?: number): Promise<void> {
+  async #waitOut(
+    d: { reason: 'gate' | 'quota'; until: number },
+    quota: Quota | undefined,
+    opts: AcquireOptions,
+    maxWaitMs: number,
+    wakes?: number,
+  ): Promise<void> {
     // Never call onWait from inside the caller's acquire() call itself (it may start another request).
     await Promise.resolve();
     const now = this.#clock.now();

@@ -5,7 +5,7 @@ import { formatDuration, startSandbox, type RecordedRequest, type SandboxHandle 
 import type { SandboxCommandOptions } from './options.js';
 import { toSandboxOptions } from './options.js';
 
-export { parseSandboxOptions, parseDuration, toSandboxOptions,   type SandboxCommandOptions } from './options.js';
+export { parseSandboxOptions, parseDuration, toSandboxOptions, type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';
 
 export interface SandboxIO {

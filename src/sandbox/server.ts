@@ -344,7 +344,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const clock = options.clock ?? Date.now;
   const maxBody = positiveInt(options.maxBodyBytes, 'maxBodyBytes', 1024 ** 3) ?? DEFAULT_MAX_BODY_BYTES;
   const recordLimit =
-    options.recordRequests === false ? 0 : options.recordRequests === true || options.recordRequests === undefined ? DEFAULT_RECORD_LIMIT : Math.max(0, Math.floor(options.recordRequests));
+    options.recordRequests === false
+      ? 0
+      : options.recordRequests === true || options.recordRequests === undefined
+        ? DEFAULT_RECORD_LIMIT
+        : Math.max(0, Math.floor(options.recordRequests));
   let latencyMs = Math.max(0, options.latencyMs ?? 0);
   let firstId = toFirstId(options.firstId);
 
@@ -434,7 +438,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     answer.body = json;
   }
 
-  async function dispatch(req: IncomingMessage, method: string, path: string, search: string, answer: Answer, got: { body: string; key: string | undefined }): Promise<void> {
+  async function dispatch(
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    search: string,
+    answer: Answer,
+    got: { body: string; key: string | undefined },
+  ): Promise<void> {
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     const injected = takeFailure();
     if (injected) throw injected;
@@ -585,7 +596,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       const where = `${host}:${port}`;
-      if (error.code === 'EADDRINUSE') reject(new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error }));
+      if (error.code === 'EADDRINUSE')
+        reject(new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error }));
       else if (error.code === 'EACCES') reject(new SandboxStartError(`not allowed to listen on ${where}; choose a port above 1023`, { cause: error }));
       else reject(new SandboxStartError(`cannot listen on ${where}: ${error.message}`, { cause: error }));
     };

@@ -6,7 +6,7 @@ import { isSafeMethod, type HttpMethod } from './method.js';
 import { describeTransportError, TransportError } from './errors.js';
 import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
 import { maskKey } from '../config/target.js';
-import { CliError, InterruptedError, MalformedResponseError, NetworkError } from '../errors/errors.js';
+import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
 import { escapeControl } from '../output/text.js';
 import type { Clock } from '../time/clock.js';

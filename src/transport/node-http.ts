@@ -11,7 +11,6 @@ import type { Agent as HttpAgent, ClientRequest, IncomingMessage, OutgoingHttpHe
 import { CONNECT_TIMED_OUT, cutShort } from './errors.js';
 import { CONNECT_TIMEOUT_MS } from './timeouts.js';
 
-
 export interface NodeAgents {
   http: HttpAgent;
   https: HttpAgent;

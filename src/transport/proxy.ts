@@ -133,7 +133,10 @@ function parseNoProxy(value: string): NoProxyEntry[] {
       port = parsed ? Number.parseInt(parsed[2]!, 10) : 0;
     }
     entries.push({
-      hostname: hostname.replace(/^\*?\./, '').replace(/^(.+)\.$/, '$1').toLowerCase(),
+      hostname: hostname
+        .replace(/^\*?\./, '')
+        .replace(/^(.+)\.$/, '$1')
+        .toLowerCase(),
       port,
       wildcard: entry.startsWith('*'),
     });

@@ -68,7 +68,14 @@ describe('petstore auth (built CLI against the sandbox)', () => {
     await auth(['login'], E2E_KEY);
     const ok = await auth(['status', '-o', 'json']);
     expect(ok.exitCode).toBe(0);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ env: 'production', baseUrl: t.sb.baseUrl, keySource: 'config', configFile: configFile(), key: masked, server: 'accepted' });
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      env: 'production',
+      baseUrl: t.sb.baseUrl,
+      keySource: 'config',
+      configFile: configFile(),
+      key: masked,
+      server: 'accepted',
+    });
 
     const fromEnv = await auth(['status', '-o', 'json'], undefined, { PETSTORE_API_KEY: 'sk_env_bad_key_1111' });
     expect(fromEnv.exitCode).toBe(4);

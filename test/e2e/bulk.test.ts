@@ -28,9 +28,9 @@ function records(n: number, prefix = 'pet'): Rec[] {
 const json = (r: Rec) => `{"name":${JSON.stringify(r.name)},"categoryId":${r.categoryId}${r.status ? `,"status":"${r.status}"` : ''}}`;
 const csvField = (s: string) => (/[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
 const writers = {
-  ndjson: (rs: Rec[]) => rs.map(json).join('\n') + '\n',
+  ndjson: (rs: Rec[]) => `${rs.map(json).join('\n')}\n`,
   json: (rs: Rec[]) => `[\n${rs.map((r) => `  ${json(r)}`).join(',\n')}\n]\n`,
-  csv: (rs: Rec[]) => 'name,categoryId,status\n' + rs.map((r) => `${csvField(r.name)},${r.categoryId},${r.status ?? ''}`).join('\n') + '\n',
+  csv: (rs: Rec[]) => `name,categoryId,status\n${rs.map((r) => `${csvField(r.name)},${r.categoryId},${r.status ?? ''}`).join('\n')}\n`,
 };
 
 function file(name: string, text: string): string {

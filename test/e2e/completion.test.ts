@@ -47,7 +47,14 @@ describe('bash completion of the built CLI (real bash)', () => {
       sb,
       env,
     );
-    expect(got).toEqual([['pets'], ['list'], ['available', 'pending', 'sold'], ['mylab', 'production', 'staging'], ['mylab'], ['table', 'json', 'ndjson', 'csv']]);
+    expect(got).toEqual([
+      ['pets'],
+      ['list'],
+      ['available', 'pending', 'sold'],
+      ['mylab', 'production', 'staging'],
+      ['mylab'],
+      ['table', 'json', 'ndjson', 'csv'],
+    ]);
   });
 
   it('a broken config file only means the built-in names, with no noise', () => {

@@ -64,7 +64,7 @@ describe('a broken config file', () => {
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(problem);
-      expect(r.stderr).toBe(r.stderr.split('\n')[0] + '\n');
+      expect(r.stderr).toBe(`${r.stderr.split('\n')[0]}\n`);
       expect(r.stderr).toContain(`error: config file ${file} is not valid JSON`);
       expect(r.stderr).toContain('it was left as it is; fix or move it aside, then run the command again');
       expect(readFileSync(file).equals(before), args.join(' ')).toBe(true);
@@ -77,7 +77,7 @@ describe('a broken config file', () => {
     ['{"envs":[]}', '"envs" is not an object'],
     ['[]', 'the top level is not an object'],
     ['null', 'the top level is not an object'],
-    ['[{"envs":{"staging":{"apiKey":"' + STORED_KEY + '"}}}]', 'the top level is not an object'],
+    [`[{"envs":{"staging":{"apiKey":"${STORED_KEY}"}}}]`, 'the top level is not an object'],
     ['{"currentEnv":7}', '"currentEnv" is not a string'],
     ['{"envs":{"staging":{"apiKey":12345}}}', '"envs.staging.apiKey" is not a string'],
     ['{"envs":{"staging":"https://x/v1"}}', '"envs.staging" is not an object'],
@@ -113,7 +113,10 @@ describe('permissions', () => {
     const warned = await t.cli(['env', 'list'], { env });
     clean(warned);
     expect(warned.exitCode).toBe(0);
-    const lines = warned.stderr.trim().split('\n').filter((l) => !l.startsWith('note: '));
+    const lines = warned.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('note: '));
     expect(lines).toEqual([
       `warning: ${dir} is mode 0755 (want 0700); others may read your API keys. Fix with: chmod 700 ${dir} && chmod 600 ${file}`,
       `warning: ${file} is mode 0644 (want 0600); others may read your API keys. Fix with: chmod 700 ${dir} && chmod 600 ${file}`,

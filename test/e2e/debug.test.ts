@@ -34,7 +34,12 @@ describe('--debug', () => {
     expect(lines.some((l) => l.startsWith('debug: < content-type: application/json'))).toBe(true);
     expect(lines.some((l) => l.startsWith('debug: < [{"id":1,"name":"Rex"'))).toBe(true);
     // Nothing but debug lines on stderr for a successful command.
-    expect(r.stderr.trim().split('\n').every((l) => l.startsWith('debug: '))).toBe(true);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .every((l) => l.startsWith('debug: ')),
+    ).toBe(true);
   });
 
   it('PETSTORE_DEBUG=1 does the same; PETSTORE_DEBUG=0 and no flag print no trace', async () => {
@@ -88,7 +93,12 @@ describe('--debug', () => {
     expect(l2.some((l) => /^debug: 429 on GET \/pets; gate closed until /.test(l))).toBe(true);
     expect(l2.some((l) => /^debug: wait \(rate_limited, \d+ ms\): rate limited; retrying in \d+s \(attempt 1\/3\)$/.test(l))).toBe(true);
     // --quiet silenced the announcement itself; only the trace remains.
-    expect(limited.stderr.trim().split('\n').every((l) => l.startsWith('debug: '))).toBe(true);
+    expect(
+      limited.stderr
+        .trim()
+        .split('\n')
+        .every((l) => l.startsWith('debug: ')),
+    ).toBe(true);
   });
 
   it('stack traces only with --debug', async () => {

@@ -54,7 +54,10 @@ function oneClearError(r: Run, pattern: RegExp, before = 0): void {
   expect(r.stderr, 'stack trace').not.toMatch(/\n\s+at |^\s+at /m);
   expect(r.stderr).not.toMatch(/unexpected error|TypeError|ReferenceError|SyntaxError|Unexpected token|undici|UND_ERR/);
   expect(r.stderr).not.toContain(KEY);
-  expect(lines.filter((l) => l.startsWith('error:')), r.stderr).toHaveLength(1);
+  expect(
+    lines.filter((l) => l.startsWith('error:')),
+    r.stderr,
+  ).toHaveLength(1);
   expect(lines, r.stderr).toHaveLength(before + 1);
   expect(lines.at(-1)).toMatch(pattern);
   expect(r.stdout).toBe('');
@@ -343,7 +346,10 @@ describe.concurrent('an oversized body', () => {
     const s = await server([{ kind: 'big', status: 201, bytes: 20 * 1024 * 1024, declareLength: true }]);
     const r = await cli(s, ADD);
     expect(r.exitCode).toBe(1);
-    oneClearError(r, /^error: response body exceeds 16 MiB; refusing to buffer it; the pet may have been created: check before adding it again; run: petstore pets list$/);
+    oneClearError(
+      r,
+      /^error: response body exceeds 16 MiB; refusing to buffer it; the pet may have been created: check before adding it again; run: petstore pets list$/,
+    );
     expect(methods(s)).toEqual(['POST']);
   });
 });

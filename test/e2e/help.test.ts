@@ -33,7 +33,22 @@ const { leaves, groups } = walk(buildProgram({ lazy: () => async () => {} }));
 describe('the command tree', () => {
   it('has the commands the README documents', () => {
     expect(leaves.map((p) => p.join(' '))).toEqual(
-      expect.arrayContaining(['env set', 'env use', 'env list', 'env show', 'auth login', 'auth status', 'auth logout', 'pets list', 'pets add', 'pets get', 'quota', 'api', 'sandbox', 'completion']),
+      expect.arrayContaining([
+        'env set',
+        'env use',
+        'env list',
+        'env show',
+        'auth login',
+        'auth status',
+        'auth logout',
+        'pets list',
+        'pets add',
+        'pets get',
+        'quota',
+        'api',
+        'sandbox',
+        'completion',
+      ]),
     );
     expect(groups.map((p) => p.join(' '))).toEqual(expect.arrayContaining(['env', 'auth', 'pets']));
   });

@@ -20,7 +20,7 @@ const ptyEnv = () => ({ PETSTORE_CONFIG_DIR: t.configDir, PETSTORE_BASE_URL: t.s
 
 function petsFile(count: number): string {
   const file = join(t.dir, `pets-${count}.ndjson`);
-  writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify({ name: `Bulk${i}`, categoryId: 2 })).join('\n') + '\n');
+  writeFileSync(file, `${Array.from({ length: count }, (_, i) => JSON.stringify({ name: `Bulk${i}`, categoryId: 2 })).join('\n')}\n`);
   return file;
 }
 

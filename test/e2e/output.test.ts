@@ -36,7 +36,12 @@ describe('output formats of the built CLI (stdout is a pipe)', () => {
 
   it('ndjson: one object per line', async () => {
     const r = await t.cli(['pets', 'list', '-o', 'ndjson']);
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).name)).toEqual(['Rex', 'Tom, "the cat"']);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).name),
+    ).toEqual(['Rex', 'Tom, "the cat"']);
   });
 
   it('csv: RFC 4180 quoting', async () => {

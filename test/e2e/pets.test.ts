@@ -110,7 +110,18 @@ describe('petstore pets (built CLI against the sandbox)', () => {
   });
 
   it('every command has examples in --help', async () => {
-    for (const cmd of [['pets', 'list'], ['pets', 'add'], ['pets', 'get'], ['env', 'list'], ['env', 'use'], ['env', 'show'], ['env', 'set'], ['auth', 'login'], ['auth', 'status'], ['auth', 'logout']]) {
+    for (const cmd of [
+      ['pets', 'list'],
+      ['pets', 'add'],
+      ['pets', 'get'],
+      ['env', 'list'],
+      ['env', 'use'],
+      ['env', 'show'],
+      ['env', 'set'],
+      ['auth', 'login'],
+      ['auth', 'status'],
+      ['auth', 'logout'],
+    ]) {
       const r = await t.cli([...cmd, '--help']);
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toContain('Examples:');

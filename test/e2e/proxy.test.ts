@@ -49,7 +49,7 @@ describe('proxies from the environment', () => {
     try {
       proxy.log.length = 0;
       const file = join(own.dir, 'proxied.ndjson');
-      writeFileSync(file, Array.from({ length: 500 }, (_, i) => JSON.stringify({ name: `proxied-${i + 1}`, categoryId: 1 })).join('\n') + '\n');
+      writeFileSync(file, `${Array.from({ length: 500 }, (_, i) => JSON.stringify({ name: `proxied-${i + 1}`, categoryId: 1 })).join('\n')}\n`);
       const r = await own.cli(['--debug', 'pets', 'add', '--file', file, '--concurrency', '4', '--yes', '--results', join(own.dir, 'results.ndjson')], {
         env: { HTTP_PROXY: proxy.url },
       });
@@ -67,7 +67,10 @@ describe('proxies from the environment', () => {
 
   it('NO_PROXY=127.0.0.1 bypasses the proxy (loopback is not exempt by default)', async () => {
     proxy.log.length = 0;
-    for (const env of [{ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }, { http_proxy: proxy.url, no_proxy: 'localhost,127.0.0.1' }]) {
+    for (const env of [
+      { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
+      { http_proxy: proxy.url, no_proxy: 'localhost,127.0.0.1' },
+    ]) {
       const r = await t.cli(['pets', 'list'], { env });
       clean(r);
       expect(r.exitCode).toBe(0);

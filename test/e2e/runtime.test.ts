@@ -37,6 +37,7 @@ describe('Node version gate', () => {
   // the e2e tests start must be that Node too, not whichever node is first on PATH.
   it('the built CLI runs on the Node that runs the tests', async () => {
     const preload = join(tmp.dir, 'print-version.cjs');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal is in the preload file's code
     writeFileSync(preload, 'process.stderr.write(`node ${process.version}\\n`);\n');
     const r = await runCli(['--version'], { env: { NODE_OPTIONS: `--require ${preload}` } });
     expect(r.exitCode, r.stderr).toBe(0);

@@ -149,12 +149,14 @@ describe('the key never leaks', () => {
   });
 
   it('a server that echoes the Authorization header in its error message does not get the key printed', async () => {
-    const echo = await fault((req) =>
-      json(401, { code: 'unauthorized', message: `invalid key: ${String(req.headers.authorization)}`, status: 401 }),
-    );
+    const echo = await fault((req) => json(401, { code: 'unauthorized', message: `invalid key: ${String(req.headers.authorization)}`, status: 401 }));
     const cfg = tempDir('petstore-security-echo-');
     try {
-      for (const args of [['pets', 'list'], ['pets', 'list', '-o', 'json'], ['pets', 'add', '--name', 'x', '--category-id', '1']]) {
+      for (const args of [
+        ['pets', 'list'],
+        ['pets', 'list', '-o', 'json'],
+        ['pets', 'add', '--name', 'x', '--category-id', '1'],
+      ]) {
         const r = await runCli(args, { configDir: cfg.dir, env: { PETSTORE_BASE_URL: echo.baseUrl, PETSTORE_API_KEY: KEY } });
         expect(r.exitCode).toBe(4);
         expect(r.stderr).toMatch(/^error: authentication failed: /);
@@ -262,7 +264,9 @@ describe('plain http only on loopback', () => {
       expect(r.stderr).toMatch(/^error: invalid PETSTORE_BASE_URL "http:\/\/example\.com\/v1": plain http is allowed only for loopback hosts/);
       const dir = join(cfg.dir, 'petstore');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentEnv: 'staging', envs: { staging: { baseUrl: 'http://example.com/v1', apiKey: KEY } } }), { mode: 0o600 });
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentEnv: 'staging', envs: { staging: { baseUrl: 'http://example.com/v1', apiKey: KEY } } }), {
+        mode: 0o600,
+      });
       const hand = await runCli(['pets', 'list'], { configDir: cfg.dir });
       expect(hand.exitCode).toBe(2);
       expect(hand.stderr).toMatch(/plain http is allowed only for loopback hosts/);

@@ -45,7 +45,9 @@ export async function e2e(options: SandboxOptions = {}): Promise<E2E> {
 }
 
 /** A tiny local HTTP server answering every request with handler; for responses the sandbox never gives. */
-export async function fakeServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ baseUrl: string; hits: () => number; close: () => Promise<void> }> {
+export async function fakeServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ baseUrl: string; hits: () => number; close: () => Promise<void> }> {
   let hits = 0;
   const server = createServer((req, res) => {
     hits++;

@@ -29,7 +29,9 @@ function lowerHeaders(h: unknown): Record<string, string> {
   if (Array.isArray(h)) {
     for (let i = 0; i + 1 < h.length; i += 2) out[String(h[i]).toLowerCase()] = String(h[i + 1]);
   } else if (typeof (h as Headers).forEach === 'function' && !(h.constructor === Object)) {
-    (h as Headers).forEach((v, k) => (out[k.toLowerCase()] = v));
+    (h as Headers).forEach((v, k) => {
+      out[k.toLowerCase()] = v;
+    });
   } else {
     for (const [k, v] of Object.entries(h as Record<string, unknown>)) out[k.toLowerCase()] = String(v);
   }

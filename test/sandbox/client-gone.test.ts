@@ -13,7 +13,13 @@ describe('a client that leaves while its request waits', () => {
     sb = await startSandbox({ keys: ['k'], latencyMs: 200 });
     const { port } = sb;
     await new Promise<void>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/pets', headers: { authorization: 'Bearer k', 'content-type': 'application/json' } });
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      });
       req.on('error', () => resolve());
       req.end('{"name":"Gone","categoryId":1}');
       setTimeout(() => {

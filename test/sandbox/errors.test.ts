@@ -184,9 +184,9 @@ describe('sandbox errors', () => {
         fc.oneof(
           fc.jsonValue().map((v) => JSON.stringify(v)),
           fc.record({ name: fc.jsonValue(), categoryId: fc.jsonValue(), status: fc.jsonValue() }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-          fc.record({ name: fc.string(), categoryId: fc.bigInt(), status: fc.constantFrom('available', 'pending', 'sold', 'x') }, { requiredKeys: [] }).map(
-            (v) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? JSON.rawJSON(x.toString()) : x)),
-          ),
+          fc
+            .record({ name: fc.string(), categoryId: fc.bigInt(), status: fc.constantFrom('available', 'pending', 'sold', 'x') }, { requiredKeys: [] })
+            .map((v) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? JSON.rawJSON(x.toString()) : x))),
           fc.string(),
         ),
         async (body) => {

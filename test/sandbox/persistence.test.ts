@@ -86,7 +86,12 @@ describe('sandbox --data persistence', () => {
   });
 
   it('refuses to start on a corrupt file and leaves it untouched', async () => {
-    for (const content of ['{"version":1,"pets":[{"id":1,"name":"Rex"', '{"version":2,"pets":[]}', '{"version":1,"pets":[{"id":"1","name":"A","categoryId":1}]}', '[1,2]']) {
+    for (const content of [
+      '{"version":1,"pets":[{"id":1,"name":"Rex"',
+      '{"version":2,"pets":[]}',
+      '{"version":1,"pets":[{"id":"1","name":"A","categoryId":1}]}',
+      '[1,2]',
+    ]) {
       await writeFile(file, content);
       const err = await startSandbox({ keys: ['k'], dataFile: file }).then(
         (sb) => {

@@ -81,9 +81,11 @@ describe('runSandbox', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const err = await runSandbox(parseSandboxOptions({ port: String(port) }), { stderr: new PassThrough(), stdout: new PassThrough() }, new AbortController().signal).catch(
-        (e: unknown) => e,
-      );
+      const err = await runSandbox(
+        parseSandboxOptions({ port: String(port) }),
+        { stderr: new PassThrough(), stdout: new PassThrough() },
+        new AbortController().signal,
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SandboxStartError);
       expect((err as Error).message).toContain('already in use');
     } finally {
@@ -93,60 +95,64 @@ describe('runSandbox', () => {
 });
 
 describe('sandbox as a process', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s: finishes, flushes the data file and exits 0', async (signal) => {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-sandbox-'));
-    try {
-      const entry = join(dir, 'entry.ts');
-      const runModule = resolve(import.meta.dirname, '../../src/sandbox/run.ts');
-      await writeFile(
-        entry,
-        `import { parseSandboxOptions, runSandbox } from ${JSON.stringify(runModule)};
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s: finishes, flushes the data file and exits 0',
+    async (signal) => {
+      const dir = await mkdtemp(join(tmpdir(), 'petstore-sandbox-'));
+      try {
+        const entry = join(dir, 'entry.ts');
+        const runModule = resolve(import.meta.dirname, '../../src/sandbox/run.ts');
+        await writeFile(
+          entry,
+          `import { parseSandboxOptions, runSandbox } from ${JSON.stringify(runModule)};
 const ac = new AbortController();
 process.on('SIGTERM', () => ac.abort());
 process.on('SIGINT', () => ac.abort());
 await runSandbox(parseSandboxOptions(JSON.parse(process.argv[2])), { stdout: process.stdout, stderr: process.stderr }, ac.signal);
 process.exit(0);
 `,
-      );
-      const bundle = join(dir, 'entry.mjs');
-      // CommonJS dependencies (write-file-atomic) use require() and __filename: give the ES module bundle
-      // both, as scripts/build.mjs does (builtins plugin, define).
-      const banner = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-      await build({
-        entryPoints: [entry],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        outfile: bundle,
-        logLevel: 'silent',
-        banner: { js: banner },
-        define: { __filename: 'import.meta.filename' },
-      });
-      const file = join(dir, 'pets.json');
-      const child = spawn(process.execPath, [bundle, JSON.stringify({ port: '0', key: ['k'], data: file })], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-      await waitFor(() => out.includes('\n'), 10_000);
-      const baseUrl = out.trim();
-      for (let i = 0; i < 5; i++) {
-        const r = await fetch(`${baseUrl}/pets`, {
-          method: 'POST',
-          headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
-          body: `{"name":"p${i}","categoryId":9223372036854775807}`,
+        );
+        const bundle = join(dir, 'entry.mjs');
+        // CommonJS dependencies (write-file-atomic) use require() and __filename: give the ES module bundle
+        // both, as scripts/build.mjs does (builtins plugin, define).
+        const banner = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+        await build({
+          entryPoints: [entry],
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          outfile: bundle,
+          logLevel: 'silent',
+          banner: { js: banner },
+          define: { __filename: 'import.meta.filename' },
         });
-        expect(r.status).toBe(201);
+        const file = join(dir, 'pets.json');
+        const child = spawn(process.execPath, [bundle, JSON.stringify({ port: '0', key: ['k'], data: file })], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+        await waitFor(() => out.includes('\n'), 10_000);
+        const baseUrl = out.trim();
+        for (let i = 0; i < 5; i++) {
+          const r = await fetch(`${baseUrl}/pets`, {
+            method: 'POST',
+            headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+            body: `{"name":"p${i}","categoryId":9223372036854775807}`,
+          });
+          expect(r.status).toBe(201);
+        }
+        child.kill(signal);
+        expect(await exited).toBe(0);
+        expect(err).toContain('stopped; 5 pets saved');
+        const doc = parseJson(await readFile(file, 'utf8')) as { pets: Array<{ categoryId: bigint }> };
+        expect(doc.pets).toHaveLength(5);
+        expect(doc.pets[0]?.categoryId).toBe(9223372036854775807n);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-      child.kill(signal);
-      expect(await exited).toBe(0);
-      expect(err).toContain('stopped; 5 pets saved');
-      const doc = parseJson(await readFile(file, 'utf8')) as { pets: Array<{ categoryId: bigint }> };
-      expect(doc.pets).toHaveLength(5);
-      expect(doc.pets[0]?.categoryId).toBe(9223372036854775807n);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 20_000);
+    },
+    20_000,
+  );
 });

@@ -46,14 +46,20 @@ describe('parallel processes, one config folder', () => {
         expect(r.stderr).toMatch(/created 25, failed 0, unknown 0, skipped 0, invalid 0/);
       }
       // Exactly once: 200 distinct pets, each record of each file.
-      const names = sb.pets().map((p) => p.name).sort();
+      const names = sb
+        .pets()
+        .map((p) => p.name)
+        .sort();
       const expected = files.flatMap((_, p) => Array.from({ length: 25 }, (_, i) => `p${p}-r${i}`)).sort();
       expect(names).toEqual(expected);
       expect(sb.stats().created).toBe(200);
       // Every results file says created, with an id; 200 distinct ids in all.
       const ids = new Set<string>();
       for (let p = 0; p < 8; p++) {
-        const lines = readFileSync(join(tmp.dir, `results-${p}.ndjson`), 'utf8').trim().split('\n').map((l) => parseJson(l) as Record<string, unknown>);
+        const lines = readFileSync(join(tmp.dir, `results-${p}.ndjson`), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => parseJson(l) as Record<string, unknown>);
         expect(lines).toHaveLength(25);
         expect(lines.every((l) => l.status === 'created' && toInt64((l.pet as { id?: unknown } | undefined)?.id) !== undefined)).toBe(true);
         for (const l of lines) ids.add(String((l.pet as { id: bigint }).id));

@@ -86,7 +86,8 @@ async function readInput(f: Factory, file: string): Promise<string> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new UsageError(`cannot read --input file "${file}": ${why}`);
   }
   return checkJsonBody(text, `--input file "${file}"`);
@@ -134,7 +135,9 @@ export function resolveApiPath(input: string, baseUrl: string, envName = 'the cu
     }
     if (url.username || url.password) throw new UsageError(`invalid URL "${url.origin}/...": it must not contain credentials`);
     if (!isUnder(url.pathname, basePath)) {
-      throw new UsageError(`refusing ${url.origin}${url.pathname}: it is not under the base URL ${shown} of environment "${envName}"; pass a path such as /pets`);
+      throw new UsageError(
+        `refusing ${url.origin}${url.pathname}: it is not under the base URL ${shown} of environment "${envName}"; pass a path such as /pets`,
+      );
     }
     path = url.pathname.slice(basePath.length) + url.search;
   } else {

@@ -3,7 +3,12 @@ import { examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerAuth(program: Command, ctx: CommandContext): void {
   const auth = program.command('auth').description('store, check and remove the API key of an environment');
-  examples(auth, ['petstore auth login --env staging', 'echo "$KEY" | petstore auth login', 'petstore auth status --all', 'petstore auth logout --env staging']);
+  examples(auth, [
+    'petstore auth login --env staging',
+    'echo "$KEY" | petstore auth login',
+    'petstore auth status --all',
+    'petstore auth logout --env staging',
+  ]);
 
   const login = auth
     .command('login')

@@ -3,7 +3,12 @@ import { examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerEnv(program: Command, ctx: CommandContext): void {
   const env = program.command('env').description('manage environments (production, staging, your own) and the default one');
-  examples(env, ['petstore env set staging https://staging.example.com/v1', 'petstore env use staging', 'petstore env list', 'petstore --env production pets list']);
+  examples(env, [
+    'petstore env set staging https://staging.example.com/v1',
+    'petstore env use staging',
+    'petstore env list',
+    'petstore --env production pets list',
+  ]);
 
   const list = env.command('list').description('list environments: current (*), name, base URL, whether a key is stored');
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
@@ -14,7 +19,11 @@ export function registerEnv(program: Command, ctx: CommandContext): void {
     .description('make an environment the default for later commands (like kubectl config use-context)')
     .argument('<name>', 'environment name');
   use.action(ctx.lazy(() => import('./use.js')));
-  examples(use, ['petstore env use staging', 'PETSTORE_ENV=production petstore pets list   # one call only', 'petstore --env production pets list   # one call only']);
+  examples(use, [
+    'petstore env use staging',
+    'PETSTORE_ENV=production petstore pets list   # one call only',
+    'petstore --env production pets list   # one call only',
+  ]);
 
   const show = env.command('show').description('show the environment in force, its base URL, and where each setting comes from');
   outputOptions(show).action(ctx.lazy(() => import('./show.js')));

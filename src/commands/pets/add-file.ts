@@ -10,7 +10,8 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   // A bulk run allocates steadily for as long as its input lasts; left alone, V8 grows the heap
   // with the run's length although the live set stays ~10 MB. Size-optimised GC keeps RSS flat.
   process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
-  if (opts.json === true) throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
+  if (opts.json === true)
+    throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
   // Without -o, results are NDJSON lines: the table default of other commands would hide them.
   const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, ['ndjson', 'table']) as 'ndjson' | 'table');
   if (opts.retryUnknown === true && opts.resume === undefined) {

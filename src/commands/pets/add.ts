@@ -68,7 +68,7 @@ function probablyCreated(error: MalformedResponseError, accepted: boolean): Malf
 
 export async function run(f: Factory, options: AddOptions): Promise<void> {
   const client = await f.client();
-  let res;
+  let res: Awaited<ReturnType<typeof createPet>>;
   try {
     res = await createPet(client, options.pet);
   } catch (error) {

@@ -4,27 +4,46 @@ import { choiceOption, examples, outputOptions, type CommandContext } from '../c
 
 export function registerPets(program: Command, ctx: CommandContext): void {
   const pets = program.command('pets').description('list, add and fetch pets');
-  examples(pets, ['petstore pets list --status available', 'petstore pets add --name Rex --category-id 1', 'petstore pets add --file pets.csv --results results.ndjson', 'petstore pets get 42']);
+  examples(pets, [
+    'petstore pets list --status available',
+    'petstore pets add --name Rex --category-id 1',
+    'petstore pets add --file pets.csv --results results.ndjson',
+    'petstore pets get 42',
+  ]);
 
   const list = pets
     .command('list')
     .description('list pets (GET /pets)')
     .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser((text) => parseLimit(text)))
-    .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `only pets with this status: ${list}`, (text) => parseStatus(text)));
+    .addOption(
+      choiceOption(
+        '--status <status>',
+        PET_STATUSES,
+        (list) => `only pets with this status: ${list}`,
+        (text) => parseStatus(text),
+      ),
+    );
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
   examples(list, [
     'petstore pets list',
     'petstore pets list --status available --limit 100',
-    'petstore pets list -o json | jq -r \'.[].name\'',
+    "petstore pets list -o json | jq -r '.[].name'",
     'petstore pets list --env staging -o csv > pets.csv',
   ]);
 
   const add = pets
     .command('add')
     .description('add a pet (POST /pets) and print it with its new id; or many from a file with --file')
-    .option('--name <name>', 'the pet\'s name (non-empty)')
+    .option('--name <name>', "the pet's name (non-empty)")
     .option('--category-id <id>', 'category id, a signed 64-bit integer')
-    .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `${list} (none if omitted)`, (text) => parseStatus(text)))
+    .addOption(
+      choiceOption(
+        '--status <status>',
+        PET_STATUSES,
+        (list) => `${list} (none if omitted)`,
+        (text) => parseStatus(text),
+      ),
+    )
     .option('--file <file>', 'create one pet per record of a JSON array, NDJSON or CSV file (- reads stdin)')
     .addOption(choiceOption('--format <format>', INPUT_FORMATS, (list) => `format of --file: ${list} (default: from the extension, else sniffed)`))
     .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')

@@ -11,7 +11,14 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--key <key>', 'accepted API key (repeatable; default: one generated key, printed at start)', collect, [])
     // Checked with the other flags by parseSandboxOptions (./sandbox.ts; any case, and "enterprise"
     // has a message of its own), which is also the sandbox's API and too big to load at every start.
-    .addOption(choiceOption('--plan <plan>', PLANS, (list) => `rate-limit plan: ${list}`, (text) => text).default('free'))
+    .addOption(
+      choiceOption(
+        '--plan <plan>',
+        PLANS,
+        (list) => `rate-limit plan: ${list}`,
+        (text) => text,
+      ).default('free'),
+    )
     .option('--per-minute <n>', 'requests per window per key (overrides the plan)')
     .option('--per-day <n>', 'requests per day per key (overrides the plan)')
     .option('--window <duration>', 'length of the per-minute window, e.g. 3s, 500ms, 1m', '60s')

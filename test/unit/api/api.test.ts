@@ -35,9 +35,7 @@ describe('petstore api: requests', () => {
     cli.api.on('GET', '/v1/pets', { status: 200, body: PETS });
     const r = await run(['/pets'], { stdoutTTY: true });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toBe(
-      `[\n  {\n    "id": ${BIG},\n    "name": "Rex",\n    "categoryId": ${BIG},\n    "status": "available"\n  }\n]\n`,
-    );
+    expect(r.stdout).toBe(`[\n  {\n    "id": ${BIG},\n    "name": "Rex",\n    "categoryId": ${BIG},\n    "status": "available"\n  }\n]\n`);
   });
 
   it('prints a non-JSON body as is, with a final newline only on a TTY', async () => {
@@ -106,7 +104,17 @@ describe('petstore api: requests', () => {
 
   it('sends extra -H headers, which may replace Accept and Content-Type', async () => {
     cli.api.on('POST', '/v1/pets', { status: 201, body: '{}' });
-    const r = await run(['/pets', '-d', '{}', '-H', 'X-Request-Id: 42', '-H', 'Accept: application/problem+json', '--header', 'content-type: application/merge-patch+json']);
+    const r = await run([
+      '/pets',
+      '-d',
+      '{}',
+      '-H',
+      'X-Request-Id: 42',
+      '-H',
+      'Accept: application/problem+json',
+      '--header',
+      'content-type: application/merge-patch+json',
+    ]);
     expect(r.exitCode).toBe(0);
     const h = cli.api.requests[0]!.headers;
     expect(h['x-request-id']).toBe('42');
@@ -137,7 +145,11 @@ describe('petstore api: requests', () => {
 
   it('prints the quota line after the request like every API command', async () => {
     const reset = String(Math.floor(Date.now() / 1000) + 30);
-    cli.api.on('GET', '/v1/pets', { status: 200, body: '[]', headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '57', 'x-ratelimit-reset': reset } });
+    cli.api.on('GET', '/v1/pets', {
+      status: 200,
+      body: '[]',
+      headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '57', 'x-ratelimit-reset': reset },
+    });
     const r = await run(['/pets', '--verbose']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/^quota: 57\/60 left, resets in \d+s\n$/);
@@ -148,7 +160,12 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
   it.each([
     [501, ERROR_501, 1, /^error: server error: store orders are not implemented \(not_implemented, HTTP 501\)\n$/],
     [404, '{"code":"not_found","message":"no pet 9","status":404}', 5, /^error: not found: no pet 9 \(not_found, HTTP 404\)\n$/],
-    [401, '{"code":"unauthorized","message":"invalid key","status":401}', 4, /^error: authentication failed: invalid key \(unauthorized, HTTP 401\); run: petstore auth login --env /],
+    [
+      401,
+      '{"code":"unauthorized","message":"invalid key","status":401}',
+      4,
+      /^error: authentication failed: invalid key \(unauthorized, HTTP 401\); run: petstore auth login --env /,
+    ],
     [400, '{"code":"invalid_body","message":"name is required","status":400}', 2, /^error: the server rejected the request: name is required/],
   ])('HTTP %i -> exit %i', async (status, body, exit, message) => {
     cli.api.on('GET', '/v1/store/orders', { status, body });
@@ -163,6 +180,7 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
     cli.api.on('GET', '/v1/moved', { status: 302, body: '', headers: { location: 'https://evil.example.com/steal' } });
     const r = await run(['/moved', '--include']);
     expect(r.exitCode).toBe(1);
+    // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
     expect(r.stderr).toMatch(/^HTTP 302 Found\n[^]*location: https:\/\/evil\.example\.com\/steal\n/);
     expect(r.stderr).toMatch(/error: server error: HTTP 302 with an empty body\n$/);
     expect(cli.api.requests).toHaveLength(1);
@@ -173,6 +191,7 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
     cli.api.on('GET', '/v1/store/orders', { status: 501, body: ERROR_501 });
     const r = await run(['/store/orders', '--include']);
     expect(r.exitCode).toBe(1);
+    // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
     expect(r.stderr).toMatch(/^HTTP 501 Not Implemented\n[^]*\n\nerror: server error: /);
   });
 });

@@ -90,14 +90,18 @@ describe('parseHeaders', () => {
     });
   });
 
-  it.each(['Authorization: Bearer sk_live_secret', 'authorization:x', 'HOST: evil.example.com', 'Proxy-Authorization: Basic abc', 'Content-Length: 1', 'Transfer-Encoding: chunked'])(
-    'refuses %s without echoing the value',
-    (header) => {
-      const e = refused(() => parseHeaders([header]));
-      expect(e.message).toMatch(/^refusing -H\/--header "[A-Za-z-]+": /);
-      expect(e.message).not.toContain(header.slice(header.indexOf(':') + 1).trim());
-    },
-  );
+  it.each([
+    'Authorization: Bearer sk_live_secret',
+    'authorization:x',
+    'HOST: evil.example.com',
+    'Proxy-Authorization: Basic abc',
+    'Content-Length: 1',
+    'Transfer-Encoding: chunked',
+  ])('refuses %s without echoing the value', (header) => {
+    const e = refused(() => parseHeaders([header]));
+    expect(e.message).toMatch(/^refusing -H\/--header "[A-Za-z-]+": /);
+    expect(e.message).not.toContain(header.slice(header.indexOf(':') + 1).trim());
+  });
 
   it('refuses malformed headers without echoing them', () => {
     expect(refused(() => parseHeaders(['Bearer sk_live_secret'])).message).not.toContain('secret');
@@ -108,7 +112,7 @@ describe('parseHeaders', () => {
 });
 
 describe('checkJsonBody', () => {
-  it('returns the text unchanged (exact digits, the user\'s formatting), without a BOM', () => {
+  it("returns the text unchanged (exact digits, the user's formatting), without a BOM", () => {
     const text = '{ "categoryId": 9007199254740993,\n  "name": "Rex" }\n';
     expect(checkJsonBody(text, '-d')).toBe(text);
     expect(checkJsonBody(`\uFEFF${text}`, '-d')).toBe(text);

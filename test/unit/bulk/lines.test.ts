@@ -20,18 +20,25 @@ describe('lines', () => {
   });
   it('is independent of how the bytes are chunked, multi-byte characters included (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ unit: 'grapheme' }).map((s) => s.replaceAll('\n', '')), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 5 }), async (ls, cuts) => {
-        const bytes = Buffer.from(ls.map((l) => `${l}\n`).join(''), 'utf8');
-        const points = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort((a, b) => a - b);
-        const chunks: Buffer[] = [];
-        let at = 0;
-        for (const p of points) {
-          chunks.push(bytes.subarray(at, p));
-          at = p;
-        }
-        chunks.push(bytes.subarray(at));
-        expect(await collect(chunks.filter((c) => c.length > 0))).toEqual(ls.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.string({ unit: 'grapheme' }).map((s) => s.replaceAll('\n', '')),
+          { maxLength: 6 },
+        ),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        async (ls, cuts) => {
+          const bytes = Buffer.from(ls.map((l) => `${l}\n`).join(''), 'utf8');
+          const points = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort((a, b) => a - b);
+          const chunks: Buffer[] = [];
+          let at = 0;
+          for (const p of points) {
+            chunks.push(bytes.subarray(at, p));
+            at = p;
+          }
+          chunks.push(bytes.subarray(at));
+          expect(await collect(chunks.filter((c) => c.length > 0))).toEqual(ls.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)));
+        },
+      ),
       { numRuns: 200 },
     );
   });

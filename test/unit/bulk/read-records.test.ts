@@ -45,7 +45,10 @@ describe('NDJSON', () => {
     expect(problems).toContain('status must be one of available, pending, sold');
   });
   it('rejects ids outside int64 and non-integers', async () => {
-    const rs = await collect('{"name":"a","categoryId":9223372036854775808}\n{"name":"a","categoryId":1.5}\n{"name":"a","categoryId":-9223372036854775808}\n', 'ndjson');
+    const rs = await collect(
+      '{"name":"a","categoryId":9223372036854775808}\n{"name":"a","categoryId":1.5}\n{"name":"a","categoryId":-9223372036854775808}\n',
+      'ndjson',
+    );
     expect(rs.map((r) => r.check.ok)).toEqual([false, false, true]);
   });
 });
@@ -93,7 +96,7 @@ describe('CSV', () => {
     expect(rs.slice(0, 100).every((r, i) => r.line === i + 2 && r.check.ok)).toBe(true);
     expect(rs[100]).toEqual({ line: 102, check: { ok: false, problems: ['unterminated quoted field'] } });
   }, 10_000);
-  it('stops on abort with the signal\'s reason, even inside an open quoted field', async () => {
+  it("stops on abort with the signal's reason, even inside an open quoted field", async () => {
     const input = new PassThrough();
     input.write('name,categoryId\nRex,1\n"open,1\nmore\n');
     const ac = new AbortController();

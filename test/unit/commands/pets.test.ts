@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MOCK_BASE_URL, MOCK_KEY, mockedCli } from '../../helpers/mock-api.js';
+import { MOCK_KEY, mockedCli } from '../../helpers/mock-api.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: a Number would print ...992
 const PETS = `[{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"},{"id":2,"name":"Tom, \\"the cat\\"","categoryId":1}]`;
@@ -36,9 +36,7 @@ describe('pets list', () => {
     const jsonFlag = await run(['pets', 'list', '--json']);
     expect(jsonFlag.stdout).toBe(`${PETS}\n`);
     const nd = await run(['pets', 'list', '-o', 'ndjson']);
-    expect(nd.stdout).toBe(
-      `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}\n{"id":2,"name":"Tom, \\"the cat\\"","categoryId":1}\n`,
-    );
+    expect(nd.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}\n{"id":2,"name":"Tom, \\"the cat\\"","categoryId":1}\n`);
     const csv = await run(['pets', 'list', '--output', 'csv']);
     expect(csv.stdout).toBe(`id,name,categoryId,status\n${BIG},Rex,${BIG},available\n2,"Tom, ""the cat""",1,\n`);
   });
@@ -126,9 +124,7 @@ describe('pets list', () => {
     cli.api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
     const r = await run(['pets', 'list']);
     expect(r.exitCode).toBe(4);
-    expect(r.stderr).toBe(
-      'error: authentication failed: Invalid API key (unauthorized, HTTP 401); run: petstore auth login --env production\n',
-    );
+    expect(r.stderr).toBe('error: authentication failed: Invalid API key (unauthorized, HTTP 401); run: petstore auth login --env production\n');
   });
 
   it('also prints the error as one JSON object on stderr with -o json', async () => {

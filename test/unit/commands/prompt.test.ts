@@ -86,7 +86,13 @@ describe('confirm', () => {
   }
 
   it('asks on stderr with No as the default; only y or yes confirms', async () => {
-    for (const [typed, answer] of [['y\r', true], ['YES\r', true], ['\r', false], ['n\r', false], ['no\r', false]] as const) {
+    for (const [typed, answer] of [
+      ['y\r', true],
+      ['YES\r', true],
+      ['\r', false],
+      ['n\r', false],
+      ['no\r', false],
+    ] as const) {
       const { t, p } = await ask(typed);
       expect(await p, typed).toBe(answer);
       expect(t.shown()).toContain('? Create 2 pets? [y/N]');

@@ -110,12 +110,7 @@ describe('bash completion (real bash)', () => {
 
   it('follows a command added to the tree, with its alias, flags and values', () => {
     const extended = programTree();
-    extended
-      .command('zzgroup')
-      .alias('zg')
-      .command('zzleaf')
-      .argument('<env>')
-      .option('--zz-flag <mode>', 'mode: fast|slow');
+    extended.command('zzgroup').alias('zg').command('zzleaf').argument('<env>').option('--zz-flag <mode>', 'mode: fast|slow');
     const s = completionScript('bash', extended);
     const got = bashComplete(
       s,

@@ -58,7 +58,12 @@ describe('petstore __complete envs', () => {
   });
 
   it('adds the environments of the config file, sorted, never a key', async () => {
-    writeConfig(JSON.stringify({ currentEnv: 'local', envs: { local: { baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'sk_secret_1234567890' }, qa: { baseUrl: 'https://qa.example.com/v1' } } }));
+    writeConfig(
+      JSON.stringify({
+        currentEnv: 'local',
+        envs: { local: { baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'sk_secret_1234567890' }, qa: { baseUrl: 'https://qa.example.com/v1' } },
+      }),
+    );
     const r = await run(['__complete', 'envs']);
     expect(r).toEqual({ stdout: 'local\nproduction\nqa\nstaging\n', stderr: '', exitCode: 0 });
   });

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are zsh code, whose ${...} is zsh's
 // Runs generated completion scripts in real shells, the way the shells call
 // them on <TAB>. Shared by the unit tests (generated in-process, a stub
 // `petstore` on PATH for environment names) and the e2e test (the built CLI).
@@ -33,9 +34,7 @@ export function shellSandbox(opts: { envs?: string[]; exec?: string } = {}): San
   const dir = mkdtempSync(join(tmpdir(), 'petstore-completion-'));
   const binDir = join(dir, 'bin');
   mkdirSync(binDir);
-  const body =
-    opts.exec ??
-    `[ "$1 $2" = "__complete envs" ] && printf '%s\\n' ${(opts.envs ?? ['production', 'staging']).map(shQuote).join(' ')}\nexit 0`;
+  const body = opts.exec ?? `[ "$1 $2" = "__complete envs" ] && printf '%s\\n' ${(opts.envs ?? ['production', 'staging']).map(shQuote).join(' ')}\nexit 0`;
   writeFileSync(join(binDir, 'petstore'), `#!/bin/sh\n${body}\n`);
   chmodSync(join(binDir, 'petstore'), 0o755);
   return { dir, binDir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
@@ -95,7 +94,7 @@ export function zshCompleteStubbed(script: string, lines: string[][], sb: Sandbo
     'compadd() { while (( $# )) && [[ $1 != -- ]]; do shift; done; shift; local w; for w in "$@"; do [[ $w == ${cur}* ]] && print -r -- $w; done }',
     '_describe() { local name=${@[-1]} i; for i in ${(P)name}; do i=${i%%:*}; [[ $i == ${cur}* ]] && print -r -- $i; done }',
     '_files() { print -r -- __files__ }',
-    "compset() { [[ $1 == -P ]] && cur=${cur#*=} }",
+    'compset() { [[ $1 == -P ]] && cur=${cur#*=} }',
     `source ${shQuote(file)}`,
     `t() { words=("$@"); CURRENT=$#; _petstore; printf '${SEP}\\n' }`,
     ...lines.map((words) => `t ${words.map(shQuote).join(' ')}`),

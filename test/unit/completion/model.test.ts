@@ -1,4 +1,4 @@
-import { Argument, Command, Option } from 'commander';
+import { Argument, type Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { completionScript, SHELLS, type Shell } from '../../../src/completion/index.js';
 import { argumentValues, completionSpec, optionValues } from '../../../src/completion/model.js';

@@ -341,7 +341,7 @@ describe('against the sandbox rate limiter (fixed windows, ban on early retry, n
   it('bulk: 40 requests, concurrency 8, random latency: all succeed, zero bans, never more than remaining in flight', async () => {
     const clock = new FakeClock(T0 + 123);
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const server = modelServer(clock, { perWindow: 5, windowMs: 3000, latency: () => 5 + Math.floor(random() * 200) });
     const client = new ApiClient(server.transport, { envName: 't' }, { clock });
     let next = 0;
@@ -369,9 +369,11 @@ describe('against the sandbox rate limiter (fixed windows, ban on early retry, n
       { length: 8 },
       () => new ApiClient(server.transport, { envName: 't' }, { clock, limiter: new RateLimiter({ clock, key: 'k', store, pollMs: 20 }) }),
     );
-    await Promise.all(clients.map(async (c) => {
-      for (let i = 0; i < 5; i++) await call(c, GET);
-    }));
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < 5; i++) await call(c, GET);
+      }),
+    );
     expect(server.count(200)).toBe(40);
     expect(server.count(403)).toBe(0);
   });

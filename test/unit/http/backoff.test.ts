@@ -4,9 +4,7 @@ import { backoffCeiling, backoffDelay } from '../../../src/http/backoff.js';
 
 describe('backoff with full jitter', () => {
   it('ceilings: base 1 s, factor 2, cap 30 s', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 20, 1000].map((n) => backoffCeiling(n))).toEqual([
-      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000, 30_000,
-    ]);
+    expect([0, 1, 2, 3, 4, 5, 6, 20, 1000].map((n) => backoffCeiling(n))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000, 30_000]);
   });
 
   it('the extremes of random give 0 and the ceiling', () => {

@@ -51,8 +51,10 @@ describe('csv', () => {
           let v = '';
           i++;
           for (;;) {
-            if (line[i] === '"' && line[i + 1] === '"') (v += '"'), (i += 2);
-            else if (line[i] === '"') break;
+            if (line[i] === '"' && line[i + 1] === '"') {
+              v += '"';
+              i += 2;
+            } else if (line[i] === '"') break;
             else v += line[i++];
           }
           out.push(v);

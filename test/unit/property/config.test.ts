@@ -28,7 +28,10 @@ const nearConfig = fc
   .record(
     {
       currentEnv: fc.oneof(fc.constantFrom('production', 'staging', 'nope', ''), fc.string(), anyJson),
-      envs: fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom('staging', 'production', '__proto__', 'constructor', ''), fc.string()), entry, { maxKeys: 4 }), anyJson),
+      envs: fc.oneof(
+        fc.dictionary(fc.oneof(fc.constantFrom('staging', 'production', '__proto__', 'constructor', ''), fc.string()), entry, { maxKeys: 4 }),
+        anyJson,
+      ),
       extra: anyJson,
     },
     { requiredKeys: [] },
@@ -42,7 +45,9 @@ const bytes = fc.oneof(
   nearConfig.map((s) => Buffer.from(s)),
   nearConfig.map((s) => Buffer.from(s.slice(0, Math.max(0, s.length - 1)))),
   nearConfig.map((s) => Buffer.from(`\uFEFF${s}`)),
-  fc.constantFrom('', ' ', 'null', '[]', '{}', '{"envs":null}', '{"__proto__":{"currentEnv":1}}', '{"envs":{"__proto__":{"apiKey":1}}}').map((s) => Buffer.from(s)),
+  fc
+    .constantFrom('', ' ', 'null', '[]', '{}', '{"envs":null}', '{"__proto__":{"currentEnv":1}}', '{"envs":{"__proto__":{"apiKey":1}}}')
+    .map((s) => Buffer.from(s)),
 );
 
 let n = 0;
@@ -119,6 +124,10 @@ describe('config loading (property)', () => {
     const dir = folderWith(Buffer.from('{"envs": {'));
     const r = await runInProcess(['env', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^error: config file ${join(dir, 'config.json').replaceAll('/', '\\/')} is not valid JSON .*; fix or move it aside, then run the command again\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: config file ${join(dir, 'config.json').replaceAll('/', '\\/')} is not valid JSON .*; fix or move it aside, then run the command again\\n$`,
+      ),
+    );
   });
 });

@@ -33,10 +33,14 @@ afterEach(async () => {
 const routes = {
   list: () => api.on('GET', (p) => p === '/v1/pets' || p.startsWith('/v1/pets?'), { status: 200, body: '[{"id":1,"name":"Rex","categoryId":1}]' }),
   get: () =>
-    api.on('GET', (p) => p.startsWith('/v1/pets/'), (req) => {
-      const id = req.path.slice('/v1/pets/'.length);
-      return { status: 200, body: `{"id":${id},"name":"Rex","categoryId":1}` };
-    }),
+    api.on(
+      'GET',
+      (p) => p.startsWith('/v1/pets/'),
+      (req) => {
+        const id = req.path.slice('/v1/pets/'.length);
+        return { status: 200, body: `{"id":${id},"name":"Rex","categoryId":1}` };
+      },
+    ),
   add: () => api.on('POST', '/v1/pets', (req) => ({ status: 201, body: `{"id":7,${(req.body ?? '{}').slice(1)}` })),
 };
 
@@ -73,7 +77,9 @@ function anyText(...nearMisses: fc.Arbitrary<string>[]): fc.Arbitrary<string> {
     fc.integer().map(String),
     fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
     fc.double().map(String),
-    fc.tuple(fc.constantFrom('', ' ', '\t', '0', '+', '-', '00'), fc.nat(200), fc.constantFrom('', ' ', '\n', 'x', '.0', 'e2')).map(([a, n, b]) => `${a}${n}${b}`),
+    fc
+      .tuple(fc.constantFrom('', ' ', '\t', '0', '+', '-', '00'), fc.nat(200), fc.constantFrom('', ' ', '\n', 'x', '.0', 'e2'))
+      .map(([a, n, b]) => `${a}${n}${b}`),
     ...nearMisses,
   );
 }
@@ -156,9 +162,13 @@ describe('flag values (property, in-process CLI)', () => {
   it(`global --max-retries / --max-wait <anything>: exit 0 or 2 (${RUNS} runs)`, async () => {
     routes.list();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('--max-retries', '--max-wait'), anyText(fc.constantFrom('0', '3', '1.5', '-1', '1e3', '9'.repeat(400))), async (flag, value) => {
-        acceptedOrRejected(await run([`${flag}=${value}`, 'pets', 'list']), `${flag} ${JSON.stringify(value)}`);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('--max-retries', '--max-wait'),
+        anyText(fc.constantFrom('0', '3', '1.5', '-1', '1e3', '9'.repeat(400))),
+        async (flag, value) => {
+          acceptedOrRejected(await run([`${flag}=${value}`, 'pets', 'list']), `${flag} ${JSON.stringify(value)}`);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

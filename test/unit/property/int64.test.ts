@@ -12,15 +12,20 @@ const bigInt64 = fc.oneof(int64, fc.bigInt({ min: 2n ** 53n, max: INT64_MAX }), 
 /** JSON documents whose integer leaves are int64 bigints (and other JSON values around them). */
 const { doc } = fc.letrec((tie) => ({
   leaf: fc.oneof(bigInt64, fc.string(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer()),
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), fc.array(tie('node'), { maxLength: 5 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 5 })),
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    tie('leaf'),
+    fc.array(tie('node'), { maxLength: 5 }),
+    fc.dictionary(fc.string(), tie('node'), { maxKeys: 5 }),
+  ),
   doc: fc.oneof(fc.array(tie('node'), { maxLength: 6 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 6 })),
 }));
 
 /** Every int64 bigint of a document, in order. */
 function bigints(value: unknown, out: bigint[] = []): bigint[] {
   if (typeof value === 'bigint') out.push(value);
-  else if (Array.isArray(value)) value.forEach((v) => bigints(v, out));
-  else if (value && typeof value === 'object') Object.values(value).forEach((v) => bigints(v, out));
+  else if (Array.isArray(value)) for (const v of value) bigints(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) bigints(v, out);
   return out;
 }
 
@@ -54,9 +59,7 @@ describe('int64 JSON parse/print (property)', () => {
   it(`an int64 read from a pet-shaped body is exact (toInt64 after parseJson) (${RUNS} runs)`, () => {
     fc.assert(
       fc.property(int64, int64, fc.boolean(), (id, categoryId, pretty) => {
-        const text = pretty
-          ? `{\n  "id": ${id},\n  "name": "x",\n  "categoryId": ${categoryId}\n}`
-          : `{"id":${id},"name":"x","categoryId":${categoryId}}`;
+        const text = pretty ? `{\n  "id": ${id},\n  "name": "x",\n  "categoryId": ${categoryId}\n}` : `{"id":${id},"name":"x","categoryId":${categoryId}}`;
         const pet = parseJson(text) as Record<string, unknown>;
         expect(toInt64(pet.id)).toBe(id);
         expect(toInt64(pet.categoryId)).toBe(categoryId);
@@ -102,13 +105,20 @@ describe('int64 JSON parse/print (property)', () => {
 
   it(`parseJson on any text either parses or throws a SyntaxError (${RUNS} runs)`, () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.json().map((j) => j.slice(0, Math.max(0, j.length - 1)))), (t) => {
-        try {
-          parseJson(t);
-        } catch (error) {
-          expect(error).toBeInstanceOf(SyntaxError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.json().map((j) => j.slice(0, Math.max(0, j.length - 1))),
+        ),
+        (t) => {
+          try {
+            parseJson(t);
+          } catch (error) {
+            expect(error).toBeInstanceOf(SyntaxError);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });

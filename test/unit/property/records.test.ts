@@ -74,14 +74,27 @@ const hostile = fc.oneof(
   fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
   fc.string({ unit: 'binary', maxLength: 200 }).map((s) => Buffer.from(s)),
   fc.string({ maxLength: 200 }).map((s) => Buffer.from(s)),
-  fc.tuple(fc.array(pet, { maxLength: 4 }), fc.constantFrom<InputFormat>('ndjson', 'csv', 'json'), fc.nat(), fc.string({ maxLength: 8 }), fc.boolean()).map(([ps, f, at, junk, crlf]) => {
-    let text = writers[f](ps, false);
-    const i = ps.length === 0 ? 0 : at % (text.length + 1);
-    text = text.slice(0, i) + junk + text.slice(i);
-    if (crlf) text = text.replaceAll('\n', '\r\n');
-    return Buffer.from(text);
-  }),
-  fc.constantFrom('\uFEFFname,categoryId\nx,1\n', 'name,categoryId\n"open,1\n', '[{"name":"x","categoryId":1},', '[]]', '{"name":', 'name\n', ',,,\n,,,\n', '[1e999]').map((s) => Buffer.from(s)),
+  fc
+    .tuple(fc.array(pet, { maxLength: 4 }), fc.constantFrom<InputFormat>('ndjson', 'csv', 'json'), fc.nat(), fc.string({ maxLength: 8 }), fc.boolean())
+    .map(([ps, f, at, junk, crlf]) => {
+      let text = writers[f](ps, false);
+      const i = ps.length === 0 ? 0 : at % (text.length + 1);
+      text = text.slice(0, i) + junk + text.slice(i);
+      if (crlf) text = text.replaceAll('\n', '\r\n');
+      return Buffer.from(text);
+    }),
+  fc
+    .constantFrom(
+      '\uFEFFname,categoryId\nx,1\n',
+      'name,categoryId\n"open,1\n',
+      '[{"name":"x","categoryId":1},',
+      '[]]',
+      '{"name":',
+      'name\n',
+      ',,,\n,,,\n',
+      '[1e999]',
+    )
+    .map((s) => Buffer.from(s)),
 );
 
 describe('bulk record parsing (property)', () => {
@@ -109,7 +122,19 @@ describe('bulk record parsing (property)', () => {
         }),
         // U+2028/U+2029 are ordinary characters in JSON strings and CSV fields, not line ends
         // (found by this property: node:readline splits lines on them).
-        { numRuns: RUNS, examples: [[[{ name: 'Rex\u2028Jr', categoryId: 1n }, { name: 'Tom\u2029', categoryId: 2n, status: 'sold' }], false, []]] },
+        {
+          numRuns: RUNS,
+          examples: [
+            [
+              [
+                { name: 'Rex\u2028Jr', categoryId: 1n },
+                { name: 'Tom\u2029', categoryId: 2n, status: 'sold' },
+              ],
+              false,
+              [],
+            ],
+          ],
+        },
       );
     });
   }
@@ -121,7 +146,10 @@ describe('bulk record parsing (property)', () => {
     ];
     for (const format of FORMATS) {
       const records = await read(Buffer.from(writers[format](pets, false)), format);
-      expect(records.map((r) => r.check), format).toEqual(pets.map((p) => ({ ok: true, pet: p })));
+      expect(
+        records.map((r) => r.check),
+        format,
+      ).toEqual(pets.map((p) => ({ ok: true, pet: p })));
     }
   });
 
@@ -140,8 +168,7 @@ describe('bulk record parsing (property)', () => {
       fc.property(record, (rec) => {
         const check = checkNewPet(rec);
         const cid = rec.categoryId;
-        const idOk =
-          (typeof cid === 'bigint' && cid >= INT64_MIN && cid <= INT64_MAX) || (typeof cid === 'number' && Number.isSafeInteger(cid));
+        const idOk = (typeof cid === 'bigint' && cid >= INT64_MIN && cid <= INT64_MAX) || (typeof cid === 'number' && Number.isSafeInteger(cid));
         const valid =
           typeof rec.name === 'string' &&
           rec.name.trim() !== '' &&

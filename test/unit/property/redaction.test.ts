@@ -47,11 +47,18 @@ function response(status: number, message: string): ApiResponse {
 describe('keys in error output (property)', () => {
   it(`a server message echoing "Bearer <key>" is printed with the token masked (${RUNS} runs)`, () => {
     fc.assert(
-      fc.property(key, text, text, fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic'), fc.constantFrom(401, 403, 500, 400), (k, before, after, scheme, status) => {
-        const res = response(status, `${before} ${scheme} ${k} ${after}`);
-        expect(describeResponse(res).message).not.toContain(k);
-        expect(errorForResponse(res, { envName: 'production' }).message).not.toContain(k);
-      }),
+      fc.property(
+        key,
+        text,
+        text,
+        fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic'),
+        fc.constantFrom(401, 403, 500, 400),
+        (k, before, after, scheme, status) => {
+          const res = response(status, `${before} ${scheme} ${k} ${after}`);
+          expect(describeResponse(res).message).not.toContain(k);
+          expect(errorForResponse(res, { envName: 'production' }).message).not.toContain(k);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

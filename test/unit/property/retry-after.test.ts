@@ -76,22 +76,31 @@ describe('Retry-After (property)', () => {
 
   it(`with the server's Date header the wait is measured on the server's clock, whatever our clock says (${RUNS} runs)`, () => {
     fc.assert(
-      fc.property(instant, fc.integer({ min: 0, max: 3600 }), fc.integer({ min: -3600, max: 3600 }), fc.constantFrom(...(Object.keys(FORMS) as (keyof typeof FORMS)[])), (serverNow, waitS, skewS, form) => {
-        const retryAt = new Date(serverNow.getTime() + waitS * 1000);
-        const ours = serverNow.getTime() + skewS * 1000;
-        const r = parseRetryAfter(FORMS[form](retryAt), ours, FORMS.imf(serverNow));
-        expect(r).toEqual({ ms: waitS * 1000, form: 'date' });
-      }),
+      fc.property(
+        instant,
+        fc.integer({ min: 0, max: 3600 }),
+        fc.integer({ min: -3600, max: 3600 }),
+        fc.constantFrom(...(Object.keys(FORMS) as (keyof typeof FORMS)[])),
+        (serverNow, waitS, skewS, form) => {
+          const retryAt = new Date(serverNow.getTime() + waitS * 1000);
+          const ours = serverNow.getTime() + skewS * 1000;
+          const r = parseRetryAfter(FORMS[form](retryAt), ours, FORMS.imf(serverNow));
+          expect(r).toEqual({ ms: waitS * 1000, form: 'date' });
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it(`a date with a field out of range (day 32, hour 24, Feb 30) is not a date (${RUNS} runs)`, () => {
     fc.assert(
-      fc.property(fc.constantFrom('Mon, 32 Jan 2030 00:00:00 GMT', 'Mon, 30 Feb 2030 00:00:00 GMT', 'Mon, 01 Jan 2030 24:00:00 GMT', 'Mon, 01 Foo 2030 00:00:00 GMT'), (text) => {
-        expect(parseHttpDate(text, NOW)).toBeUndefined();
-        expect(parseRetryAfter(text, NOW)).toBeUndefined();
-      }),
+      fc.property(
+        fc.constantFrom('Mon, 32 Jan 2030 00:00:00 GMT', 'Mon, 30 Feb 2030 00:00:00 GMT', 'Mon, 01 Jan 2030 24:00:00 GMT', 'Mon, 01 Foo 2030 00:00:00 GMT'),
+        (text) => {
+          expect(parseHttpDate(text, NOW)).toBeUndefined();
+          expect(parseRetryAfter(text, NOW)).toBeUndefined();
+        },
+      ),
       { numRuns: 20 },
     );
   });

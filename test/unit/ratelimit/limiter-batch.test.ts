@@ -307,8 +307,12 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
   async function run(opts: { perWindow: number; windowMs: number; clients: number; perClient: number; concurrency: number; maxLatency?: number }) {
     const clock = new FakeClock(T0 + 321);
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const server = modelServer(clock, { perWindow: opts.perWindow, windowMs: opts.windowMs, latency: () => 1 + Math.floor(random() * (opts.maxLatency ?? 60)) });
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const server = modelServer(clock, {
+      perWindow: opts.perWindow,
+      windowMs: opts.windowMs,
+      latency: () => 1 + Math.floor(random() * (opts.maxLatency ?? 60)),
+    });
     const store = new CountingStore();
     const clients = Array.from(
       { length: opts.clients },

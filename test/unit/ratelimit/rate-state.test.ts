@@ -42,8 +42,7 @@ describe('rateStateKey', () => {
   });
 
   it("is the same as node:crypto's sha256 gives, so state files written by earlier versions stay shared", () => {
-    const nodeKey = (env: string, url: string, key: string) =>
-      `${env}:${createHash('sha256').update(`${url}\n${key}`, 'utf8').digest('hex').slice(0, 16)}`;
+    const nodeKey = (env: string, url: string, key: string) => `${env}:${createHash('sha256').update(`${url}\n${key}`, 'utf8').digest('hex').slice(0, 16)}`;
     expect(rateStateKey('production', 'https://api.example.com/v1', 'sk_live_supersecret_0123456789')).toBe(
       nodeKey('production', 'https://api.example.com/v1', 'sk_live_supersecret_0123456789'),
     );

@@ -26,7 +26,7 @@ describe('proxy settings from the injected environment', () => {
     expect(s?.noProxySource).toBe('no_proxy');
   });
 
-  it('https URLs fall back to HTTP_PROXY (undici\'s rule); HTTPS_PROXY alone leaves http direct', () => {
+  it("https URLs fall back to HTTP_PROXY (undici's rule); HTTPS_PROXY alone leaves http direct", () => {
     const onlyHttp = proxySettingsFromEnv({ HTTP_PROXY: 'http://p:1' });
     expect(onlyHttp?.https?.source).toBe('HTTP_PROXY');
     expect(proxyFor(onlyHttp, 'https://api.example.com/v1/pets')?.source).toBe('HTTP_PROXY');

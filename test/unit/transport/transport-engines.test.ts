@@ -71,204 +71,208 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe.each(ENGINES)('$engine', ({ bulk }) => {
-describe.concurrent('responses', () => {
-  it('status, lower-case headers (repeated ones as arrays), text and int64-exact JSON', async () => {
-    const s = await server([
-      {
-        kind: 'raw',
-        data:
-          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Thing: a\r\nx-thing: b\r\nSet-Cookie: c=1\r\nX-RateLimit-Remaining: 7\r\n' +
-          'Content-Length: 30\r\nConnection: close\r\n\r\n[{"id":9223372036854775807}]  ',
-      },
-    ]);
-    const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } }, { bulk });
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe('application/json');
-    expect(res.headers['x-thing']).toEqual(['a', 'b']);
-    expect(res.headers['set-cookie']).toBe('c=1');
-    expect(res.headers['x-ratelimit-remaining']).toBe('7');
-    expect(res.text).toBe('[{"id":9223372036854775807}]  ');
-    expect(res.isJson).toBe(true);
-    expect(res.json).toEqual([{ id: 9223372036854775807n }]);
-    expect(res.url).toBe(`${s.baseUrl}/pets?limit=5`);
-    expect(s.requests()[0]!.url).toBe('/v1/pets?limit=5');
-  });
+  describe.concurrent('responses', () => {
+    it('status, lower-case headers (repeated ones as arrays), text and int64-exact JSON', async () => {
+      const s = await server([
+        {
+          kind: 'raw',
+          data:
+            'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Thing: a\r\nx-thing: b\r\nSet-Cookie: c=1\r\nX-RateLimit-Remaining: 7\r\n' +
+            'Content-Length: 30\r\nConnection: close\r\n\r\n[{"id":9223372036854775807}]  ',
+        },
+      ]);
+      const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } }, { bulk });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.headers['x-thing']).toEqual(['a', 'b']);
+      expect(res.headers['set-cookie']).toBe('c=1');
+      expect(res.headers['x-ratelimit-remaining']).toBe('7');
+      expect(res.text).toBe('[{"id":9223372036854775807}]  ');
+      expect(res.isJson).toBe(true);
+      expect(res.json).toEqual([{ id: 9223372036854775807n }]);
+      expect(res.url).toBe(`${s.baseUrl}/pets?limit=5`);
+      expect(s.requests()[0]!.url).toBe('/v1/pets?limit=5');
+    });
 
-  it('sends Accept, User-Agent, Authorization, and Content-Type with Content-Length for a body', async () => {
-    const s = await server([json(201, { id: 1 })]);
-    const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } }, { bulk });
-    expect(res.status).toBe(201);
-    const r = s.requests()[0]!;
-    expect(r.method).toBe('POST');
-    expect(r.body).toBe('{"name":"Rëx","categoryId":1}');
-    expect(r.headers).toMatchObject({
-      accept: 'application/json',
-      'user-agent': 'petstore-cli/test',
-      authorization: `Bearer ${KEY}`,
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(r.body)),
+    it('sends Accept, User-Agent, Authorization, and Content-Type with Content-Length for a body', async () => {
+      const s = await server([json(201, { id: 1 })]);
+      const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } }, { bulk });
+      expect(res.status).toBe(201);
+      const r = s.requests()[0]!;
+      expect(r.method).toBe('POST');
+      expect(r.body).toBe('{"name":"Rëx","categoryId":1}');
+      expect(r.headers).toMatchObject({
+        accept: 'application/json',
+        'user-agent': 'petstore-cli/test',
+        authorization: `Bearer ${KEY}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(r.body)),
+      });
+    });
+
+    it('a body over MAX_BODY_BYTES: the same MalformedResponseError as before', async () => {
+      const s = await server([{ kind: 'big', status: 200, bytes: MAX_BODY_BYTES + 1024 * 1024 }]);
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+      expect(error).toBeInstanceOf(MalformedResponseError);
+      expect(error.message).toBe('response body exceeds 16 MiB; refusing to buffer it');
     });
   });
 
-  it('a body over MAX_BODY_BYTES: the same MalformedResponseError as before', async () => {
-    const s = await server([{ kind: 'big', status: 200, bytes: MAX_BODY_BYTES + 1024 * 1024 }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
-    expect(error).toBeInstanceOf(MalformedResponseError);
-    expect(error.message).toBe('response body exceeds 16 MiB; refusing to buffer it');
-  });
-});
-
-describe('keep-alive', () => {
-  it('connections are reused: never more than requests at once; close() ends them', async () => {
-    const sockets = new Set<Socket>();
-    let connections = 0;
-    const srv: Server = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('[]');
+  describe('keep-alive', () => {
+    it('connections are reused: never more than requests at once; close() ends them', async () => {
+      const sockets = new Set<Socket>();
+      let connections = 0;
+      const srv: Server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('[]');
+      });
+      srv.on('connection', (socket) => {
+        connections++;
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+      const t = transport(baseUrl, { bulk });
+      try {
+        for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
+        // undici hands over a response just before its connection is free, so the next request may open a second.
+        expect(connections).toBeLessThanOrEqual(bulk ? 2 : 1);
+        // Eight at a time, 20 rounds: 8 connections at most (the bulk limit, or node:http's reuse of idle sockets).
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            for (let i = 0; i < 20; i++) await t.once({ method: 'POST', path: '/pets', body: { i } });
+          }),
+        );
+        expect(connections).toBeLessThanOrEqual(8);
+        await t.close();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(sockets.size).toBe(0);
+      } finally {
+        await new Promise<void>((resolve) => srv.close(() => resolve()));
+      }
     });
-    srv.on('connection', (socket) => {
-      connections++;
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
-    const t = transport(baseUrl, { bulk });
-    try {
-      for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
-      // undici hands over a response just before its connection is free, so the next request may open a second.
-      expect(connections).toBeLessThanOrEqual(bulk ? 2 : 1);
-      // Eight at a time, 20 rounds: 8 connections at most (the bulk limit, or node:http's reuse of idle sockets).
-      await Promise.all(
-        Array.from({ length: 8 }, async () => {
-          for (let i = 0; i < 20; i++) await t.once({ method: 'POST', path: '/pets', body: { i } });
-        }),
-      );
-      expect(connections).toBeLessThanOrEqual(8);
-      await t.close();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(sockets.size).toBe(0);
-    } finally {
-      await new Promise<void>((resolve) => srv.close(() => resolve()));
-    }
-  });
-});
-
-describe.concurrent('failures: one classification for both engines', () => {
-  it('connection refused: not sent', async () => {
-    const base = await closedPortUrl();
-    const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }, { bulk }));
-    expect(error).toBeInstanceOf(TransportError);
-    expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
-    expect((error as TransportError).sent).toBe(false);
-    expect((error as TransportError).timedOut).toBe(false);
   });
 
-  it('connect timeout (the server never completes the connection): not sent, not a request timeout', async () => {
-    const listener = await startUnansweredListener();
-    try {
-      const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000, bulk }));
+  describe.concurrent('failures: one classification for both engines', () => {
+    it('connection refused: not sent', async () => {
+      const base = await closedPortUrl();
+      const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }, { bulk }));
       expect(error).toBeInstanceOf(TransportError);
-      expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: no answer to the connection attempt \(timed out\)$/);
+      expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
       expect((error as TransportError).sent).toBe(false);
       expect((error as TransportError).timedOut).toBe(false);
-    } finally {
-      await listener.close();
-    }
-  });
+    });
 
-  it('slow headers within the timeout: the answer arrives whole', async () => {
-    const s = await server([{ ...json(200, [{ id: 1, name: 'Rex', categoryId: 2 }]), delayMs: 300 } as Fault]);
-    const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000, bulk });
-    expect(res.status).toBe(200);
-    expect(res.text).toBe('[{"id":1,"name":"Rex","categoryId":2}]');
-  });
+    it('connect timeout (the server never completes the connection): not sent, not a request timeout', async () => {
+      const listener = await startUnansweredListener();
+      try {
+        const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000, bulk }));
+        expect(error).toBeInstanceOf(TransportError);
+        expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: no answer to the connection attempt \(timed out\)$/);
+        expect((error as TransportError).sent).toBe(false);
+        expect((error as TransportError).timedOut).toBe(false);
+      } finally {
+        await listener.close();
+      }
+    });
 
-  it('slow headers past the timeout: timedOut, sent', async () => {
-    const s = await server([{ ...json(200, []), delayMs: 2000 } as Fault]);
-    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
-    expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
-    expect((error as TransportError).timedOut).toBe(true);
-    expect((error as TransportError).sent).toBe(true);
-  });
+    it('slow headers within the timeout: the answer arrives whole', async () => {
+      const s = await server([{ ...json(200, [{ id: 1, name: 'Rex', categoryId: 2 }]), delayMs: 300 } as Fault]);
+      const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000, bulk });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('[{"id":1,"name":"Rex","categoryId":2}]');
+    });
 
-  it('unresolvable host: not sent', async () => {
-    const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }, { bulk }));
-    expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
-    expect((error as TransportError).sent).toBe(false);
-  });
-
-  for (const how of ['reset', 'close'] as const) {
-    it(`dropped before the head (${how}): "was reset", sent`, async () => {
-      const s = await server([{ kind: 'drop', how }]);
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { bulk }));
-      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
+    it('slow headers past the timeout: timedOut, sent', async () => {
+      const s = await server([{ ...json(200, []), delayMs: 2000 } as Fault]);
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
+      expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
+      expect((error as TransportError).timedOut).toBe(true);
       expect((error as TransportError).sent).toBe(true);
     });
 
-    it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
-      const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
+    it('unresolvable host: not sent', async () => {
+      const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }, { bulk }));
+      expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
+      expect((error as TransportError).sent).toBe(false);
+    });
+
+    for (const how of ['reset', 'close'] as const) {
+      it(`dropped before the head (${how}): "was reset", sent`, async () => {
+        const s = await server([{ kind: 'drop', how }]);
+        const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { bulk }));
+        expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
+        expect((error as TransportError).sent).toBe(true);
+      });
+
+      it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
+        const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
+        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+        expect(error).toBeInstanceOf(TransportError);
+        expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
+        expect((error as TransportError).sent).toBe(true);
+        expect((error as TransportError).timedOut).toBe(false);
+      });
+    }
+
+    for (const connection of ['connection: close\r\n', ''])
+      it(`a body shorter than its Content-Length (FIN${connection ? ', connection: close' : ', keep-alive'}): cut short, not a parse error`, async () => {
+        const s = await server([
+          { kind: 'raw', data: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\n${connection}\r\n[{"id":1}`, end: 'close' },
+        ]);
+        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+        expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
+        expect((error as TransportError).sent).toBe(true);
+      });
+
+    it('an answer that is not HTTP: a one-line transport error, sent', async () => {
+      const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
       const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
       expect(error).toBeInstanceOf(TransportError);
-      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
-      expect((error as TransportError).sent).toBe(true);
-      expect((error as TransportError).timedOut).toBe(false);
-    });
-  }
-
-  for (const connection of ['connection: close\r\n', ''])
-    it(`a body shorter than its Content-Length (FIN${connection ? ', connection: close' : ', keep-alive'}): cut short, not a parse error`, async () => {
-      const s = await server([{ kind: 'raw', data: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\n${connection}\r\n[{"id":1}`, end: 'close' }]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
-      expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
+      expect(error.message).toMatch(/^the answer from 127\.0\.0\.1:\d+ is not HTTP\/1\.1 \(Expected HTTP\/.*\)$/);
+      expect(error.message).not.toContain('\n');
       expect((error as TransportError).sent).toBe(true);
     });
 
-  it('an answer that is not HTTP: a one-line transport error, sent', async () => {
-    const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
-    expect(error).toBeInstanceOf(TransportError);
-    expect(error.message).toMatch(/^the answer from 127\.0\.0\.1:\d+ is not HTTP\/1\.1 \(Expected HTTP\/.*\)$/);
-    expect(error.message).not.toContain('\n');
-    expect((error as TransportError).sent).toBe(true);
-  });
+    it('no answer: the timeout ends it (timedOut, sent)', async () => {
+      const s = await server([{ kind: 'stall' }]);
+      const started = Date.now();
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
+      expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
+      expect((error as TransportError).timedOut).toBe(true);
+      expect((error as TransportError).sent).toBe(true);
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
 
-  it('no answer: the timeout ends it (timedOut, sent)', async () => {
-    const s = await server([{ kind: 'stall' }]);
-    const started = Date.now();
-    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
-    expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
-    expect((error as TransportError).timedOut).toBe(true);
-    expect((error as TransportError).sent).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
-  });
+    it('the head, then a stalled body: the timeout covers the whole body', async () => {
+      const s = await server([
+        { kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } },
+      ]);
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300, bulk }));
+      expect(error.message).toMatch(/^request timed out after 0\.3s/);
+      expect((error as TransportError).timedOut).toBe(true);
+    });
 
-  it('the head, then a stalled body: the timeout covers the whole body', async () => {
-    const s = await server([{ kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } }]);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300, bulk }));
-    expect(error.message).toMatch(/^request timed out after 0\.3s/);
-    expect((error as TransportError).timedOut).toBe(true);
-  });
+    it('Ctrl-C while a POST is in flight: InterruptedError saying the outcome is unknown', async () => {
+      const s = await server([{ kind: 'stall' }]);
+      const ctrlC = new AbortController();
+      // As src/main.ts does on SIGINT: the reason is an InterruptedError that says nothing of the request.
+      setTimeout(() => ctrlC.abort(new InterruptedError()), 100);
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal, bulk }));
+      expect(error).toBeInstanceOf(InterruptedError);
+      expect(error.message).toMatch(/^interrupted while POST \/pets was in flight: the server may or may not have processed it/);
+    });
 
-  it('Ctrl-C while a POST is in flight: InterruptedError saying the outcome is unknown', async () => {
-    const s = await server([{ kind: 'stall' }]);
-    const ctrlC = new AbortController();
-    // As src/main.ts does on SIGINT: the reason is an InterruptedError that says nothing of the request.
-    setTimeout(() => ctrlC.abort(new InterruptedError()), 100);
-    const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal, bulk }));
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(error.message).toMatch(/^interrupted while POST \/pets was in flight: the server may or may not have processed it/);
+    it('Ctrl-C mid-body of a GET: "interrupted"', async () => {
+      const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
+      const ctrlC = new AbortController();
+      setTimeout(() => ctrlC.abort(), 100);
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal, bulk }));
+      expect(error).toBeInstanceOf(InterruptedError);
+      expect(error.message).toBe('interrupted');
+    });
   });
-
-  it('Ctrl-C mid-body of a GET: "interrupted"', async () => {
-    const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
-    const ctrlC = new AbortController();
-    setTimeout(() => ctrlC.abort(), 100);
-    const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal, bulk }));
-    expect(error).toBeInstanceOf(InterruptedError);
-    expect(error.message).toBe('interrupted');
-  });
-});
 });
 
 describe('undici: a request that never left', () => {

@@ -67,7 +67,7 @@ describe('dispatchExchange', () => {
     expect(s.bodies).toEqual(['"first"']);
   });
 
-  it('a body over the cap ends the exchange with the caller\'s error', async () => {
+  it("a body over the cap ends the exchange with the caller's error", async () => {
     const s = await slowServer(0);
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());

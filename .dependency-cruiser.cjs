@@ -4,7 +4,8 @@
 //
 // Layers, bottom first:
 const LAYERS = [
-  // Small shared modules: errors, time, JSON, I/O, files, output, config, the pet model, prompts.
+  // Small shared modules: errors, time, JSON, I/O, files, header values, output, config, the pet
+  // model, prompts, the flags' value lists.
   ['errors', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt', 'flag-values.ts'],
   ['ratelimit'],
   ['transport'],
@@ -64,7 +65,7 @@ module.exports = {
     },
     {
       name: 'no-orphans',
-      comment: 'A module nothing imports is dead code (entry points excepted).',
+      comment: 'A module that neither imports nor is imported is dead code (knip finds the rest).',
       severity: 'error',
       from: { orphan: true, pathNot: ['\\.d\\.ts$', '^src/main\\.ts$'] },
       to: {},

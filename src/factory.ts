@@ -66,7 +66,7 @@ export interface FactoryDeps {
   globals: GlobalOptions;
   signal: AbortSignal;
   version: string;
-  /** Test seam: an undici dispatcher (MockAgent) for the HTTP layer. */
+  /** Test seam: an undici dispatcher (MockAgent) for the transport layer. */
   dispatcher?: import('undici').Dispatcher;
 }
 

@@ -1,6 +1,6 @@
 // Builds an ApiClient wired for the CLI: transport, the key's shared rate-limit
 // gate (state file in the config folder), retries, max-wait and announcements.
-// Imported lazily (it pulls in undici).
+// Imported lazily (the transport, the limiter and its state file load only for a command that sends).
 
 import type { EnvVars, IO } from '../io/io.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../ratelimit/rate-state.js';

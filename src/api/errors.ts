@@ -1,7 +1,7 @@
 import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, ServerError, UsageError } from '../errors/errors.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { firstValue } from '../wire/headers.js';
-import { apiErrorBody } from '../http/error-body.js';
+import { apiErrorBody, isBan } from '../http/error-body.js';
 
 function contentType(res: ApiResponse): string {
   return firstValue(res.headers['content-type'])?.split(';')[0]?.trim() || 'no content type';
@@ -40,7 +40,7 @@ export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError 
       return new UsageError(`the server rejected the request: ${message}`, details);
     case res.status === 401:
       return new AuthError(`authentication failed: ${message}`, { ...details, hint: `petstore auth login --env ${ctx.envName}` });
-    case res.status === 403 && code === 'key_banned':
+    case isBan(res):
       return new RateLimitedError(`the API key is temporarily banned for repeating requests after a 429: ${message}`, details);
     case res.status === 403:
       return new AuthError(`access denied: ${message}`, { ...details, hint: `petstore auth status --env ${ctx.envName}` });

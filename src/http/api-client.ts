@@ -10,7 +10,7 @@ import { rateLimitGiveUp } from '../ratelimit/give-up.js';
 import { wholeSeconds } from '../time/format.js';
 import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
-import { apiErrorBody } from './error-body.js';
+import { isBan } from './error-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { retryVerdict } from './retry-policy.js';
 
@@ -18,7 +18,7 @@ export interface ApiClientContext {
   envName: string;
 }
 
-/** What ApiClient needs of the HTTP layer (HttpTransport, or a fake in tests). */
+/** What ApiClient needs of the transport layer (transport/exchange.ts HttpTransport, or a fake in tests). */
 export interface Transport {
   readonly baseUrl: string;
   once(req: ApiRequest): Promise<ApiResponse>;
@@ -41,10 +41,6 @@ export interface ApiClientOptions {
   debug?: (line: string) => void;
 }
 
-function isBan(res: ApiResponse): boolean {
-  return res.status === 403 && apiErrorBody(res)?.code === 'key_banned';
-}
-
 const seconds = (ms: number) => `${wholeSeconds(ms)}s`;
 
 interface RetryContext {
@@ -55,11 +51,11 @@ interface RetryContext {
 }
 
 /**
- * What commands talk to: every request passes the key's rate-limit gate,
+ * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate,
  * is retried as the retry policy allows (src/http/retry-policy.ts), and
  * leaves the latest quota for the report after the command.
  *
- * Concurrency: call send()/call() concurrently as you like (bulk seeding);
+ * Concurrency: call send() concurrently as you like (bulk seeding);
  * the limiter lets at most `remaining` requests be in flight and holds the
  * rest until fresh headers arrive or the window resets.
  */

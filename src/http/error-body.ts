@@ -8,6 +8,14 @@ export interface ApiErrorBody {
   status: number;
 }
 
+/**
+ * A ban: what the sandbox answers a key that retried too early after a 429 (the interface only says
+ * a ban may happen). The retrying client closes the key's gate for it; the API layer names it (exit 6).
+ */
+export function isBan(res: ApiResponse): boolean {
+  return res.status === 403 && apiErrorBody(res)?.code === 'key_banned';
+}
+
 /** The interface's Error body, when the response carries one. */
 export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
   const b = res.json as Record<string, unknown> | undefined;

@@ -10,6 +10,7 @@
 
 import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { PET_STATUSES } from '../flag-values.js';
 import { INT64_MAX, parseJson, toInt64 } from '../json/int64.js';
 import { SandboxStartError } from './errors.js';
 import { isPetStatus, type Pet } from './types.js';
@@ -46,7 +47,7 @@ function decodeData(value: unknown): DataFile {
     if (categoryId === undefined) fail(`pets[${i}].categoryId must be an int64 integer`);
     const pet: Pet = { id, name: p.name, categoryId };
     if (p.status !== undefined) {
-      if (!isPetStatus(p.status)) fail(`pets[${i}].status must be available, pending or sold`);
+      if (!isPetStatus(p.status)) fail(`pets[${i}].status must be ${PET_STATUSES.slice(0, -1).join(', ')} or ${PET_STATUSES.at(-1)}`);
       pet.status = p.status;
     }
     pets.push(pet);

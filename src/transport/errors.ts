@@ -12,6 +12,8 @@ export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
  * the method: 'transient' ones may go away (worth a retry, even for a POST), 'permanent' ones will
  * not. Both engines' codes are here: undici's UND_ERR_CONNECT_TIMEOUT and node:http's
  * CONNECT_TIMED_OUT mean the same thing. TLS failures (isTlsCode) are permanent and not sent too.
+ * ECONNABORTED is not here, although the retry policy's old copy of this list had it: it can come
+ * after the request was written, so it does not prove "not sent".
  */
 const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ECONNREFUSED', 'transient'],

@@ -6,7 +6,7 @@
 // MockAgent (src/transport/exchange.ts chooses; src/transport/undici-exchange.ts drives it).
 //
 // Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ECONNRESET, EPIPE, HPE_*, TLS codes...) for
-// client.ts to classify; a response that ends before its whole body arrived gets RESPONSE_CUT_SHORT.
+// errors.ts (describeTransportError) to classify; a response that ends before its whole body arrived gets RESPONSE_CUT_SHORT.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { CONNECT_TIMED_OUT, cutShort } from './errors.js';
 import { CONNECT_TIMEOUT_MS } from './timeouts.js';

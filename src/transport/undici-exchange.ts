@@ -5,8 +5,8 @@
 // node:http and 190 µs through undici's request().
 //
 // Errors keep undici's codes (UND_ERR_SOCKET, UND_ERR_CONNECT_TIMEOUT, ECONNREFUSED...) for
-// client.ts to classify, except that a failure after the response head is RESPONSE_CUT_SHORT (as
-// from node-transport.ts); an abort rejects with the signal's reason. undici starts a request
+// errors.ts (describeTransportError) to classify, except that a failure after the response head is RESPONSE_CUT_SHORT (as
+// from node-http.ts); an abort rejects with the signal's reason. undici starts a request
 // (onRequestStart) just before it writes it, so `onStart` tells the caller whether anything can
 // have reached the server.
 import { cutShort } from './errors.js';

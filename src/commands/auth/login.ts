@@ -1,7 +1,7 @@
 import { checkBaseUrl, maskKey, resolveEnvName } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
-import { probe } from '../../api/pets.js';
+import { checkKey } from '../../api/pets.js';
 import { readKey } from './key.js';
 
 export interface LoginOptions {
@@ -29,7 +29,7 @@ export async function run(f: Factory, options: LoginOptions): Promise<void> {
   if (options.verify && baseUrl) {
     const client = await f.clientFor({ envName, baseUrl }, key);
     try {
-      await probe(client, 'call');
+      await checkKey(client);
     } catch (error) {
       if (error instanceof AuthError) {
         throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {

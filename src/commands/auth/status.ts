@@ -55,7 +55,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 async function check(f: Factory, envName: string, baseUrl: string, key: string): Promise<{ server: ServerVerdict; detail: string | null }> {
   const client = await f.clientFor({ envName, baseUrl }, key);
   try {
-    const res = await probe(client, 'send');
+    const res = await probe(client);
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
     const { message } = describeResponse(res);
     if (res.status === 401 || res.status === 403) return { server: 'rejected', detail: message };

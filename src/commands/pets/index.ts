@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { INPUT_FORMATS, parseLimit, parseStatus, PET_STATUSES, wholeNumber } from '../../flag-values.js';
+import { INPUT_FORMATS, parseLimit, PET_STATUSES, wholeNumber } from '../../flag-values.js';
 import { choiceOption, examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerPets(program: Command, ctx: CommandContext): void {
@@ -15,14 +15,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .command('list')
     .description('list pets (GET /pets)')
     .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser((text) => parseLimit(text)))
-    .addOption(
-      choiceOption(
-        '--status <status>',
-        PET_STATUSES,
-        (list) => `only pets with this status: ${list}`,
-        (text) => parseStatus(text),
-      ),
-    );
+    .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `only pets with this status: ${list}`));
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
   examples(list, [
     'petstore pets list',
@@ -36,14 +29,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .description('add a pet (POST /pets) and print it with its new id; or many from a file with --file')
     .option('--name <name>', "the pet's name (non-empty)")
     .option('--category-id <id>', 'category id, a signed 64-bit integer')
-    .addOption(
-      choiceOption(
-        '--status <status>',
-        PET_STATUSES,
-        (list) => `${list} (none if omitted)`,
-        (text) => parseStatus(text),
-      ),
-    )
+    .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `${list} (none if omitted)`))
     .option('--file <file>', 'create one pet per record of a JSON array, NDJSON or CSV file (- reads stdin)')
     .addOption(choiceOption('--format <format>', INPUT_FORMATS, (list) => `format of --file: ${list} (default: from the extension, else sniffed)`))
     .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')

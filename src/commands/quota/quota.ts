@@ -1,5 +1,5 @@
 import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../errors/errors.js';
-import { probe } from '../../api/pets.js';
+import { checkKey } from '../../api/pets.js';
 import type { Factory } from '../../factory.js';
 import { secondsUntil } from '../../time/format.js';
 import type { Quota } from '../../ratelimit/quota.js';
@@ -62,7 +62,7 @@ async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey:
 async function liveQuota(f: Factory): Promise<Quota> {
   const client = await f.client();
   // The cheapest request the interface has.
-  const res = await probe(client, 'call');
+  const res = await checkKey(client);
   if (!res.quota) {
     throw new MalformedResponseError(
       `the server sent no rate-limit headers (X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset) (HTTP ${res.status})`,

@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { CliError, InterruptedError, PartialFailureError, UsageError } from '../errors/errors.js';
+import { CliError, InterruptedError, MalformedResponseError, PartialFailureError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiResponse } from '../transport/exchange.js';
@@ -11,6 +11,7 @@ import { sendNewPet } from '../api/pets.js';
 import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
+import { firstValue } from '../wire/headers.js';
 import { confirm } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { runOrdered } from './ordered-pool.js';
@@ -140,6 +141,25 @@ function errorSummary(res: ApiResponse): { code: string; message: string; status
   return { code: `http_${res.status}`, message: describeResponse(res).message, status: res.status };
 }
 
+/**
+ * The statuses that say the server rejected the request, so the pet was surely not created: "failed".
+ * Any other answer that is not a created pet proves nothing (a 3xx, whose POST is not followed and may
+ * have been processed first; a 5xx; a 408, 425 or an unfamiliar 4xx from whatever stands in between),
+ * so the record is "unknown" and never resent without --retry-unknown. 401, 403 and 429 stop the run.
+ */
+const REJECTED: ReadonlySet<number> = new Set([400, 404, 405, 407, 409, 410, 411, 413, 414, 415, 422, 431]);
+
+/** Why an answer leaves the outcome unknown, for the result line. */
+function unknownReason(res: ApiResponse): string {
+  const what = describeResponse(res).message;
+  if (res.status >= 500) return `server error (${what}): it may or may not have been created`;
+  if (res.status >= 300 && res.status < 400) {
+    const to = firstValue(res.headers.location);
+    return `redirected (${what}${to ? `, to ${to}` : ''}); a POST is not followed, and it may or may not have been created`;
+  }
+  return `${what}, not an answer that rejects the record: it may or may not have been created`;
+}
+
 /** Creates one pet; returns its result line, or throws when the whole run must stop. */
 async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal): Promise<ResultLine> {
   try {
@@ -149,12 +169,10 @@ async function createOne(client: ApiClient, line: number, pet: NewPet, inflight:
       if (created) return { line, status: 'created', pet: created };
       return { line, status: 'unknown', reason: `HTTP ${res.status} with a malformed body: probably created; check before resending`, record: pet };
     }
-    if (res.status >= 500) {
-      return { line, status: 'unknown', reason: `server error (${describeResponse(res).message}): it may or may not have been created`, record: pet };
-    }
     // Every later record would fail the same way: stop instead of reporting thousands of failures.
     if (res.status === 401 || res.status === 403 || res.status === 429) throw errorForResponse(res, client.ctx);
-    return { line, status: 'failed', error: errorSummary(res) };
+    if (REJECTED.has(res.status)) return { line, status: 'failed', error: errorSummary(res) };
+    return { line, status: 'unknown', reason: unknownReason(res), record: pet };
   } catch (error) {
     if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
     if (error instanceof InterruptedError && inflight.aborted) {
@@ -162,6 +180,10 @@ async function createOne(client: ApiClient, line: number, pet: NewPet, inflight:
     }
     if (error instanceof TransportError && error.sent) {
       return { line, status: 'unknown', reason: error.message, record: pet };
+    }
+    // An answer too big to read (its status unread): the request was sent and may have been processed.
+    if (error instanceof MalformedResponseError) {
+      return { line, status: 'unknown', reason: `${error.message}: it may or may not have been created`, record: pet };
     }
     throw error;
   }

@@ -123,7 +123,7 @@ export class ResultSink {
   #unwritten = '';
 
   constructor(
-    private readonly stdout: Writable,
+    private readonly stdout: { stream: Writable; failed: AbortSignal },
     file: ResultsFile | undefined,
     private readonly toStdout: boolean,
     private readonly onFailure: (error: unknown) => void,
@@ -161,10 +161,17 @@ export class ResultSink {
     this.#pending = '';
     if (text === '') return;
     if (this.#file !== undefined) this.#writeFile(this.#file, text);
-    else if (!this.stdout.write(text)) {
-      this.#drain ??= once(this.stdout, 'drain').then(() => {
-        this.#drain = undefined;
-      });
+    // A stdout that failed (its reader exited) takes nothing more: the run stops on that signal.
+    else if (this.stdout.failed.aborted) return;
+    else if (!this.stdout.stream.write(text)) {
+      this.#drain ??= once(this.stdout.stream, 'drain', { signal: this.stdout.failed }).then(
+        () => {
+          this.#drain = undefined;
+        },
+        () => {
+          this.#drain = undefined;
+        },
+      );
       await this.#drain;
     }
   }

@@ -1,4 +1,4 @@
-import { CliError, InterruptedError, MalformedResponseError, PartialFailureError, UsageError } from '../errors/errors.js';
+import { CliError, InterruptedError, MalformedResponseError, PartialFailureError, StdoutClosedError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiResponse } from '../transport/exchange.js';
@@ -199,15 +199,19 @@ async function send(
 ): Promise<void> {
   const counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, would_create: 0 };
   const started = f.clock.now();
-  // Ctrl-C or a results line that cannot be written stops new requests at once (stop); requests in
-  // flight get graceMs to finish, so their outcomes are known.
+  // Ctrl-C, a results line that cannot be written or a stdout whose reader exited stops new requests
+  // at once (stop); requests in flight get graceMs to finish, so their outcomes are known.
   const stop = new AbortController();
-  const onCtrlC = () => stop.abort(f.signal.reason);
-  f.signal.addEventListener('abort', onCtrlC, { once: true });
+  const stopOn = [f.signal, f.io.stdoutFailed];
+  const onStop = () => stop.abort();
+  for (const signal of stopOn) {
+    if (signal.aborted) stop.abort();
+    signal.addEventListener('abort', onStop, { once: true });
+  }
   const inflight = new AbortController();
   stop.signal.addEventListener('abort', () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref(), { once: true });
   const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, { inflight: inflight.signal, stop: stop.signal }, plan.toSend, o.concurrency);
-  const sink = new ResultSink(f.io.stdout, results, o.output === 'ndjson', (error) => stop.abort(error));
+  const sink = new ResultSink({ stream: f.io.stdout, failed: f.io.stdoutFailed }, results, o.output === 'ndjson', (error) => stop.abort(error));
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;
@@ -261,15 +265,25 @@ async function send(
       );
     }
   } finally {
-    f.signal.removeEventListener('abort', onCtrlC);
+    for (const signal of stopOn) signal.removeEventListener('abort', onStop);
     progress.clear();
     await sink.close();
   }
 
   const elapsed = f.clock.now() - started;
   f.io.stderr.write(`${summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun)}\n`);
-  if (sink.failure !== undefined) throw resultsNotWritten(f, o, sink, `${done} of ${plan.total}`);
-  if (o.output === 'table') await printSummaryTable(f, counts, o.dryRun);
+  const progressText = `${done} of ${plan.total}`;
+  if (sink.failure !== undefined) throw resultsNotWritten(f, o, sink, progressText);
+  const stdoutError: unknown = f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
+  const readerLeft = (stdoutError as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+  if (stdoutError !== undefined && !readerLeft && !results && o.output === 'ndjson') {
+    throw new CliError(
+      'failure',
+      `cannot write the results to stdout: ${storageProblem(stdoutError)}; stopped sending after ${progressText} records (the results after the last line written are lost)`,
+      { code: 'results_not_written', cause: stdoutError },
+    );
+  }
+  if (o.output === 'table' && stdoutError === undefined) await printSummaryTable(f, counts, o.dryRun);
 
   const resume = `rerun with --resume ${o.resultsPath ?? '<results file>'} to continue without duplicates`;
   if (fatal !== undefined) {
@@ -282,6 +296,12 @@ async function send(
     throw fatal;
   }
   if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; ${resume}`);
+  // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
+  if (readerLeft && done < plan.total) {
+    throw new StdoutClosedError(`stdout was closed (its reader exited): stopped after ${progressText} records; the others were not sent`, {
+      hint: results ? resume : 'pass --results <file> to keep a results file that --resume can continue from',
+    });
+  }
   const notCreated = counts.failed + counts.unknown + counts.invalid;
   if (notCreated > 0) {
     throw new PartialFailureError(

@@ -55,6 +55,8 @@ export interface Factory {
 interface ClientForOptions {
   /** Aborts requests in flight (default: the Ctrl-C signal). Waits before sending always stop on Ctrl-C. */
   transportSignal?: AbortSignal;
+  /** Also ends the waits before sending (a rate-limit gate, a backoff): bulk seeding stops on a results file it cannot write. */
+  waitSignal?: AbortSignal;
   /** Many requests to come, at most `connections` at once (bulk seeding): sent through undici, whose load time they pay back. */
   bulk?: { connections: number };
 }
@@ -137,7 +139,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         traceRequests: deps.globals.debug,
         io: deps.io,
         clock: deps.clock,
-        signal: deps.signal,
+        signal: options.waitSignal ? AbortSignal.any([deps.signal, options.waitSignal]) : deps.signal,
         transportSignal: options.transportSignal ?? deps.signal,
         bulk: options.bulk,
         dispatcher: deps.dispatcher,

@@ -1,7 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { once } from 'node:events';
-import type { Writable } from 'node:stream';
-import { CliError, InterruptedError, PartialFailureError, UsageError } from '../errors/errors.js';
+import { CliError, InterruptedError, MalformedResponseError, PartialFailureError, StdoutClosedError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiResponse } from '../transport/exchange.js';
@@ -11,10 +8,12 @@ import { sendNewPet } from '../api/pets.js';
 import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
+import { firstValue } from '../wire/headers.js';
 import { confirm } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { runOrdered } from './ordered-pool.js';
 import { Progress } from './progress.js';
+import { ResultSink, ResultsFile, storageProblem } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
 import { formatResult, readEarlierResults, sameRecord, type EarlierResult, type ResultLine, type ResultStatus } from './results.js';
 
@@ -35,59 +34,6 @@ export interface SeedOptions {
 }
 
 type Counts = Record<ResultStatus | 'would_create', number>;
-
-/**
- * Where result lines go: a file or stdout. Lines finished in the same event-loop turn are written
- * together (one write per turn instead of one per record: a measurable share of seeding time), so a
- * line reaches the OS within one turn of its outcome being known.
- */
-class ResultSink {
-  #fd: number | undefined;
-  #pending = '';
-  #scheduled = false;
-  #drain: Promise<void> | undefined;
-
-  constructor(
-    private readonly stdout: Writable,
-    path: string | undefined,
-    private readonly toStdout: boolean,
-  ) {
-    if (path !== undefined) this.#fd = openSync(path, 'w');
-  }
-
-  async write(text: string): Promise<void> {
-    if (this.#fd === undefined && !this.toStdout) return;
-    this.#pending += text;
-    if (this.#pending.length >= 65_536) await this.flush();
-    else if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => {
-        this.#scheduled = false;
-        void this.flush();
-      });
-    }
-    if (this.#drain) await this.#drain;
-  }
-
-  async flush(): Promise<void> {
-    const text = this.#pending;
-    this.#pending = '';
-    if (text === '') return;
-    if (this.#fd !== undefined) writeSync(this.#fd, text);
-    else if (!this.stdout.write(text)) {
-      this.#drain ??= once(this.stdout, 'drain').then(() => {
-        this.#drain = undefined;
-      });
-      await this.#drain;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    this.#fd = undefined;
-  }
-}
 
 interface Plan {
   total: number;
@@ -140,6 +86,25 @@ function errorSummary(res: ApiResponse): { code: string; message: string; status
   return { code: `http_${res.status}`, message: describeResponse(res).message, status: res.status };
 }
 
+/**
+ * The statuses that say the server rejected the request, so the pet was surely not created: "failed".
+ * Any other answer that is not a created pet proves nothing (a 3xx, whose POST is not followed and may
+ * have been processed first; a 5xx; a 408, 425 or an unfamiliar 4xx from whatever stands in between),
+ * so the record is "unknown" and never resent without --retry-unknown. 401, 403 and 429 stop the run.
+ */
+const REJECTED: ReadonlySet<number> = new Set([400, 404, 405, 407, 409, 410, 411, 413, 414, 415, 422, 431]);
+
+/** Why an answer leaves the outcome unknown, for the result line. */
+function unknownReason(res: ApiResponse): string {
+  const what = describeResponse(res).message;
+  if (res.status >= 500) return `server error (${what}): it may or may not have been created`;
+  if (res.status >= 300 && res.status < 400) {
+    const to = firstValue(res.headers.location);
+    return `redirected (${what}${to ? `, to ${to}` : ''}); a POST is not followed, and it may or may not have been created`;
+  }
+  return `${what}, not an answer that rejects the record: it may or may not have been created`;
+}
+
 /** Creates one pet; returns its result line, or throws when the whole run must stop. */
 async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal): Promise<ResultLine> {
   try {
@@ -149,12 +114,10 @@ async function createOne(client: ApiClient, line: number, pet: NewPet, inflight:
       if (created) return { line, status: 'created', pet: created };
       return { line, status: 'unknown', reason: `HTTP ${res.status} with a malformed body: probably created; check before resending`, record: pet };
     }
-    if (res.status >= 500) {
-      return { line, status: 'unknown', reason: `server error (${describeResponse(res).message}): it may or may not have been created`, record: pet };
-    }
     // Every later record would fail the same way: stop instead of reporting thousands of failures.
     if (res.status === 401 || res.status === 403 || res.status === 429) throw errorForResponse(res, client.ctx);
-    return { line, status: 'failed', error: errorSummary(res) };
+    if (REJECTED.has(res.status)) return { line, status: 'failed', error: errorSummary(res) };
+    return { line, status: 'unknown', reason: unknownReason(res), record: pet };
   } catch (error) {
     if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
     if (error instanceof InterruptedError && inflight.aborted) {
@@ -162,6 +125,10 @@ async function createOne(client: ApiClient, line: number, pet: NewPet, inflight:
     }
     if (error instanceof TransportError && error.sent) {
       return { line, status: 'unknown', reason: error.message, record: pet };
+    }
+    // An answer too big to read (its status unread): the request was sent and may have been processed.
+    if (error instanceof MalformedResponseError) {
+      return { line, status: 'unknown', reason: `${error.message}: it may or may not have been created`, record: pet };
     }
     throw error;
   }
@@ -187,15 +154,24 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
   if (o.resultsPath !== undefined && o.resultsPath === o.resumePath) {
     throw new UsageError('--results must name a new file, not the --resume file: the earlier results are needed until the run ends');
   }
-  const earlier = o.resumePath ? await readEarlierResults(o.resumePath) : undefined;
-  if (earlier?.tornLastLine) f.info(`warning: the last line of ${o.resumePath} is incomplete (the earlier run was killed mid-write); it is ignored`);
-  const input = await openInput(o.file, o.format, f.io);
+  // Before anything is read: a --results file that cannot be written, or that is the input or the
+  // --resume file under another name, is refused with nothing touched.
+  const results =
+    o.resultsPath === undefined ? undefined : ResultsFile.open(o.resultsPath, { input: o.file === '-' ? undefined : o.file, resume: o.resumePath });
   try {
-    const plan = await validate(f, input, earlier?.byLine, o);
-    if (!o.dryRun) await confirmProduction(f, o, plan);
-    await send(f, o, input, earlier?.byLine, plan);
+    const earlier = o.resumePath ? await readEarlierResults(o.resumePath) : undefined;
+    if (earlier?.tornLastLine) f.info(`warning: the last line of ${o.resumePath} is incomplete (the earlier run was killed mid-write); it is ignored`);
+    const input = await openInput(o.file, o.format, f.io);
+    try {
+      const plan = await validate(f, input, earlier?.byLine, o);
+      if (!o.dryRun) await confirmProduction(f, o, plan);
+      await send(f, o, input, earlier?.byLine, plan, results);
+    } finally {
+      input.dispose();
+    }
   } finally {
-    input.dispose();
+    // Nothing written (the run stopped before sending): the file is left as it was.
+    results?.abandon();
   }
 }
 
@@ -213,15 +189,29 @@ async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promis
 }
 
 /** Pass 2: sends (or, with --dry-run, lists) the records and writes one result line each, in input order. */
-async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, plan: Plan): Promise<void> {
+async function send(
+  f: Factory,
+  o: SeedOptions,
+  input: ReplayableInput,
+  earlier: Map<number, EarlierResult> | undefined,
+  plan: Plan,
+  results: ResultsFile | undefined,
+): Promise<void> {
   const counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, would_create: 0 };
   const started = f.clock.now();
-  // Ctrl-C stops new requests at once (f.signal); requests in flight get graceMs to finish.
+  // Ctrl-C, a results line that cannot be written or a stdout whose reader exited stops new requests
+  // at once (stop); requests in flight get graceMs to finish, so their outcomes are known.
+  const stop = new AbortController();
+  const stopOn = [f.signal, f.io.stdoutFailed];
+  const onStop = () => stop.abort();
+  for (const signal of stopOn) {
+    if (signal.aborted) stop.abort();
+    signal.addEventListener('abort', onStop, { once: true });
+  }
   const inflight = new AbortController();
-  const onInterrupt = () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref();
-  f.signal.addEventListener('abort', onInterrupt, { once: true });
-  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, inflight.signal, plan.toSend, o.concurrency);
-  const sink = new ResultSink(f.io.stdout, o.resultsPath, o.output === 'ndjson');
+  stop.signal.addEventListener('abort', () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref(), { once: true });
+  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, { inflight: inflight.signal, stop: stop.signal }, plan.toSend, o.concurrency);
+  const sink = new ResultSink({ stream: f.io.stdout, failed: f.io.stdoutFailed }, results, o.output === 'ndjson', (error) => stop.abort(error));
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;
@@ -256,13 +246,13 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
     if (!client) {
       // Nothing to send (a dry run, or everything already created): a plain loop, no pool.
       for await (const rec of readRecords(input.open(), input.format)) {
-        if (f.signal.aborted) break;
+        if (stop.signal.aborted) break;
         await record(await work(rec));
       }
     } else {
       await runOrdered(
         readRecords(input.open(), input.format),
-        { concurrency: o.concurrency, window: Math.max(64, o.concurrency * 16), stopped: () => f.signal.aborted },
+        { concurrency: o.concurrency, window: Math.max(64, o.concurrency * 16), stopped: () => stop.signal.aborted },
         work,
         async (_rec, outcome) => {
           // Not sent (a wait was interrupted, or the run is stopping): no result line, so --resume sends it later.
@@ -275,14 +265,25 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
       );
     }
   } finally {
-    f.signal.removeEventListener('abort', onInterrupt);
+    for (const signal of stopOn) signal.removeEventListener('abort', onStop);
     progress.clear();
     await sink.close();
   }
 
   const elapsed = f.clock.now() - started;
   f.io.stderr.write(`${summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun)}\n`);
-  if (o.output === 'table') await printSummaryTable(f, counts, o.dryRun);
+  const progressText = `${done} of ${plan.total}`;
+  if (sink.failure !== undefined) throw resultsNotWritten(f, o, sink, progressText);
+  const stdoutError: unknown = f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
+  const readerLeft = (stdoutError as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+  if (stdoutError !== undefined && !readerLeft && !results && o.output === 'ndjson') {
+    throw new CliError(
+      'failure',
+      `cannot write the results to stdout: ${storageProblem(stdoutError)}; stopped sending after ${progressText} records (the results after the last line written are lost)`,
+      { code: 'results_not_written', cause: stdoutError },
+    );
+  }
+  if (o.output === 'table' && stdoutError === undefined) await printSummaryTable(f, counts, o.dryRun);
 
   const resume = `rerun with --resume ${o.resultsPath ?? '<results file>'} to continue without duplicates`;
   if (fatal !== undefined) {
@@ -295,6 +296,12 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
     throw fatal;
   }
   if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; ${resume}`);
+  // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
+  if (readerLeft && done < plan.total) {
+    throw new StdoutClosedError(`stdout was closed (its reader exited): stopped after ${progressText} records; the others were not sent`, {
+      hint: results ? resume : 'pass --results <file> to keep a results file that --resume can continue from',
+    });
+  }
   const notCreated = counts.failed + counts.unknown + counts.invalid;
   if (notCreated > 0) {
     throw new PartialFailureError(
@@ -304,12 +311,40 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, earlier:
 }
 
 /**
+ * The results file could not be written (a full disk, an I/O error): sending stopped at once. The
+ * result lines it could not take (their pets may have been created) go to stdout, so none is lost:
+ * with them added, --resume sends nothing twice. Exit 1.
+ */
+function resultsNotWritten(f: Factory, o: SeedOptions, sink: ResultSink, progress: string): CliError {
+  const lines = sink.unwritten;
+  const count = lines.split('\n').length - 1;
+  f.io.stdout.write(lines);
+  const where =
+    count === 0
+      ? ''
+      : `; the ${count} result ${count === 1 ? 'line' : 'lines'} it could not take ${count === 1 ? 'is' : 'are'} on stdout: add them to a copy of the file where there is room, and rerun with --resume <that copy>`;
+  return new CliError(
+    'failure',
+    `cannot write the results file ${o.resultsPath}: ${storageProblem(sink.failure)}; stopped sending after ${progress} records${where}`,
+    {
+      code: 'results_not_written',
+      cause: sink.failure,
+    },
+  );
+}
+
+/**
  * From this many requests on, undici's dispatcher (see HttpTransport's `bulk`): loading it costs
  * ~30 ms and ~25 MB, and its lower cost per request pays that back at about 500 requests
  * (100 records: 0.17 s on node:http, 0.21 s on undici; 1,000: 0.53 s against 0.45 s).
  */
 const BULK_ENGINE_FROM = 500;
 
-function clientFor(f: Factory, transportSignal: AbortSignal, requests: number, concurrency: number): Promise<ApiClient> {
-  return f.newClient({ transportSignal, ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}) });
+/** `stop` ends the waits before a request is sent; `inflight` aborts the requests already sent. */
+function clientFor(f: Factory, signals: { inflight: AbortSignal; stop: AbortSignal }, requests: number, concurrency: number): Promise<ApiClient> {
+  return f.newClient({
+    transportSignal: signals.inflight,
+    waitSignal: signals.stop,
+    ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}),
+  });
 }

@@ -1,7 +1,18 @@
 // Typed failures. Each carries a kind; src/errors/exit-codes.ts is the only
 // place a kind becomes an exit code, and src/cli.ts the only place that exits.
 
-export type ErrorKind = 'failure' | 'usage' | 'auth' | 'not_found' | 'rate_limited' | 'network' | 'partial' | 'interrupted' | 'server' | 'malformed';
+export type ErrorKind =
+  | 'failure'
+  | 'usage'
+  | 'auth'
+  | 'not_found'
+  | 'rate_limited'
+  | 'network'
+  | 'partial'
+  | 'interrupted'
+  | 'stdout_closed'
+  | 'server'
+  | 'malformed';
 
 export interface ErrorDetails {
   /** Machine-readable code: the API's Error.code, or one of ours. */
@@ -88,6 +99,17 @@ export class InterruptedError extends CliError {
   constructor(message = 'interrupted', details: ErrorDetails = {}) {
     super('interrupted', message, { code: 'interrupted', ...details });
     this.name = 'InterruptedError';
+  }
+}
+
+/**
+ * The reader of stdout went away (`| head -1`) before a run that writes its results there had
+ * finished, so it stopped with records left unsent (exit 141, as for a process ended by SIGPIPE).
+ */
+export class StdoutClosedError extends CliError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('stdout_closed', message, { code: 'stdout_closed', ...details });
+    this.name = 'StdoutClosedError';
   }
 }
 

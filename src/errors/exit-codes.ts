@@ -11,6 +11,8 @@ export const ExitCode = {
   rateLimited: 6,
   network: 7,
   interrupted: 130,
+  /** 128 + SIGPIPE: what a shell reports for a writer whose reader left (`yes | head -1`). */
+  stdoutClosed: 141,
 } as const;
 
 const BY_KIND: Record<ErrorKind, number> = {
@@ -22,6 +24,7 @@ const BY_KIND: Record<ErrorKind, number> = {
   network: ExitCode.network,
   partial: ExitCode.partial,
   interrupted: ExitCode.interrupted,
+  stdout_closed: ExitCode.stdoutClosed,
   server: ExitCode.failure,
   malformed: ExitCode.failure,
 };

@@ -22,6 +22,12 @@ export interface IO {
   canPrompt: boolean;
   /** Terminal width of stdout when it is a TTY. */
   columns: number | undefined;
+  /**
+   * Aborted at the first failed write to stdout, with the error as its reason: EPIPE when its reader
+   * exited (`| head -1`), ENOSPC when it is a file on a full disk. Such an error no longer crashes the
+   * process with a stack trace: whoever writes a lot to stdout asks this signal what happened.
+   */
+  stdoutFailed: AbortSignal;
 }
 
 interface ColorInputs {
@@ -60,6 +66,26 @@ export interface IOInputs {
   quiet?: boolean | undefined;
 }
 
+const watched = new WeakMap<Writable, AbortSignal>();
+
+/**
+ * One 'error' listener per stream (createIO may run twice over the same streams). process.stdout
+ * reports a failed write as an 'error' event, again for every later write, and without a listener
+ * that event is an uncaught exception.
+ */
+function writeFailures(stream: Writable): AbortSignal {
+  let signal = watched.get(stream);
+  if (!signal) {
+    const failed = new AbortController();
+    stream.on('error', (error: unknown) => {
+      if (!failed.signal.aborted) failed.abort(error);
+    });
+    signal = failed.signal;
+    watched.set(stream, signal);
+  }
+  return signal;
+}
+
 export function createIO(inputs: IOInputs): IO {
   const stdoutIsTTY = inputs.stdout.isTTY === true;
   const stderrIsTTY = inputs.stderr.isTTY === true;
@@ -91,5 +117,6 @@ export function createIO(inputs: IOInputs): IO {
       return stderrIsTTY && inputs.input !== false && stdinIsTTY();
     },
     columns: stdoutIsTTY ? inputs.stdout.columns : undefined,
+    stdoutFailed: writeFailures(inputs.stdout),
   };
 }

@@ -9,6 +9,7 @@ import {
   PartialFailureError,
   RateLimitedError,
   ServerError,
+  StdoutClosedError,
   UsageError,
 } from '../../../src/errors/errors.js';
 import { ExitCode, exitCodeFor } from '../../../src/errors/exit-codes.js';
@@ -32,6 +33,11 @@ describe('exit codes (public contract)', () => {
     [new InterruptedError(), 130],
   ])('%s -> %i', (error, code) => {
     expect(exitCodeFor(error)).toBe(code);
+  });
+
+  it('a stdout whose reader exited before a bulk run ended -> 141 (128 + SIGPIPE)', () => {
+    expect(exitCodeFor(new StdoutClosedError('x'))).toBe(141);
+    expect(ExitCode.stdoutClosed).toBe(141);
   });
 
   it('has the documented values', () => {

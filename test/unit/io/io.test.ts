@@ -48,3 +48,19 @@ describe('createIO', () => {
     expect(counts.built).toBe(1);
   });
 });
+
+describe('stdoutFailed', () => {
+  it('aborts at the first error on stdout, with that error, and keeps later ones from being uncaught; one listener however often createIO runs', () => {
+    const stdout = out(false);
+    const a = createIO({ stdout, stderr: out(false), stdin: Readable.from([]), env: {} });
+    const b = createIO({ stdout, stderr: out(false), stdin: Readable.from([]), env: {} });
+    expect(a.stdoutFailed).toBe(b.stdoutFailed);
+    expect(stdout.listenerCount('error')).toBe(1);
+    expect(a.stdoutFailed.aborted).toBe(false);
+    const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    stdout.emit('error', epipe);
+    stdout.emit('error', new Error('again'));
+    expect(a.stdoutFailed.aborted).toBe(true);
+    expect(a.stdoutFailed.reason).toBe(epipe);
+  });
+});

@@ -1,0 +1,190 @@
+// `pets add --file` and the disk: a --results path that cannot be written or that is the input or the
+// --resume file is refused before anything is read or sent; a results file that fills up (/dev/full,
+// a 16 KiB tmpfs) stops the run at once with one line, leaves no torn line, loses no result line,
+// and a --resume afterwards creates nothing twice.
+import { spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJson } from '../../src/json/int64.js';
+import type { CliResult } from '../helpers/cli.js';
+import { e2e, type E2E } from '../helpers/e2e.js';
+import { missingTool } from '../helpers/tools.js';
+
+let t: E2E;
+beforeAll(async () => {
+  t = await e2e();
+});
+afterAll(() => t.close());
+
+const seed = (args: string[]) => t.cli(['pets', 'add', ...args], { env: { PETSTORE_ENV: 'staging' } });
+
+function input(name: string, n: number, prefix = 'pet'): string {
+  const path = join(t.dir, name);
+  writeFileSync(path, Array.from({ length: n }, (_, i) => `{"name":"${prefix}-${i + 1}","categoryId":${i + 1}}\n`).join(''));
+  return path;
+}
+
+const results = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => parseJson(l) as { line: number; status: string; pet?: { name: string } });
+
+/** One `error:` line, the last one on stderr, no stack trace and no "unexpected error". */
+function oneError(r: CliResult, pattern: RegExp): void {
+  expect(r.stderr).not.toMatch(/\n\s+at |^\s+at |unexpected error/m);
+  const errors = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
+  expect(errors, r.stderr).toHaveLength(1);
+  expect(errors[0]).toMatch(pattern);
+}
+
+/** The sandbox's pets with this name prefix, as names: each record created exactly once shows once. */
+const stored = (prefix: string) =>
+  t.sb
+    .pets()
+    .map((p) => p.name)
+    .filter((n) => n.startsWith(`${prefix}-`))
+    .sort();
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`).sort();
+
+describe('a --results file that cannot be used is refused before anything is read or sent', () => {
+  it('the input file under another name (/./, /sub/../, a symbolic link, a hard link): exit 2, both named, the input untouched', async () => {
+    const file = input('same.ndjson', 3);
+    const before = readFileSync(file, 'utf8');
+    mkdirSync(join(t.dir, 'sub'), { recursive: true });
+    symlinkSync(file, join(t.dir, 'same-symlink.ndjson'));
+    linkSync(file, join(t.dir, 'same-hardlink.ndjson'));
+    const sent = t.sb.requests().length;
+    for (const other of [`${t.dir}/./same.ndjson`, `${t.dir}/sub/../same.ndjson`, join(t.dir, 'same-symlink.ndjson'), join(t.dir, 'same-hardlink.ndjson')]) {
+      const r = await seed(['--file', file, '--results', other]);
+      expect(r.exitCode, other).toBe(2);
+      oneError(r, new RegExp(`^error: --results ${other.replaceAll('.', '\\.')} is the input file \\(--file ${file.replaceAll('.', '\\.')}\\)`));
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    }
+    expect(t.sb.requests().length).toBe(sent);
+  });
+
+  it('the --resume file under another name: exit 2, both named, the earlier results untouched', async () => {
+    const file = input('resumed.ndjson', 2);
+    const first = join(t.dir, 'resumed-results.ndjson');
+    expect((await seed(['--file', file, '--results', first])).exitCode).toBe(0);
+    const before = readFileSync(first, 'utf8');
+    const r = await seed(['--file', file, '--resume', first, '--results', `${t.dir}/./resumed-results.ndjson`]);
+    expect(r.exitCode).toBe(2);
+    oneError(r, /^error: --results \S+\/\.\/resumed-results\.ndjson is the --resume file \S+\/resumed-results\.ndjson: /);
+    expect(readFileSync(first, 'utf8')).toBe(before);
+  });
+
+  it('a missing folder or a folder: exit 2, the path and the problem named, before the records are checked', async () => {
+    // An invalid record: had the records been checked first, its line would be reported.
+    const file = join(t.dir, 'invalid.ndjson');
+    writeFileSync(file, '{"name":"","categoryId":1}\n');
+    const sent = t.sb.requests().length;
+    const missing = await seed(['--file', file, '--results', join(t.dir, 'nowhere', 'r.ndjson')]);
+    expect(missing.exitCode).toBe(2);
+    oneError(missing, /^error: --results \S+\/nowhere\/r\.ndjson: the folder \S+\/nowhere does not exist; nothing was sent$/);
+    expect(missing.stderr).not.toContain('line 1');
+    const folder = await seed(['--file', file, '--results', t.dir]);
+    expect(folder.exitCode).toBe(2);
+    oneError(folder, /^error: --results \S+: cannot write there: it is a folder \(EISDIR\); nothing was sent$/);
+    expect(t.sb.requests().length).toBe(sent);
+  });
+
+  it('a run refused after the check (an invalid record) leaves an existing results file as it was and creates no new one', async () => {
+    const file = join(t.dir, 'invalid2.ndjson');
+    writeFileSync(file, '{"name":"","categoryId":1}\n');
+    const existing = join(t.dir, 'existing.ndjson');
+    writeFileSync(existing, '{"line":1,"status":"created","pet":{"id":1,"name":"x","categoryId":1}}\n');
+    expect((await seed(['--file', file, '--results', existing])).exitCode).toBe(2);
+    expect(readFileSync(existing, 'utf8')).toContain('"status":"created"');
+    expect((await seed(['--file', file, '--results', join(t.dir, 'new.ndjson')])).exitCode).toBe(2);
+    expect(existsSync(join(t.dir, 'new.ndjson'))).toBe(false);
+  });
+});
+
+describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a full disk under the results file: /dev/full', () => {
+  it('stops sending at once, exit 1 with one line naming the file and ENOSPC, the lines it could not take on stdout; a --resume from them creates nothing twice', async () => {
+    const file = input('full.ndjson', 300, 'full');
+    const sent = t.sb.requests().length;
+    const r = await seed(['--file', file, '--results', '/dev/full', '--concurrency', '2']);
+    expect(r.exitCode).toBe(1);
+    oneError(
+      r,
+      /^error: cannot write the results file \/dev\/full: no space left on the device \(ENOSPC\); stopped sending after \d+ of 300 records; the \d+ result lines? it could not take (is|are) on stdout/,
+    );
+    // At once: the requests already started, not the 300.
+    expect(t.sb.requests().length - sent).toBeLessThan(20);
+    const kept = results(r.stdout);
+    expect(kept.filter((l) => l.status === 'created')).toHaveLength(stored('full').length);
+
+    const copy = join(t.dir, 'full-kept.ndjson');
+    writeFileSync(copy, r.stdout);
+    const again = await seed(['--file', file, '--resume', copy, '--results', join(t.dir, 'full-again.ndjson')]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(stored('full')).toEqual(names('full', 300));
+  });
+});
+
+/** A 16 KiB tmpfs at `dir`, when this process may mount one (root with CAP_SYS_ADMIN). */
+function mountTiny(dir: string): boolean {
+  mkdirSync(dir, { recursive: true });
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
+}
+
+describe('a full disk under the results file: a 16 KiB tmpfs', () => {
+  let mnt = '';
+  let mounted = false;
+  beforeAll(() => {
+    mnt = join(t.dir, 'tiny');
+    mounted = mountTiny(mnt);
+  });
+  afterAll(() => {
+    if (!mounted) return;
+    spawnSync('umount', [mnt], { stdio: 'ignore' });
+    rmdirSync(mnt);
+  });
+
+  it('stops at once, exit 1, the file ends with a whole line; with the lines from stdout, --resume creates each pet once', async (ctx) => {
+    if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();
+    const file = input('tiny.ndjson', 400, 'tiny');
+    const path = join(mnt, 'results.ndjson');
+    const r = await seed(['--file', file, '--results', path, '--concurrency', '4']);
+    expect(r.exitCode).toBe(1);
+    oneError(
+      r,
+      /^error: cannot write the results file \S+\/tiny\/results\.ndjson: no space left on the device \(ENOSPC\); stopped sending after \d+ of 400 records; the \d+ result lines? it could not take/,
+    );
+    const text = readFileSync(path, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const written = results(text);
+    expect(written.length).toBeGreaterThan(100);
+    expect(stored('tiny').length).toBeLessThan(400);
+    // Every pet created is in the file or on stdout: nothing the server holds is unrecorded.
+    const created = [...written, ...results(r.stdout)].filter((l) => l.status === 'created');
+    expect(created).toHaveLength(stored('tiny').length);
+
+    const copy = join(t.dir, 'tiny-copy.ndjson');
+    writeFileSync(copy, text + r.stdout);
+    const again = await seed(['--file', file, '--resume', copy, '--results', join(t.dir, 'tiny-again.ndjson')]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('incomplete');
+    expect(stored('tiny')).toEqual(names('tiny', 400));
+  });
+
+  it('a read-only file system: exit 2, the path and EROFS named, nothing sent', async (ctx) => {
+    if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();
+    const ro = join(t.dir, 'ro');
+    mkdirSync(ro, { recursive: true });
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k,ro', 'tmpfs', ro]).status).toBe(0);
+    try {
+      const sent = t.sb.requests().length;
+      const r = await seed(['--file', input('ro.ndjson', 2), '--results', join(ro, 'r.ndjson')]);
+      expect(r.exitCode).toBe(2);
+      oneError(r, /^error: --results \S+\/ro\/r\.ndjson: cannot write there: read-only file system \(EROFS\); nothing was sent$/);
+      expect(t.sb.requests().length).toBe(sent);
+    } finally {
+      spawnSync('umount', [ro]);
+    }
+  });
+});

@@ -96,7 +96,7 @@ function wantsJson(opts: Record<string, unknown>): boolean {
 
 // src/main.ts imports this module alone (one chunk to load rather than four).
 export { InterruptedError } from './errors/errors.js';
-export { ExitCode } from './errors/exit-codes.js';
+export { SIGNAL_EXIT } from './errors/exit-codes.js';
 export { systemClock } from './time/clock.js';
 
 const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = {
@@ -262,7 +262,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
       // Whatever a command threw after Ctrl-C, the user interrupted it.
       const failure = deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError) ? new InterruptedError() : error;
       renderError(factory?.io ?? baseIO, failure, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
-      code = exitCodeFor(failure);
+      code = exitCodeFor(failure, deps.signal.reason);
     }
   } finally {
     if (factory) await finish(factory);

@@ -1,20 +1,22 @@
 // `petstore --version` never gets here: bin/petstore answers it. The CLI itself is imported lazily,
 // so dist/main.js stays one small file.
 
-/** The real process: wires stdio, env and Ctrl-C, and is the only place that exits. */
+/** The real process: wires stdio, env and signals, and is the only place that exits. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const { InterruptedError, ExitCode, run, systemClock } = await import('./cli.js');
+  const { InterruptedError, SIGNAL_EXIT, run, systemClock } = await import('./cli.js');
   const controller = new AbortController();
   let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    // A second Ctrl-C means "now": skip the graceful wind-down.
-    if (interrupts > 1) process.exit(ExitCode.interrupted);
-    controller.abort(new InterruptedError());
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // Ctrl-C, a CI runner's SIGTERM and a closed terminal's SIGHUP all stop the run gracefully; the
+  // exit code says which (130, 143, 129).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      interrupts++;
+      // A second signal means "now": skip the graceful wind-down.
+      if (interrupts > 1) process.exit(SIGNAL_EXIT[signal]);
+      controller.abort(new InterruptedError('interrupted', { signal }));
+    });
+  }
   const code = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -95,10 +95,18 @@ export class PartialFailureError extends CliError {
   }
 }
 
+/** The signals that stop a run gracefully (src/main.ts); each has its own exit code. */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
 export class InterruptedError extends CliError {
-  constructor(message = 'interrupted', details: ErrorDetails = {}) {
-    super('interrupted', message, { code: 'interrupted', ...details });
+  /** The signal that stopped the run, when one did (src/main.ts aborts with it). */
+  readonly signal: StopSignal | undefined;
+
+  constructor(message = 'interrupted', details: ErrorDetails & { signal?: StopSignal } = {}) {
+    const { signal, ...rest } = details;
+    super('interrupted', message, { code: 'interrupted', ...rest });
     this.name = 'InterruptedError';
+    this.signal = signal;
   }
 }
 

@@ -1,4 +1,4 @@
-import { CliError, type ErrorKind } from './errors.js';
+import { CliError, type ErrorKind, InterruptedError, type StopSignal } from './errors.js';
 
 /** The public exit-code contract (README "Exit codes"). */
 export const ExitCode = {
@@ -29,7 +29,18 @@ const BY_KIND: Record<ErrorKind, number> = {
   malformed: ExitCode.failure,
 };
 
-export function exitCodeFor(error: unknown): number {
-  if (error instanceof CliError) return BY_KIND[error.kind];
-  return ExitCode.failure;
+/** 128 + the signal's number, as a shell reports a process the signal ended. */
+export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGHUP: 129, SIGINT: ExitCode.interrupted, SIGTERM: 143 };
+
+/**
+ * The exit code for what a run threw. `stop` is why the run was aborted (the signal's reason): an
+ * interruption exits with the code of the signal that caused it (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
+ */
+export function exitCodeFor(error: unknown, stop?: unknown): number {
+  if (!(error instanceof CliError)) return ExitCode.failure;
+  if (error.kind === 'interrupted') {
+    const signal = error instanceof InterruptedError && error.signal ? error.signal : stop instanceof InterruptedError ? stop.signal : undefined;
+    if (signal) return SIGNAL_EXIT[signal];
+  }
+  return BY_KIND[error.kind];
 }

@@ -1,0 +1,139 @@
+// Input at any size and shape (issue #14, item 6): a record past 1 MiB is one line-numbered problem
+// found without holding it, and the records after it are read; a BOM is accepted and invalid UTF-8
+// named by line in every format; JSON arrays are streamed; an abort stops the reading in every format.
+// The inputs of many megabytes have vitest's timeout as their guard: a reader that went quadratic
+// again (or held a record whole) takes tens of seconds on them, not milliseconds.
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { lines } from '../../../src/bulk/lines.js';
+import { readRecords, sniffFormat, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
+
+const MiB = 1024 * 1024;
+const BIG = 20 * MiB;
+const TIMEOUT = 15_000;
+const TOO_LONG = { ok: false, problems: ['record longer than 1 MiB'] };
+const NOT_UTF8 = { ok: false, problems: ['not valid UTF-8'] };
+const pet = (name: string, categoryId: number | bigint) => ({ ok: true, pet: { name, categoryId: BigInt(categoryId) } });
+
+const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+
+/** The bytes as a stream of Buffers of `size` bytes (a file stream's are 64 KiB). */
+function stream(data: Buffer, size = 65_536): Readable {
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);
+    })(),
+  );
+}
+
+async function read(data: Buffer, format: InputFormat, size?: number): Promise<InputRecord[]> {
+  const out: InputRecord[] = [];
+  for await (const r of readRecords(stream(data, size), format)) out.push(r);
+  return out;
+}
+
+const summary = (rs: InputRecord[]) => rs.map((r) => [r.line, r.check]);
+
+/** Records of exactly `n` bytes. */
+const jsonOf = (n: number) => `{"name":"${'y'.repeat(n - 26)}","categoryId":1}`;
+
+/** The bound: records of MiB bytes are read, MiB + 1 are too long, whatever the chunks. */
+async function bound(format: InputFormat, text: string, oks: boolean[]): Promise<void> {
+  for (const size of [65_536, 4 * MiB]) {
+    const rs = await read(Buffer.from(text), format, size);
+    expect(
+      rs.map((r) => r.check.ok),
+      `chunks of ${size}`,
+    ).toEqual(oks);
+    for (const r of rs) if (!r.check.ok) expect(r.check).toEqual(TOO_LONG);
+  }
+}
+
+/** A BOM before the input, whole or split across chunks. */
+async function bom(format: InputFormat, text: string): Promise<void> {
+  for (const size of [1, 2, 65_536]) {
+    const rs = await read(bytes([0xef, 0xbb, 0xbf], text), format, size);
+    expect(rs.map((r) => r.check)).toEqual([pet('a', 1), pet('b', 2)]);
+  }
+}
+
+/** An abort in the middle of a record past the bound, the input still open: the reading rejects with the reason. */
+async function abortInside(format: InputFormat, start: string, before: number[]): Promise<void> {
+  const input = new PassThrough();
+  input.write(start);
+  input.write('x'.repeat(2 * MiB));
+  const ac = new AbortController();
+  const reason = new Error('stop');
+  const seen: number[] = [];
+  const reading = (async () => {
+    for await (const r of readRecords(input, format, ac.signal)) seen.push(r.line);
+  })();
+  setTimeout(() => ac.abort(reason), 20);
+  await expect(reading).rejects.toBe(reason);
+  expect(seen).toEqual(before);
+  expect(input.destroyed).toBe(true);
+}
+
+describe('NDJSON', () => {
+  for (const size of [65_536, BIG + 100]) {
+    it(
+      `a 20 MB line is "line 2: record longer than 1 MiB", and the lines after it are read (${size > BIG ? 'one chunk' : '64 KiB chunks'})`,
+      async () => {
+        const data = bytes('{"name":"a","categoryId":1}\n{"name":"', 'x'.repeat(BIG), '","categoryId":2}\r\n\n{"name":"c","categoryId":3}');
+        expect(summary(await read(data, 'ndjson', size))).toEqual([
+          [1, pet('a', 1)],
+          [2, TOO_LONG],
+          [4, pet('c', 3)],
+        ]);
+      },
+      TIMEOUT,
+    );
+  }
+
+  it('bounds a line at 1 MiB exactly, its CR not counted', async () => {
+    expect(jsonOf(MiB)).toHaveLength(MiB);
+    await bound('ndjson', `${jsonOf(MiB)}\r\n${jsonOf(MiB + 1)}\n`, [true, false]);
+  });
+
+  it('accepts a BOM, at the start of the input only', async () => {
+    await bom('ndjson', '{"name":"a","categoryId":1}\n{"name":"b","categoryId":2}\n');
+    const rs = await read(bytes('{"name":"a","categoryId":1}\n\uFEFF{"name":"b","categoryId":2}\n'), 'ndjson');
+    expect(rs[1]?.check.ok).toBe(false);
+  });
+
+  it('reports a line that is not UTF-8 at its line, never as U+FFFD; the other lines are read', async () => {
+    for (const size of [1, 65_536]) {
+      const data = bytes('{"name":"a","categoryId":1}\n{"name":"b', [0xff], '","categoryId":2}\n{"name":"\u00e9","categoryId":3}\n{"name":"', [0xc3], '"}');
+      expect(summary(await read(data, 'ndjson', size))).toEqual([
+        [1, pet('a', 1)],
+        [2, NOT_UTF8],
+        [3, pet('\u00e9', 3)],
+        [4, NOT_UTF8],
+      ]);
+    }
+  });
+
+  it("stops on abort with the signal's reason, inside a line past the bound", async () => {
+    await abortInside('ndjson', '{"name":"a","categoryId":1}\n{"name":"', [1]);
+  });
+});
+
+describe('lines (the --resume file reader)', () => {
+  it(
+    'joins a 20 MB line that arrives in 64 KiB chunks once, not on every chunk',
+    async () => {
+      const out: string[] = [];
+      for await (const l of lines(stream(Buffer.from(`a\r\n${'z'.repeat(BIG)}\r\nb`)))) out.push(l);
+      expect(out.map((l) => l.length)).toEqual([1, BIG, 1]);
+    },
+    TIMEOUT,
+  );
+});
+
+describe('format sniffing', () => {
+  it('sees past a BOM', () => {
+    expect(sniffFormat('\uFEFF[')).toBe('json');
+    expect(sniffFormat('\uFEFF{"name"')).toBe('ndjson');
+    expect(sniffFormat('\uFEFFname,categoryId')).toBe('csv');
+  });
+});

@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { INPUT_FORMATS } from '../flag-values.js';
 import { parseJson } from '../json/int64.js';
+import { ArrayScanner, type Element } from './json-array.js';
 import { LineSplitter, type Line } from './lines.js';
 import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
 import { asBytes } from './record-bytes.js';
@@ -146,65 +147,41 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
   if (unterminated) yield { line: next, check: parseFailure('unterminated quoted field') };
 }
 
-/** Yields the source text of each top-level array element with the line it starts on. */
+/** One top-level array element as a record, or the whole input's problem thrown. */
+function elementRecord(e: Element): InputRecord {
+  if ('fatal' in e) throw new UsageError(`line ${e.line}: ${e.fatal}`);
+  return { line: e.line, check: 'problem' in e ? parseFailure(e.problem) : checkJsonRecord(e.source) };
+}
+
+/** Yields the source text of each top-level array element of a whole text with the line it starts on. */
 export function* arrayElements(text: string): Generator<{ line: number; source: string }> {
-  let i = 0;
-  let line = 1;
-  const skipSpace = () => {
-    while (i < text.length && /\s/.test(text[i] as string)) {
-      if (text[i] === '\n') line++;
-      i++;
-    }
-  };
-  skipSpace();
-  if (text[i] !== '[') throw new UsageError('line 1: a JSON input must be an array of objects (use --format ndjson for one object per line)');
-  i++;
-  skipSpace();
-  if (text[i] === ']') return;
-  for (;;) {
-    skipSpace();
-    const startLine = line;
-    const start = i;
-    let depth = 0;
-    let inString = false;
-    for (; i < text.length; i++) {
-      const c = text[i];
-      if (c === '\n') line++;
-      if (inString) {
-        if (c === '\\') i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        if (depth === 0) break;
-        depth--;
-      } else if (c === ',' && depth === 0) break;
-    }
-    if (i >= text.length) throw new UsageError(`line ${line}: the JSON array is not closed`);
-    yield { line: startLine, source: text.slice(start, i) };
-    if (text[i] === ']') {
-      i++;
-      skipSpace();
-      if (i < text.length) throw new UsageError(`line ${line}: unexpected text after the JSON array`);
-      return;
-    }
-    i++;
+  const scanner = new ArrayScanner();
+  const out: Element[] = [];
+  scanner.push(Buffer.from(text, 'utf8'), out);
+  scanner.end(out);
+  for (const e of out) {
+    if ('source' in e) yield e;
+    else throw new UsageError(`line ${e.line}: ${'fatal' in e ? e.fatal : e.problem}`);
   }
 }
 
+/** A JSON array, streamed: only the element being read is held, so any size reads in flat memory. */
 async function* jsonRecords(input: Readable): AsyncGenerator<InputRecord> {
-  let text = '';
-  // Text: readRecords set the encoding, so a character split across chunks arrives whole.
-  for await (const chunk of input) text += chunk as string;
-  for (const { line, source } of arrayElements(text)) {
-    yield { line, check: checkJsonRecord(source) };
+  const scanner = new ArrayScanner();
+  const out: Element[] = [];
+  for await (const chunk of input) {
+    scanner.push(asBytes(chunk), out);
+    for (const e of out) yield elementRecord(e);
+    out.length = 0;
   }
+  scanner.end(out);
+  for (const e of out) yield elementRecord(e);
 }
 
 /**
- * Reads NewPet records with their line numbers; NDJSON and CSV are streamed. In NDJSON, a line past
- * MAX_RECORD_BYTES or not UTF-8 is a problem of its own, at its line, and reading goes on after it; a
- * BOM is dropped. An abort of `signal` destroys the input with the signal's reason, so the reading
+ * Reads NewPet records with their line numbers; all three formats are streamed. In NDJSON and JSON, a
+ * record past MAX_RECORD_BYTES or not UTF-8 is a problem of its own, at its line, and reading goes on
+ * after it; a BOM is dropped. An abort of `signal` destroys the input with the signal's reason, so the reading
  * stops and rejects with it. (The readers are returned as they are: one more async generator around
  * them costs a promise per record, about 8 MB more peak memory over a 100,000-line dry run.)
  */
@@ -224,7 +201,6 @@ export function readRecords(input: Readable, format: InputFormat, signal?: Abort
       // Bytes: csv-parse decodes each field whole, so a character split across chunks is kept.
       return csvRecords(input);
     case 'json':
-      input.setEncoding('utf8');
       return jsonRecords(input);
   }
 }

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * The most bytes one record may hold (an NDJSON line, a CSV record, a JSON array element). A record
  * past it is reported by line and skipped without keeping its bytes, so memory stays flat and the
@@ -6,9 +8,10 @@
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const TOO_LONG = 'record longer than 1 MiB';
 
-/** LF and CR. */
+/** LF, CR and the UTF-8 byte order mark. */
 export const LF = 0x0a;
 export const CR = 0x0d;
+export const BOM = [0xef, 0xbb, 0xbf] as const;
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -19,6 +22,21 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The problem for a record starting on `line` whose bytes are not UTF-8, naming the line of the first bad byte. */
+export function notUtf8(bytes: Uint8Array, line: number): string {
+  let at = line;
+  // LF never occurs inside a multi-byte character, so each line can be checked on its own.
+  for (let start = 0; start <= bytes.length; ) {
+    const nl = bytes.indexOf(LF, start);
+    const end = nl === -1 ? bytes.length : nl;
+    if (!isUtf8(bytes.subarray(start, end))) break;
+    if (nl === -1) break;
+    at++;
+    start = nl + 1;
+  }
+  return at === line ? 'not valid UTF-8' : `not valid UTF-8 (on line ${at})`;
 }
 
 /**

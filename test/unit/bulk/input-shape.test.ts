@@ -137,3 +137,84 @@ describe('format sniffing', () => {
     expect(sniffFormat('\uFEFFname,categoryId')).toBe('csv');
   });
 });
+
+describe('JSON array', () => {
+  it(
+    'a 20 MB element is a problem at its line, and the elements after it are read',
+    async () => {
+      const data = bytes('[\n  {"name":"a","categoryId":1},\n  {"name":"', 'x'.repeat(BIG), '","categoryId":2},\n  {"name":"c","categoryId":3}\n]\n');
+      expect(summary(await read(data, 'json'))).toEqual([
+        [2, pet('a', 1)],
+        [3, TOO_LONG],
+        [4, pet('c', 3)],
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  it('bounds an element at 1 MiB exactly', async () => {
+    await bound('json', `[${jsonOf(MiB)},${jsonOf(MiB + 1)}]`, [true, false]);
+  });
+
+  it('accepts a BOM', async () => {
+    await bom('json', '[{"name":"a","categoryId":1},\n{"name":"b","categoryId":2}]');
+  });
+
+  it('reports an element that is not UTF-8 at its line, naming the line of the bad byte when it spans lines', async () => {
+    const data = bytes(
+      '[\n{"name":"a","categoryId":1},\n{"name":"',
+      [0xed, 0xa0, 0x80],
+      '","categoryId":2},\n{"categoryId":3,\n"name":"',
+      [0xfe],
+      '"},\n{"name":"d","categoryId":4}]',
+    );
+    expect(summary(await read(data, 'json'))).toEqual([
+      [2, pet('a', 1)],
+      [3, NOT_UTF8],
+      [4, { ok: false, problems: ['not valid UTF-8 (on line 5)'] }],
+      [6, pet('d', 4)],
+    ]);
+  });
+
+  it('is streamed: the first elements come before the input has ended', async () => {
+    const input = new PassThrough();
+    input.write('[\n{"name":"a","categoryId":9007199254740993},\n{"name":"b",');
+    const records = readRecords(input, 'json');
+    expect((await records.next()).value).toEqual({ line: 2, check: pet('a', 9007199254740993n) });
+    input.end('"categoryId":2}]');
+    const rest = [];
+    for await (const r of records) rest.push(r);
+    expect(summary(rest)).toEqual([[3, pet('b', 2)]]);
+  });
+
+  it(
+    'reads 200,000 elements from a stream of chunks, int64 exact',
+    async () => {
+      const n = 200_000;
+      const input = Readable.from(
+        (function* () {
+          yield '[';
+          for (let i = 0; i < n; i += 1000) {
+            const els = [];
+            for (let j = i; j < i + 1000; j++) els.push(`{"name":"p${j}","categoryId":${9007199254740993n + BigInt(j)}}`);
+            yield `${i === 0 ? '' : ','}\n${els.join(',\n')}`;
+          }
+          yield '\n]\n';
+        })(),
+      );
+      let count = 0;
+      let last: InputRecord | undefined;
+      for await (const r of readRecords(input, 'json')) {
+        count++;
+        last = r;
+      }
+      expect(count).toBe(n);
+      expect(last).toEqual({ line: n + 1, check: pet(`p${n - 1}`, 9007199254740993n + BigInt(n - 1)) });
+    },
+    TIMEOUT,
+  );
+
+  it("stops on abort with the signal's reason, inside an element past the bound", async () => {
+    await abortInside('json', '[{"name":"a","categoryId":1},{"name":"', [1]);
+  });
+});

@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { INPUT_FORMATS } from '../flag-values.js';
 import { parseJson } from '../json/int64.js';
+import { CsvGuard, type GuardedRecord } from './csv-guard.js';
 import { ArrayScanner, type Element } from './json-array.js';
 import { LineSplitter, type Line } from './lines.js';
 import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
@@ -91,8 +92,15 @@ function lineBreaks(raw: string): number {
   return n;
 }
 
-/** RFC 4180 records via csv-parse (loaded only for CSV input), each with the line it starts on. */
-async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
+/**
+ * RFC 4180 records via csv-parse (loaded only for CSV input), each with the line it starts on. CsvGuard
+ * reads the bytes before csv-parse does and lists the records csv-parse must not be trusted with: one
+ * not UTF-8 (csv-parse would read U+FFFD) is reported instead of csv-parse's record at its line; one
+ * past the bound was cut short for csv-parse, and is reported instead of the piece csv-parse saw.
+ * (`maxRecordBytes` is for tests: with records cut a few bytes long, they show that the guard finds the
+ * records csv-parse finds.)
+ */
+export async function* csvRecords(input: Readable, maxRecordBytes?: number): AsyncGenerator<InputRecord> {
   const { parse } = await import('csv-parse');
   let unterminated = false;
   const parser = parse({
@@ -114,11 +122,37 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
       unterminated = true;
     },
   });
+  const guard = new CsvGuard(maxRecordBytes);
+  const { guarded } = guard;
   let header: string[] | undefined;
+  const guardedRecord = (g: GuardedRecord): InputRecord => {
+    // Before the header, there is nothing to read the records by.
+    if (!header) throw new UsageError(`line ${g.line}: ${g.problem}`);
+    return { line: g.line, check: parseFailure(g.problem) };
+  };
   let next = 1;
-  for await (const { record, raw } of pipeline(input, parser, () => {}) as AsyncIterable<{ record: string[]; raw: string }>) {
+  // A record cut short: reported once csv-parse's next record (or the end) shows the guard has seen its end.
+  let cut: GuardedRecord | undefined;
+  for await (const { record, raw } of pipeline(input, guard, parser, () => {}) as AsyncIterable<{ record: string[]; raw: string }>) {
+    if (cut) {
+      yield guardedRecord(cut);
+      next = cut.line + (cut.lines as number);
+      cut = undefined;
+    }
     const start = next;
     next += lineBreaks(raw);
+    // The guard lists records in input order, before csv-parse reads them.
+    let g = guarded[0];
+    while (g && g.line < start) {
+      yield guardedRecord(guarded.shift() as GuardedRecord);
+      g = guarded[0];
+    }
+    if (g?.line === start) {
+      guarded.shift();
+      if (g.cut) cut = g;
+      else yield guardedRecord(g);
+      continue;
+    }
     if (raw.trim() === '') continue;
     // Inside a quoted field too, a CRLF reads as LF, as it does everywhere else.
     const fields = record.map((f) => (f.includes('\r\n') ? f.replaceAll('\r\n', '\n') : f));
@@ -143,6 +177,17 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
       row[name] = fields[i] ?? '';
     });
     yield { line: start, check: checkNewPet(row, true) };
+  }
+  if (cut) {
+    yield guardedRecord(cut);
+    next = cut.line + (cut.lines as number);
+  }
+  for (const g of guarded) {
+    // Not UTF-8 and a quote left open: csv-parse skipped it, and it is one record with two problems.
+    if (unterminated && g.line === next && g === guarded.at(-1)) {
+      unterminated = false;
+      yield { line: g.line, check: { ok: false, problems: [g.problem, 'unterminated quoted field'] } };
+    } else yield guardedRecord(g);
   }
   if (unterminated) yield { line: next, check: parseFailure('unterminated quoted field') };
 }
@@ -179,10 +224,11 @@ async function* jsonRecords(input: Readable): AsyncGenerator<InputRecord> {
 }
 
 /**
- * Reads NewPet records with their line numbers; all three formats are streamed. In NDJSON and JSON, a
- * record past MAX_RECORD_BYTES or not UTF-8 is a problem of its own, at its line, and reading goes on
- * after it; a BOM is dropped. An abort of `signal` destroys the input with the signal's reason, so the reading
- * stops and rejects with it. (The readers are returned as they are: one more async generator around
+ * Reads NewPet records with their line numbers. All three formats are streamed: memory stays flat and
+ * time linear whatever the input holds. A record past MAX_RECORD_BYTES or not UTF-8 is a problem of
+ * its own, at its line, and reading goes on after it; a BOM is dropped. An abort of `signal` destroys
+ * the input with the signal's reason, so the reading stops and rejects with it (between chunks: the
+ * work on one chunk is short). (The readers are returned as they are: one more async generator around
  * them costs a promise per record, about 8 MB more peak memory over a 100,000-line dry run.)
  */
 export function readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {

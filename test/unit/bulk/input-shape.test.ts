@@ -218,3 +218,80 @@ describe('JSON array', () => {
     await abortInside('json', '[{"name":"a","categoryId":1},{"name":"', [1]);
   });
 });
+
+describe('CSV', () => {
+  it(
+    'a 20 MB row is a problem at its line, and the rows after it are read',
+    async () => {
+      const data = bytes('name,categoryId\nRex,1\n', 'x'.repeat(BIG), ',2\nTom,3\n');
+      expect(summary(await read(data, 'csv'))).toEqual([
+        [2, pet('Rex', 1)],
+        [3, TOO_LONG],
+        [4, pet('Tom', 3)],
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a quoted field over many lines that closes past 1 MiB: the record at its first line, the rows after it numbered right',
+    async () => {
+      const k = 200_000; // 1.2 MB of lines
+      const data = bytes('name,categoryId\nRex,1\n"', 'line\r\n'.repeat(k), '",2\nTom,3\n');
+      expect(summary(await read(data, 'csv'))).toEqual([
+        [2, pet('Rex', 1)],
+        [3, TOO_LONG],
+        [3 + k + 1, pet('Tom', 3)],
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a stray quote before 20 MB of rows is one "unterminated quoted field" at its line, after every row before it',
+    async () => {
+      const data = bytes('name,categoryId\nRex,1\n\n"stray,2\n', 'Tom,3\n'.repeat(BIG / 6));
+      expect(summary(await read(data, 'csv'))).toEqual([
+        [2, pet('Rex', 1)],
+        [4, { ok: false, problems: ['unterminated quoted field'] }],
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  it('bounds a record at 1 MiB exactly, its line break not counted; a header past it ends the reading', async () => {
+    const row = (n: number) => `${'y'.repeat(n - 2)},1`;
+    expect(row(MiB)).toHaveLength(MiB);
+    await bound('csv', `name,categoryId\n${row(MiB)}\r\n${row(MiB + 1)}\r\n${row(MiB)}\n${row(MiB + 1)}`, [true, false, true, false]);
+    await expect(read(bytes('name,categoryId,', 'x'.repeat(2 * MiB), '\nRex,1\n'), 'csv')).rejects.toThrow(/^line 1: record longer than 1 MiB$/);
+  });
+
+  it('accepts a BOM', async () => {
+    await bom('csv', 'name,categoryId\na,1\nb,2\n');
+  });
+
+  it('reports a row that is not UTF-8 at its line (inside a quoted field over lines too); the rows after it are read', async () => {
+    for (const size of [1, 65_536]) {
+      const data = bytes('name,categoryId\nRex,1\nT', [0xc0, 0xaf], 'm,2\n"two\nlin', [0x80], 'es",3\nZo\u00eb,4\n');
+      expect(summary(await read(data, 'csv', size))).toEqual([
+        [2, pet('Rex', 1)],
+        [3, NOT_UTF8],
+        [4, { ok: false, problems: ['not valid UTF-8 (on line 5)'] }],
+        [6, pet('Zo\u00eb', 4)],
+      ]);
+    }
+  });
+
+  it('not UTF-8 in the header ends the reading; in a last row with a quote left open, it is one record with both problems', async () => {
+    await expect(read(bytes('name,category', [0xff], 'Id\nRex,1\n'), 'csv')).rejects.toThrow(/^line 1: not valid UTF-8$/);
+    const rs = await read(bytes('name,categoryId\nRex,1\n"T', [0xff], 'm,2\n'), 'csv');
+    expect(summary(rs)).toEqual([
+      [2, pet('Rex', 1)],
+      [3, { ok: false, problems: ['not valid UTF-8', 'unterminated quoted field'] }],
+    ]);
+  });
+
+  it("stops on abort with the signal's reason, inside a quoted field past the bound", async () => {
+    await abortInside('csv', 'name,categoryId\nRex,1\n"', [2]);
+  });
+});

@@ -76,7 +76,25 @@ export class CsvGuard extends Transform {
     let quoteCr = this.#quoteCr;
     // The record is cut at this index of the chunk, unless it ends before.
     let cutAt = this.#cut ? Number.POSITIVE_INFINITY : this.#recordStart + this.#keep - offset;
+    // Where the next quote is (the chunk's length when none is left).
+    let nextQuote = -1;
     for (let i = 0; i < chunk.length; i++) {
+      if (!inQuotes && !quote && !quoteCr && offset + i >= 3) {
+        // Outside quotes, only an LF (a record's end) and a quote (opening a field) change anything:
+        // skip to the next of them, or to the cut.
+        if (nextQuote < i) {
+          nextQuote = chunk.indexOf(QUOTE, i);
+          if (nextQuote === -1) nextQuote = chunk.length;
+        }
+        let j = chunk.indexOf(LF, i);
+        if (j === -1 || j > nextQuote) j = nextQuote;
+        if (j > cutAt) j = cutAt;
+        if (j > i) {
+          fieldEmpty = chunk[j - 1] === COMMA;
+          i = j;
+          if (i >= chunk.length) break;
+        }
+      }
       if (i >= cutAt) {
         cutAt = Number.POSITIVE_INFINITY;
         // This byte is one too many: end the record for csv-parse, as the state before it requires.

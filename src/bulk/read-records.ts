@@ -2,8 +2,11 @@ import { pipeline, type Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { INPUT_FORMATS } from '../flag-values.js';
 import { parseJson } from '../json/int64.js';
-import { lines } from './lines.js';
+import { CsvGuard, type GuardedRecord } from './csv-guard.js';
+import { ArrayScanner, type Element } from './json-array.js';
+import { LineSplitter, type Line } from './lines.js';
 import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
+import { asBytes } from './record-bytes.js';
 
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
@@ -51,12 +54,28 @@ function checkJsonRecord(source: string): RecordCheck {
   return checkNewPet(value);
 }
 
+/** An NDJSON line as a record; undefined for a blank line. */
+function lineRecord(l: Line): InputRecord | undefined {
+  if ('problem' in l) return { line: l.line, check: parseFailure(l.problem) };
+  return l.text.trim() === '' ? undefined : { line: l.line, check: checkJsonRecord(l.text) };
+}
+
+/** One object per line; a line too long or not UTF-8 is a problem of its own, and the lines after it are read. */
 async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord> {
-  let line = 0;
-  for await (const text of lines(input)) {
-    line++;
-    if (text.trim() === '') continue;
-    yield { line, check: checkJsonRecord(text) };
+  const splitter = new LineSplitter();
+  const out: Line[] = [];
+  for await (const chunk of input) {
+    splitter.push(asBytes(chunk), out);
+    for (const l of out) {
+      const rec = lineRecord(l);
+      if (rec) yield rec;
+    }
+    out.length = 0;
+  }
+  splitter.end(out);
+  for (const l of out) {
+    const rec = lineRecord(l);
+    if (rec) yield rec;
   }
 }
 
@@ -73,8 +92,15 @@ function lineBreaks(raw: string): number {
   return n;
 }
 
-/** RFC 4180 records via csv-parse (loaded only for CSV input), each with the line it starts on. */
-async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
+/**
+ * RFC 4180 records via csv-parse (loaded only for CSV input), each with the line it starts on. CsvGuard
+ * reads the bytes before csv-parse does and lists the records csv-parse must not be trusted with: one
+ * not UTF-8 (csv-parse would read U+FFFD) is reported instead of csv-parse's record at its line; one
+ * past the bound was cut short for csv-parse, and is reported instead of the piece csv-parse saw.
+ * (`maxRecordBytes` is for tests: with records cut a few bytes long, they show that the guard finds the
+ * records csv-parse finds.)
+ */
+export async function* csvRecords(input: Readable, maxRecordBytes?: number): AsyncGenerator<InputRecord> {
   const { parse } = await import('csv-parse');
   let unterminated = false;
   const parser = parse({
@@ -96,11 +122,37 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
       unterminated = true;
     },
   });
+  const guard = new CsvGuard(maxRecordBytes);
+  const { guarded } = guard;
   let header: string[] | undefined;
+  const guardedRecord = (g: GuardedRecord): InputRecord => {
+    // Before the header, there is nothing to read the records by.
+    if (!header) throw new UsageError(`line ${g.line}: ${g.problem}`);
+    return { line: g.line, check: parseFailure(g.problem) };
+  };
   let next = 1;
-  for await (const { record, raw } of pipeline(input, parser, () => {}) as AsyncIterable<{ record: string[]; raw: string }>) {
+  // A record cut short: reported once csv-parse's next record (or the end) shows the guard has seen its end.
+  let cut: GuardedRecord | undefined;
+  for await (const { record, raw } of pipeline(input, guard, parser, () => {}) as AsyncIterable<{ record: string[]; raw: string }>) {
+    if (cut) {
+      yield guardedRecord(cut);
+      next = cut.line + (cut.lines as number);
+      cut = undefined;
+    }
     const start = next;
     next += lineBreaks(raw);
+    // The guard lists records in input order, before csv-parse reads them.
+    let g = guarded[0];
+    while (g && g.line < start) {
+      yield guardedRecord(guarded.shift() as GuardedRecord);
+      g = guarded[0];
+    }
+    if (g?.line === start) {
+      guarded.shift();
+      if (g.cut) cut = g;
+      else yield guardedRecord(g);
+      continue;
+    }
     if (raw.trim() === '') continue;
     // Inside a quoted field too, a CRLF reads as LF, as it does everywhere else.
     const fields = record.map((f) => (f.includes('\r\n') ? f.replaceAll('\r\n', '\n') : f));
@@ -126,69 +178,58 @@ async function* csvRecords(input: Readable): AsyncGenerator<InputRecord> {
     });
     yield { line: start, check: checkNewPet(row, true) };
   }
+  if (cut) {
+    yield guardedRecord(cut);
+    next = cut.line + (cut.lines as number);
+  }
+  for (const g of guarded) {
+    // Not UTF-8 and a quote left open: csv-parse skipped it, and it is one record with two problems.
+    if (unterminated && g.line === next && g === guarded.at(-1)) {
+      unterminated = false;
+      yield { line: g.line, check: { ok: false, problems: [g.problem, 'unterminated quoted field'] } };
+    } else yield guardedRecord(g);
+  }
   if (unterminated) yield { line: next, check: parseFailure('unterminated quoted field') };
 }
 
-/** Yields the source text of each top-level array element with the line it starts on. */
+/** One top-level array element as a record, or the whole input's problem thrown. */
+function elementRecord(e: Element): InputRecord {
+  if ('fatal' in e) throw new UsageError(`line ${e.line}: ${e.fatal}`);
+  return { line: e.line, check: 'problem' in e ? parseFailure(e.problem) : checkJsonRecord(e.source) };
+}
+
+/** Yields the source text of each top-level array element of a whole text with the line it starts on. */
 export function* arrayElements(text: string): Generator<{ line: number; source: string }> {
-  let i = 0;
-  let line = 1;
-  const skipSpace = () => {
-    while (i < text.length && /\s/.test(text[i] as string)) {
-      if (text[i] === '\n') line++;
-      i++;
-    }
-  };
-  skipSpace();
-  if (text[i] !== '[') throw new UsageError('line 1: a JSON input must be an array of objects (use --format ndjson for one object per line)');
-  i++;
-  skipSpace();
-  if (text[i] === ']') return;
-  for (;;) {
-    skipSpace();
-    const startLine = line;
-    const start = i;
-    let depth = 0;
-    let inString = false;
-    for (; i < text.length; i++) {
-      const c = text[i];
-      if (c === '\n') line++;
-      if (inString) {
-        if (c === '\\') i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        if (depth === 0) break;
-        depth--;
-      } else if (c === ',' && depth === 0) break;
-    }
-    if (i >= text.length) throw new UsageError(`line ${line}: the JSON array is not closed`);
-    yield { line: startLine, source: text.slice(start, i) };
-    if (text[i] === ']') {
-      i++;
-      skipSpace();
-      if (i < text.length) throw new UsageError(`line ${line}: unexpected text after the JSON array`);
-      return;
-    }
-    i++;
+  const scanner = new ArrayScanner();
+  const out: Element[] = [];
+  scanner.push(Buffer.from(text, 'utf8'), out);
+  scanner.end(out);
+  for (const e of out) {
+    if ('source' in e) yield e;
+    else throw new UsageError(`line ${e.line}: ${'fatal' in e ? e.fatal : e.problem}`);
   }
 }
 
+/** A JSON array, streamed: only the element being read is held, so any size reads in flat memory. */
 async function* jsonRecords(input: Readable): AsyncGenerator<InputRecord> {
-  let text = '';
-  // Text: readRecords set the encoding, so a character split across chunks arrives whole.
-  for await (const chunk of input) text += chunk as string;
-  for (const { line, source } of arrayElements(text)) {
-    yield { line, check: checkJsonRecord(source) };
+  const scanner = new ArrayScanner();
+  const out: Element[] = [];
+  for await (const chunk of input) {
+    scanner.push(asBytes(chunk), out);
+    for (const e of out) yield elementRecord(e);
+    out.length = 0;
   }
+  scanner.end(out);
+  for (const e of out) yield elementRecord(e);
 }
 
 /**
- * Reads NewPet records with their line numbers; NDJSON and CSV are streamed. An abort of `signal`
- * destroys the input with the signal's reason, so the reading stops and rejects with it. (The
- * readers are returned as they are: one more async generator around them costs a promise per record,
- * about 8 MB more peak memory over a 100,000-line dry run.)
+ * Reads NewPet records with their line numbers. All three formats are streamed: memory stays flat and
+ * time linear whatever the input holds. A record past MAX_RECORD_BYTES or not UTF-8 is a problem of
+ * its own, at its line, and reading goes on after it; a BOM is dropped. An abort of `signal` destroys
+ * the input with the signal's reason, so the reading stops and rejects with it (between chunks: the
+ * work on one chunk is short). (The readers are returned as they are: one more async generator around
+ * them costs a promise per record, about 8 MB more peak memory over a 100,000-line dry run.)
  */
 export function readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
   if (signal) {
@@ -206,7 +247,6 @@ export function readRecords(input: Readable, format: InputFormat, signal?: Abort
       // Bytes: csv-parse decodes each field whole, so a character split across chunks is kept.
       return csvRecords(input);
     case 'json':
-      input.setEncoding('utf8');
       return jsonRecords(input);
   }
 }

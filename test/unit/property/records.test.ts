@@ -3,10 +3,12 @@
 // broken array), and every record is either a valid NewPet or carries the
 // problems that make it invalid. Valid records written in any of the three
 // formats, in chunks split anywhere (even inside a UTF-8 sequence), read back exactly.
+// A record not UTF-8 or past 1 MiB is that record's problem alone, wherever it is; and the CSV
+// reader's guard ends records where csv-parse does (seen with records cut a few bytes long).
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readRecords, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
+import { csvRecords, readRecords, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
 import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { INT64_MAX, INT64_MIN, stringifyJson } from '../../../src/json/int64.js';
@@ -177,6 +179,87 @@ describe('bulk record parsing (property)', () => {
           !('extra' in rec);
         expect(check.ok, stringifyJson(rec) ?? String(rec)).toBe(valid);
         if (!check.ok) expect(check.problems.length).toBeGreaterThan(0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('one bad record among good ones (property)', () => {
+  // Fewer runs: a record past 1 MiB is a megabyte to parse each time (csv-parse takes ~10 ms).
+  const BAD_RUNS = 50;
+  const MARK = 'QQbadQQ';
+  const BAD = {
+    utf8: { bytes: Buffer.from([0x52, 0xff, 0x78]), problem: 'not valid UTF-8' },
+    long: { bytes: Buffer.alloc(1024 * 1024 + 1, 'x'), problem: 'record longer than 1 MiB' },
+  };
+  for (const format of FORMATS) {
+    it(`${format}: a record not UTF-8 or past 1 MiB, anywhere, is that record's problem at its line alone; the others read back (${BAD_RUNS} runs)`, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(pet, { maxLength: 5 }),
+          fc.nat(),
+          fc.constantFrom<keyof typeof BAD>('utf8', 'long'),
+          fc.boolean(),
+          cuts,
+          async (pets, at, kind, pretty, cut) => {
+            const i = at % (pets.length + 1);
+            const marked = [...pets.slice(0, i), { name: MARK, categoryId: 1n }, ...pets.slice(i)];
+            const text = writers[format](marked, pretty);
+            // The line the bad record starts on: its line in NDJSON and CSV, its `{` in a JSON array.
+            const mark = text.indexOf(MARK);
+            const start = format === 'json' ? text.lastIndexOf('{', mark) : text.lastIndexOf('\n', mark) + 1;
+            const line = text.slice(0, start).split('\n').length;
+            // In a pretty JSON array the bad byte (in the name) is a line below the element's start.
+            const markLine = text.slice(0, mark).split('\n').length;
+            const problem = kind === 'utf8' && markLine !== line ? `${BAD[kind].problem} (on line ${markLine})` : BAD[kind].problem;
+            const [before, after] = text.split(MARK) as [string, string];
+            const bytes = Buffer.concat([Buffer.from(before), BAD[kind].bytes, Buffer.from(after)]);
+            const records = await read(
+              bytes,
+              format,
+              cut.map((c) => c * 9973),
+            );
+            wellFormed(records);
+            expect(records.map((r) => r.check)).toEqual([
+              ...pets.slice(0, i).map((p) => ({ ok: true, pet: p })),
+              { ok: false, problems: [problem] },
+              ...pets.slice(i).map((p) => ({ ok: true, pet: p })),
+            ]);
+            expect(records[i]?.line).toBe(line);
+          },
+        ),
+        { numRuns: BAD_RUNS },
+      );
+    });
+  }
+});
+
+describe('the CSV guard finds the records csv-parse finds (property)', () => {
+  // With records cut a few bytes long, any text of quotes, commas, CRs and LFs (relax_quotes, a stray
+  // quote, `"` CR, `""`) reads as it does with no bound: the same records at the same lines, except
+  // that records past the bound are "record longer than 1 MiB". A guard that ended a record where
+  // csv-parse does not would shift the lines or records after it.
+  const token = fc.oneof(
+    { arbitrary: fc.constantFrom('"', '""', ',', '\r', 'a', 'bc', ' ', '1'), weight: 6 },
+    { arbitrary: fc.constantFrom('\n', '\r\n', '"\n', '"\r\n'), weight: 1 },
+  );
+  const text = fc.array(token, { maxLength: 120, size: 'max' }).map((a) => a.join(''));
+  const readCsv = async (t: string, max: number | undefined, cut: number[]) => {
+    const out: InputRecord[] = [];
+    for await (const r of csvRecords(stream(Buffer.from(`name,categoryId\n${t}`), cut), max)) out.push(r);
+    return out;
+  };
+  it(`${RUNS} runs`, async () => {
+    await fc.assert(
+      fc.asyncProperty(text, fc.integer({ min: 16, max: 24 }), cuts, async (t, max, cut) => {
+        const whole = await readCsv(t, undefined, []);
+        const bounded = await readCsv(t, max, cut);
+        wellFormed(bounded);
+        expect(bounded.map((r) => r.line)).toEqual(whole.map((r) => r.line));
+        bounded.forEach((r, i) => {
+          if (r.check.ok || r.check.problems[0] !== 'record longer than 1 MiB') expect(r.check).toEqual(whole[i]?.check);
+        });
       }),
       { numRuns: RUNS },
     );

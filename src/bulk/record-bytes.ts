@@ -1,0 +1,77 @@
+import { isUtf8 } from 'node:buffer';
+
+/**
+ * The most bytes one record may hold (an NDJSON line, a CSV record, a JSON array element). A record
+ * past it is reported by line and skipped without keeping its bytes, so memory stays flat and the
+ * time linear whatever the input holds.
+ */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+export const TOO_LONG = 'record longer than 1 MiB';
+
+/** LF, CR and the UTF-8 byte order mark. */
+export const LF = 0x0a;
+export const CR = 0x0d;
+export const BOM = [0xef, 0xbb, 0xbf] as const;
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The bytes as text, or undefined when they are not valid UTF-8 (never U+FFFD in their place). */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The problem for a record starting on `line` whose bytes are not UTF-8, naming the line of the first bad byte. */
+export function notUtf8(bytes: Uint8Array, line: number): string {
+  let at = line;
+  // LF never occurs inside a multi-byte character, so each line can be checked on its own.
+  for (let start = 0; start <= bytes.length; ) {
+    const nl = bytes.indexOf(LF, start);
+    const end = nl === -1 ? bytes.length : nl;
+    if (!isUtf8(bytes.subarray(start, end))) break;
+    if (nl === -1) break;
+    at++;
+    start = nl + 1;
+  }
+  return at === line ? 'not valid UTF-8' : `not valid UTF-8 (on line ${at})`;
+}
+
+/**
+ * One record's bytes gathered across chunks. Past the bound (plus two bytes, room for the CR LF that
+ * may end the record: the bound does not count a line break) they are let go and only the count goes
+ * on, so a record of any length costs at most the bound. The caller checks the exact bound on what it takes.
+ */
+export class RecordBytes {
+  #parts: Uint8Array[] = [];
+  #length = 0;
+
+  /** Bytes gathered so far (counted on past the bound). */
+  get length(): number {
+    return this.#length;
+  }
+
+  add(chunk: Uint8Array, start: number, end: number): void {
+    if (end <= start) return;
+    this.#length += end - start;
+    if (this.#length > MAX_RECORD_BYTES + 2) this.#parts = [];
+    else this.#parts.push(chunk.subarray(start, end));
+  }
+
+  /** The record's bytes (undefined when they were let go), and starts the next record. */
+  take(): Uint8Array | undefined {
+    const parts = this.#parts;
+    const kept = this.#length <= MAX_RECORD_BYTES + 2;
+    this.#parts = [];
+    this.#length = 0;
+    if (!kept) return undefined;
+    return parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts);
+  }
+}
+
+/** A chunk from a stream read as bytes; a string chunk (a stream given text, as in tests) as its UTF-8. */
+export function asBytes(chunk: unknown): Uint8Array {
+  return typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array);
+}

@@ -41,13 +41,18 @@ export function wholeNumber(flag: string, min: number, max: number): (text: stri
   };
 }
 
+/** The usage error for a value outside its list: `invalid --format "xml": must be one of json, ndjson, csv`. */
+export function notOneOf(what: string, text: string, values: readonly string[]): UsageError {
+  return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
+}
+
 export function parseLimit(text: string, flag = '--limit'): number {
   return wholeNumber(flag, 1, 100)(text);
 }
 
 export function parseStatus(text: string, flag = '--status'): PetStatus {
   const status = PET_STATUSES.find((s) => s === text);
-  if (!status) throw new UsageError(`invalid ${flag} "${text}": must be one of ${PET_STATUSES.join(', ')}`);
+  if (!status) throw notOneOf(flag, text, PET_STATUSES);
   return status;
 }
 
@@ -55,6 +60,6 @@ export function parseStatus(text: string, flag = '--status'): PetStatus {
 export function parseMethod(raw: string): HttpMethod {
   const upper = raw.trim().toUpperCase();
   const method = METHODS.find((m) => m === upper);
-  if (!method) throw new UsageError(`invalid -X/--method "${raw}": must be one of ${METHODS.join(', ')}`);
+  if (!method) throw notOneOf('-X/--method', raw, METHODS);
   return method;
 }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { CR, decodeUtf8, LF, MAX_RECORD_BYTES, RecordBytes, TOO_LONG } from './record-bytes.js';
+import { CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
 
 /**
  * Yields the lines of a UTF-8 stream, split on LF only (a CR before it is
@@ -92,8 +92,10 @@ export class LineSplitter {
       return;
     }
     const text = decodeUtf8(bytes);
-    if (text === undefined) out.push({ line: this.#line++, problem: 'not valid UTF-8' });
-    else this.#text(text, out);
+    if (text === undefined) {
+      out.push({ line: this.#line, problem: notUtf8(bytes, this.#line) });
+      this.#line++;
+    } else this.#text(text, out);
   }
 
   #text(text: string, out: Line[]): void {

@@ -1,6 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
-import { INPUT_FORMATS } from '../flag-values.js';
+import { INPUT_FORMATS, notOneOf } from '../flag-values.js';
 import { parseJson } from '../json/int64.js';
 import { CsvGuard, type GuardedRecord } from './csv-guard.js';
 import { ArrayScanner, type Element } from './json-array.js';
@@ -20,7 +20,7 @@ export interface InputRecord {
 export function formatFromName(path: string, flag: string | undefined): InputFormat | undefined {
   if (flag !== undefined) {
     if (!(INPUT_FORMATS as readonly string[]).includes(flag)) {
-      throw new UsageError(`invalid --format "${flag}": must be one of ${INPUT_FORMATS.join(', ')}`);
+      throw notOneOf('--format', flag, INPUT_FORMATS);
     }
     return flag as InputFormat;
   }

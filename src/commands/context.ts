@@ -1,7 +1,6 @@
 import { type Command, Option } from 'commander';
-import { UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
-import { FORMATS } from '../flag-values.js';
+import { FORMATS, notOneOf } from '../flag-values.js';
 
 /** A command module: turns the flags commander parsed into typed options, then runs. */
 export interface CommandModule {
@@ -43,7 +42,7 @@ export function choiceOption(flags: string, values: readonly string[], describe:
     parse ??
       ((text: string) => {
         const choices = option.argChoices ?? [];
-        if (!choices.includes(text)) throw new UsageError(`invalid ${option.long} "${text}": must be one of ${choices.join(', ')}`);
+        if (!choices.includes(text)) throw notOneOf(String(option.long), text, choices);
         return text;
       }),
   );

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/errors.js';
-import { FORMATS } from '../flag-values.js';
+import { FORMATS, notOneOf } from '../flag-values.js';
 export type Format = (typeof FORMATS)[number];
 
 function isFormat(value: string): value is Format {
@@ -16,7 +16,7 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
   if (raw === undefined) return json ? 'json' : 'table';
   const value = String(raw);
   if (!isFormat(value) || !allowed.includes(value)) {
-    throw new UsageError(`invalid --output "${String(raw)}": must be one of ${allowed.join(', ')}`);
+    throw notOneOf('--output', String(raw), allowed);
   }
   if (json && value !== 'json') {
     throw new UsageError(`--json conflicts with --output ${value}: --json is the same as --output json; give only one`);

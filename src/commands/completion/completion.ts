@@ -2,7 +2,7 @@
 
 import type { Command } from 'commander';
 import { completionScript, isShell, SHELLS, type Shell } from '../../completion/index.js';
-import { UsageError } from '../../errors/errors.js';
+import { notOneOf } from '../../flag-values.js';
 import type { Factory } from '../../factory.js';
 import type { CommandModule } from '../context.js';
 
@@ -18,7 +18,7 @@ export function completionCommand(fullProgram: () => Command): CommandModule {
     async command(f, args) {
       const shell = args[0] ?? '';
       // commander checked it against the <shell> argument's choices; this narrows the type.
-      if (!isShell(shell)) throw new UsageError(`invalid shell "${shell}": must be one of ${SHELLS.join(', ')}`);
+      if (!isShell(shell)) throw notOneOf('shell', shell, SHELLS);
       await run(f, { shell, program: fullProgram() });
     },
   };

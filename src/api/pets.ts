@@ -26,8 +26,8 @@ export async function listPets(client: ApiClient, query: { limit?: number | unde
 }
 
 /** POST /pets, any answer returned (bulk seeding records each outcome itself). */
-export function sendNewPet(client: ApiClient, pet: NewPet): Promise<ApiResponse> {
-  return client.send({ method: 'POST', path: '/pets', body: pet });
+export function sendNewPet(client: ApiClient, pet: NewPet, beforeSend?: () => void): Promise<ApiResponse> {
+  return client.send({ method: 'POST', path: '/pets', body: pet }, beforeSend ? { beforeSend } : undefined);
 }
 
 /** POST /pets, throwing for a non-2xx answer. */

@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../errors/errors.js';
@@ -15,6 +16,16 @@ export interface ReplayableInput {
   /** Removes the spool file, if any. */
   dispose(): void;
   label: string;
+  /** The input's absolute path, or "-" for stdin. */
+  absPath: string;
+  /** sha256 of its bytes, hex (read once, on first use). */
+  digest(): Promise<string>;
+}
+
+async function sha256(stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function firstChunk(path: string): Promise<string> {
@@ -52,5 +63,13 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     if (!isFile) throw new UsageError(`--file ${file}: not a regular file`);
   }
   format ??= sniffFormat(await firstChunk(path));
-  return { format, open: () => createReadStream(path), dispose, label: file === '-' ? 'stdin' : file };
+  let digest: Promise<string> | undefined;
+  return {
+    format,
+    open: () => createReadStream(path),
+    dispose,
+    label: file === '-' ? 'stdin' : file,
+    absPath: file === '-' ? '-' : resolve(file),
+    digest: () => (digest ??= sha256(createReadStream(path))),
+  };
 }

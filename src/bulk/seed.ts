@@ -11,11 +11,15 @@ import { toPet, type NewPet } from '../pets/pet.js';
 import { firstValue } from '../wire/headers.js';
 import { confirm } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
-import { runOrdered } from './ordered-pool.js';
+import { continueCommand } from './continue-command.js';
+import { JournalWriteError, type Journal } from './journal.js';
+import { earlierVerdict, type EarlierResult } from './journal-read.js';
+import { prepareJournal, type PreparedJournal } from './journal-setup.js';
+import { runPool } from './pool.js';
 import { Progress } from './progress.js';
-import { ResultSink, ResultsFile, storageProblem } from './result-sink.js';
+import { StdoutLines, storageProblem } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
-import { formatResult, readEarlierResults, sameRecord, type EarlierResult, type ResultLine, type ResultStatus } from './results.js';
+import { formatResult, sameRecord, type JournalHeader, type ResultLine, type ResultStatus } from './results.js';
 
 export interface SeedOptions {
   file: string;
@@ -24,7 +28,8 @@ export interface SeedOptions {
   dryRun: boolean;
   concurrency: number;
   resultsPath: string | undefined;
-  resumePath: string | undefined;
+  /** --resume FILE, --resume alone (true: continue this run's own journal), or not given. */
+  resume: string | true | undefined;
   retryUnknown: boolean;
   yes: boolean;
   /** ndjson: one result line per record on stdout (unless --results); table: a summary table on stdout. */
@@ -42,16 +47,8 @@ interface Plan {
   mismatched: number;
 }
 
-/** What to do with a valid record, given an earlier run's result for its line. */
-function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
-  if (!earlier) return 'send';
-  if ((earlier.status === 'created' || earlier.status === 'skipped') && earlier.pet) return 'skip';
-  if (earlier.status === 'unknown' && !retryUnknown) return 'keep_unknown';
-  return 'send';
-}
-
 /** Pass 1: every record checked (and the --resume file matched against the input) before anything is sent. */
-async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, o: SeedOptions): Promise<Plan> {
+async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, label: string, o: SeedOptions): Promise<Plan> {
   const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
   for await (const rec of readRecords(input.open(), input.format, f.signal)) {
     plan.total++;
@@ -64,13 +61,13 @@ async function validate(f: Factory, input: ReplayableInput, earlier: Map<number,
     const verdict = earlierVerdict(prior, o.retryUnknown);
     if (verdict === 'skip' && !sameRecord(prior!.pet!, rec.check.pet)) {
       plan.mismatched++;
-      f.io.stderr.write(`line ${rec.line}: differs from the pet the --resume file records as created at this line; was the input edited?\n`);
+      f.io.stderr.write(`line ${rec.line}: differs from the pet the journal records as created at this line; was the input edited?\n`);
       continue;
     }
     if (verdict === 'send') plan.toSend++;
   }
   if (plan.mismatched > 0) {
-    throw new UsageError(`${plan.mismatched} records in ${input.label} do not match the --resume file ${o.resumePath}; nothing was sent`);
+    throw new UsageError(`${plan.mismatched} records in ${input.label} do not match ${label}; nothing was sent`);
   }
   if (plan.invalid > 0 && !o.skipInvalid) {
     throw new UsageError(
@@ -106,9 +103,9 @@ function unknownReason(res: ApiResponse): string {
 }
 
 /** Creates one pet; returns its result line, or throws when the whole run must stop. */
-async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal): Promise<ResultLine> {
+async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal, beforeSend: () => void): Promise<ResultLine> {
   try {
-    const res = await sendNewPet(client, pet);
+    const res = await sendNewPet(client, pet, beforeSend);
     if (res.status >= 200 && res.status < 300) {
       const created = toPet(res.json);
       if (created) return { line, status: 'created', pet: created };
@@ -151,27 +148,39 @@ async function printSummaryTable(f: Factory, c: Counts, dryRun: boolean): Promis
 }
 
 export async function seed(f: Factory, o: SeedOptions): Promise<void> {
-  if (o.resultsPath !== undefined && o.resultsPath === o.resumePath) {
-    throw new UsageError('--results must name a new file, not the --resume file: the earlier results are needed until the run ends');
-  }
-  // Before anything is read: a --results file that cannot be written, or that is the input or the
-  // --resume file under another name, is refused with nothing touched.
-  const results =
-    o.resultsPath === undefined ? undefined : ResultsFile.open(o.resultsPath, { input: o.file === '-' ? undefined : o.file, resume: o.resumePath });
+  const input = await openInput(o.file, o.format, f.io);
   try {
-    const earlier = o.resumePath ? await readEarlierResults(o.resumePath) : undefined;
-    if (earlier?.tornLastLine) f.info(`warning: the last line of ${o.resumePath} is incomplete (the earlier run was killed mid-write); it is ignored`);
-    const input = await openInput(o.file, o.format, f.io);
+    const prepared = await prepareJournal(f, o, input, () => continueCommand(f, o));
     try {
-      const plan = await validate(f, input, earlier?.byLine, o);
+      const plan = await validate(f, input, prepared.earlier, prepared.label, o);
       if (!o.dryRun) await confirmProduction(f, o, plan);
-      await send(f, o, input, earlier?.byLine, plan, results);
+      if (prepared.journal) await startJournal(f, prepared.journal, input, prepared.label);
+      await send(f, o, input, prepared, plan);
     } finally {
-      input.dispose();
+      // Stopped before sending (invalid records, no confirmation): a journal it created is removed.
+      prepared.journal?.abandon();
     }
   } finally {
-    // Nothing written (the run stopped before sending): the file is left as it was.
-    results?.abandon();
+    input.dispose();
+  }
+}
+
+async function startJournal(f: Factory, journal: Journal, input: ReplayableInput, label: string): Promise<void> {
+  const header: JournalHeader = {
+    journal: 'petstore pets add',
+    version: 1,
+    input: input.absPath,
+    sha256: await input.digest(),
+    target: (await f.target()).baseUrl,
+    started: new Date(f.clock.now()).toISOString(),
+  };
+  try {
+    journal.start(formatResult(header));
+  } catch (error) {
+    throw new CliError('failure', `cannot write ${label}: ${storageProblem((error as JournalWriteError).cause ?? error)}; nothing was sent`, {
+      code: 'results_not_written',
+      cause: error,
+    });
   }
 }
 
@@ -188,57 +197,86 @@ async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promis
   }
 }
 
-/** Pass 2: sends (or, with --dry-run, lists) the records and writes one result line each, in input order. */
-async function send(
-  f: Factory,
-  o: SeedOptions,
-  input: ReplayableInput,
-  earlier: Map<number, EarlierResult> | undefined,
-  plan: Plan,
-  results: ResultsFile | undefined,
-): Promise<void> {
-  const counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, would_create: 0 };
+/** What a run writes for one record: its result line, or nothing (in place, a line already in the journal). */
+interface Written {
+  result: ResultLine | { line: number; status: 'would_create'; record: NewPet };
+  /** Append to the journal (false: the journal already says it). */
+  journal: boolean;
+}
+
+/** Pass 2: sends (or, with --dry-run, lists) the records; each outcome is journaled and printed the moment it is known. */
+async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared: PreparedJournal, plan: Plan): Promise<void> {
+  const { journal, earlier, inPlace } = prepared;
+  const counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, not_created: 0, would_create: 0 };
   const started = f.clock.now();
-  // Ctrl-C, a results line that cannot be written or a stdout whose reader exited stops new requests
+  // Ctrl-C, a journal line that cannot be written or a stdout whose reader exited stops new requests
   // at once (stop); requests in flight get graceMs to finish, so their outcomes are known.
   const stop = new AbortController();
-  const stopOn = [f.signal, f.io.stdoutFailed];
+  const toStdout = o.output === 'ndjson' && o.resultsPath === undefined;
+  const stopOn = toStdout ? [f.signal, f.io.stdoutFailed] : [f.signal];
   const onStop = () => stop.abort();
   for (const signal of stopOn) {
     if (signal.aborted) stop.abort();
     signal.addEventListener('abort', onStop, { once: true });
   }
+  journal?.onFailure(() => stop.abort());
   const inflight = new AbortController();
   stop.signal.addEventListener('abort', () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref(), { once: true });
   const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, { inflight: inflight.signal, stop: stop.signal }, plan.toSend, o.concurrency);
-  const sink = new ResultSink({ stream: f.io.stdout, failed: f.io.stdoutFailed }, results, o.output === 'ndjson', (error) => stop.abort(error));
+  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }) : undefined;
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;
 
-  const work = async (rec: InputRecord): Promise<ResultLine | { line: number; status: 'would_create'; record: NewPet }> => {
-    if (!rec.check.ok) return { line: rec.line, status: 'invalid', problems: rec.check.problems };
-    const prior = earlier?.get(rec.line);
-    switch (earlierVerdict(prior, o.retryUnknown)) {
-      case 'skip':
-        return { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> };
-      case 'keep_unknown':
-        return {
-          line: rec.line,
-          status: 'unknown',
-          reason: 'outcome unknown in the earlier run and not resent: check whether it exists, then rerun with --retry-unknown to send it',
-          record: rec.check.pet,
-        };
-      case 'send':
-        if (!client) return { line: rec.line, status: 'would_create', record: rec.check.pet };
-        return createOne(client, rec.line, rec.check.pet, inflight.signal);
+  const sendOne = async (line: number, pet: NewPet): Promise<Written> => {
+    let journaled = false;
+    const beforeSend = () => {
+      if (journaled || !journal) return;
+      journal.sending(formatResult({ line, status: 'sending' }));
+      journaled = true;
+    };
+    try {
+      return { result: await createOne(client as ApiClient, line, pet, inflight.signal, beforeSend), journal: true };
+    } catch (error) {
+      // Journaled as in flight, then proven not created (a 401, a 429 that stopped the run, a refused
+      // connection, Ctrl-C during a retry's wait): say so, or --resume would take it for unknown.
+      if (journaled) journal?.outcome(formatResult({ line, status: 'not_created', reason: (error as Error).message }));
+      throw error;
     }
   };
 
-  const record = async (result: Awaited<ReturnType<typeof work>>): Promise<void> => {
+  const work = async (rec: InputRecord): Promise<Written> => {
+    if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
+    const prior = earlier?.get(rec.line);
+    switch (earlierVerdict(prior, o.retryUnknown)) {
+      case 'skip':
+        return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };
+      case 'keep_unknown':
+        return {
+          result: {
+            line: rec.line,
+            status: 'unknown',
+            reason:
+              prior?.status === 'sending'
+                ? 'in flight when an earlier run stopped: it may or may not have been created; check whether it exists, then rerun with --retry-unknown to send it'
+                : 'outcome unknown in an earlier run and not resent: check whether it exists, then rerun with --retry-unknown to send it',
+            record: rec.check.pet,
+          },
+          // In place, an unknown is already journaled; an in-flight mark becomes an unknown once.
+          journal: !inPlace || prior?.status === 'sending',
+        };
+      case 'send':
+        if (!client) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet }, journal: false };
+        return sendOne(rec.line, rec.check.pet);
+    }
+  };
+
+  const record = async ({ result, journal: append }: Written): Promise<void> => {
     counts[result.status]++;
     done++;
-    await sink.write(formatResult(result as ResultLine));
+    const text = formatResult(result as ResultLine);
+    if (append) journal?.outcome(text);
+    await stdout?.write(text);
     progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
   };
 
@@ -250,42 +288,47 @@ async function send(
         await record(await work(rec));
       }
     } else {
-      await runOrdered(
+      await runPool(
         readRecords(input.open(), input.format),
-        { concurrency: o.concurrency, window: Math.max(64, o.concurrency * 16), stopped: () => stop.signal.aborted },
+        { concurrency: o.concurrency, stopped: () => stop.signal.aborted },
         work,
         async (_rec, outcome) => {
-          // Not sent (a wait was interrupted, or the run is stopping): no result line, so --resume sends it later.
+          // Not sent (a wait was interrupted, the run is stopping): no result line, so --resume sends it later.
           if (!outcome.ok) {
-            if (!(outcome.error instanceof InterruptedError)) fatal ??= outcome.error;
+            if (!(outcome.error instanceof InterruptedError) && !(outcome.error instanceof JournalWriteError)) fatal ??= outcome.error;
             return;
           }
           await record(outcome.value);
         },
       );
     }
+    // Through the whole input: a later run on this journal can tell it apart from one that stopped.
+    if (journal && !stop.signal.aborted && fatal === undefined && journal.failure === undefined) {
+      journal.outcome(formatResult({ finished: new Date(f.clock.now()).toISOString() }));
+    }
   } finally {
     for (const signal of stopOn) signal.removeEventListener('abort', onStop);
     progress.clear();
-    await sink.close();
+    await stdout?.flush();
+    await journal?.close();
   }
 
   const elapsed = f.clock.now() - started;
   f.io.stderr.write(`${summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun)}\n`);
   const progressText = `${done} of ${plan.total}`;
-  if (sink.failure !== undefined) throw resultsNotWritten(f, o, sink, progressText);
-  const stdoutError: unknown = f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
+  const resume = continueCommand(f, o);
+  if (journal?.failure !== undefined) throw journalNotWritten(f, journal, prepared.label, toStdout, progressText, resume);
+  const stdoutError: unknown = toStdout && f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
   const readerLeft = (stdoutError as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
-  if (stdoutError !== undefined && !readerLeft && !results && o.output === 'ndjson') {
+  if (stdoutError !== undefined && !readerLeft) {
     throw new CliError(
       'failure',
-      `cannot write the results to stdout: ${storageProblem(stdoutError)}; stopped sending after ${progressText} records (the results after the last line written are lost)`,
-      { code: 'results_not_written', cause: stdoutError },
+      `cannot write the results to stdout: ${storageProblem(stdoutError)}; stopped sending after ${progressText} records (every outcome is in ${prepared.label})`,
+      { code: 'results_not_written', cause: stdoutError, hint: resume },
     );
   }
-  if (o.output === 'table' && stdoutError === undefined) await printSummaryTable(f, counts, o.dryRun);
+  if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, counts, o.dryRun);
 
-  const resume = `rerun with --resume ${o.resultsPath ?? '<results file>'} to continue without duplicates`;
   if (fatal !== undefined) {
     if (fatal instanceof CliError)
       throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${plan.total} records`, {
@@ -295,12 +338,10 @@ async function send(
       });
     throw fatal;
   }
-  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; ${resume}`);
+  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; continue with: ${resume}`);
   // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
   if (readerLeft && done < plan.total) {
-    throw new StdoutClosedError(`stdout was closed (its reader exited): stopped after ${progressText} records; the others were not sent`, {
-      hint: results ? resume : 'pass --results <file> to keep a results file that --resume can continue from',
-    });
+    throw new StdoutClosedError(`stdout was closed (its reader exited): stopped after ${progressText} records; the others were not sent`, { hint: resume });
   }
   const notCreated = counts.failed + counts.unknown + counts.invalid;
   if (notCreated > 0) {
@@ -311,26 +352,25 @@ async function send(
 }
 
 /**
- * The results file could not be written (a full disk, an I/O error): sending stopped at once. The
- * result lines it could not take (their pets may have been created) go to stdout, so none is lost:
- * with them added, --resume sends nothing twice. Exit 1.
+ * A journal line could not be written (a full disk, an I/O error): sending stopped at once, and no
+ * record was sent without its in-flight line, so --resume duplicates nothing (a record whose outcome
+ * line is missing is unknown to it). The outcome lines the journal could not take go to stdout (unless
+ * they went there already): appended to the journal once there is room, they turn those unknowns
+ * back into what happened. Exit 1.
  */
-function resultsNotWritten(f: Factory, o: SeedOptions, sink: ResultSink, progress: string): CliError {
-  const lines = sink.unwritten;
+function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout: boolean, progress: string, resume: string): CliError {
+  const lines = journal.unwritten;
   const count = lines.split('\n').length - 1;
-  f.io.stdout.write(lines);
+  if (!onStdout) f.io.stdout.write(lines);
   const where =
     count === 0
       ? ''
-      : `; the ${count} result ${count === 1 ? 'line' : 'lines'} it could not take ${count === 1 ? 'is' : 'are'} on stdout: add them to a copy of the file where there is room, and rerun with --resume <that copy>`;
-  return new CliError(
-    'failure',
-    `cannot write the results file ${o.resultsPath}: ${storageProblem(sink.failure)}; stopped sending after ${progress} records${where}`,
-    {
-      code: 'results_not_written',
-      cause: sink.failure,
-    },
-  );
+      : `; the ${count} outcome ${count === 1 ? 'line' : 'lines'} it could not take ${count === 1 ? 'is' : 'are'} on stdout: append ${count === 1 ? 'it' : 'them'} to ${journal.path} once there is room, or --resume reports ${count === 1 ? 'that record' : 'those records'} as unknown`;
+  return new CliError('failure', `cannot write ${label}: ${storageProblem(journal.failure)}; stopped sending after ${progress} records${where}`, {
+    code: 'results_not_written',
+    cause: journal.failure,
+    hint: resume,
+  });
 }
 
 /**

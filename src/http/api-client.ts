@@ -101,8 +101,11 @@ export class ApiClient {
    * gives up on a 429 or a wait exceeds max-wait, OutcomeUnknownError (exit 7)
    * when a POST may or may not have been processed, TransportError for other
    * transport faults, InterruptedError on Ctrl-C.
+   *
+   * `beforeSend` runs after the rate-limit gate lets the request through and just before it leaves
+   * (each attempt): bulk seeding journals the record there. If it throws, nothing is sent.
    */
-  async send(req: ApiRequest): Promise<ApiResponse> {
+  async send(req: ApiRequest, hooks?: { beforeSend?: () => void }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
     for (let attempt = 0; ; attempt++) {
       const permit = await this.limiter.acquire({
@@ -110,6 +113,12 @@ export class ApiClient {
         maxWaitMs: this.#maxWaitMs,
         onWait: (info) => this.#announceGateWait(info, retry),
       });
+      try {
+        hooks?.beforeSend?.();
+      } catch (e) {
+        await permit.settle();
+        throw e;
+      }
       let res: ApiResponse | undefined;
       let error: unknown;
       let gateUntil: number | undefined;

@@ -31,7 +31,7 @@ function cliEnv(opts: CliOptions): Record<string, string | undefined> {
   return {
     PATH: process.env.PATH,
     HOME: opts.configDir ?? tmpdir(),
-    ...(opts.configDir ? { PETSTORE_CONFIG_DIR: join(opts.configDir, 'petstore') } : {}),
+    ...(opts.configDir ? { PETSTORE_CONFIG_DIR: join(opts.configDir, 'petstore'), PETSTORE_STATE_DIR: join(opts.configDir, 'state') } : {}),
     ...opts.env,
   };
 }

@@ -132,7 +132,7 @@ export function mockedCli(options: { prefix?: string[]; env?: Record<string, str
       return runInProcess([...prefix, ...args], {
         dispatcher: cli.api.agent,
         ...opts,
-        env: { PETSTORE_CONFIG_DIR: cli.cfg.dir, ...baseEnv, ...opts.env },
+        env: { PETSTORE_CONFIG_DIR: cli.cfg.dir, PETSTORE_STATE_DIR: join(cli.cfg.dir, 'state'), ...baseEnv, ...opts.env },
       });
     },
   };

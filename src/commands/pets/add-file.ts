@@ -15,9 +15,21 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   // Without -o, results are NDJSON lines: the table default of other commands would hide them.
   const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, ['ndjson', 'table']) as 'ndjson' | 'table');
   if (opts.retryUnknown === true && opts.resume === undefined) {
-    throw new UsageError('--retry-unknown needs --resume <results file>: it resends the records that file shows as unknown');
+    throw new UsageError('--retry-unknown needs --resume: it resends the records the journal shows as unknown (check them first)');
+  }
+  if (opts.dryRun === true && opts.results !== undefined) {
+    throw new UsageError('--dry-run sends nothing, so it keeps no journal: drop --results (what would be sent goes to stdout)');
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (opts.report === true) {
+    const { report } = await import('../../bulk/report.js');
+    return report(f, {
+      file: String(opts.file),
+      format: str(opts.format),
+      resultsPath: str(opts.results),
+      resume: opts.resume === true ? true : str(opts.resume),
+    });
+  }
   await run(f, {
     file: String(opts.file),
     format: str(opts.format),
@@ -26,7 +38,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     // A whole number from 1 to 64, default 4: checked as commander parsed it (src/commands/pets/index.ts).
     concurrency: opts.concurrency as number,
     resultsPath: str(opts.results),
-    resumePath: str(opts.resume),
+    resume: opts.resume === true ? true : str(opts.resume),
     retryUnknown: opts.retryUnknown === true,
     yes: opts.yes === true,
     output,

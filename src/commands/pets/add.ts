@@ -14,7 +14,7 @@ export interface AddOptions {
   format: Format;
 }
 
-const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'yes'] as const;
+const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'report', 'yes'] as const;
 const FLAG: Record<string, string> = {
   format: '--format',
   skipInvalid: '--skip-invalid',
@@ -22,6 +22,7 @@ const FLAG: Record<string, string> = {
   results: '--results',
   resume: '--resume',
   retryUnknown: '--retry-unknown',
+  report: '--report',
   yes: '--yes',
   name: '--name',
   categoryId: '--category-id',

@@ -35,9 +35,10 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')
     .option('--dry-run', 'with --file: validate and print what would be sent; send nothing')
     .addOption(new Option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64').argParser(wholeNumber('--concurrency', 1, 64)).default(4))
-    .option('--results <file>', 'with --file: write the NDJSON results here instead of stdout')
-    .option('--resume <file>', 'with --file: skip the records an earlier results file shows as created')
+    .option('--results <file>', 'with --file: keep the journal (NDJSON results) in this file instead of the state folder; nothing on stdout')
+    .option('--resume [journal]', "with --file: continue the journal of an earlier run (default: --results or the input's own); created records are skipped")
     .option('--retry-unknown', 'with --resume: resend records whose outcome was unknown (check them first)')
+    .option('--report', "with --file: print the journal's results in input order (each record's last outcome); send nothing")
     .option('--yes', 'with --file: do not ask before writing to production');
   outputOptions(add).action(ctx.lazy(() => import('./add.js')));
   examples(add, [
@@ -45,7 +46,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     'petstore pets add --name Tom --category-id 9007199254740993 --status available -o json',
     'id=$(petstore pets add --name Rex --category-id 1 -o json | jq -r .id)',
     'petstore pets add --file pets.csv --results results.ndjson',
-    'petstore pets add --file pets.ndjson --resume results.ndjson --results results-2.ndjson',
+    'petstore pets add --file pets.csv --results results.ndjson --resume',
     'generate-pets | petstore pets add --file - --format ndjson --dry-run',
   ]);
 

@@ -1,0 +1,130 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { UsageError } from '../errors/errors.js';
+import { parseJson } from '../json/int64.js';
+import { toPet, type Pet } from '../pets/pet.js';
+import { lines } from './lines.js';
+import type { JournalHeader, ResultStatus } from './results.js';
+
+/** What a journal says of one input line: its last word, 'sending' when the run ended before its outcome. */
+export interface EarlierResult {
+  status: ResultStatus | 'sending' | 'would_create';
+  pet?: Pet;
+  /** The line itself, when asked for (the --report view). */
+  text?: string;
+}
+
+/**
+ * What a resumed run does with a valid record, given the journal's last word on its line: created
+ * records are skipped; records in flight when a run stopped, or unknown, are never resent without
+ * --retry-unknown; the rest (failed, not created, invalid then, never reached) are sent.
+ */
+export function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
+  if (!earlier) return 'send';
+  if ((earlier.status === 'created' || earlier.status === 'skipped') && earlier.pet) return 'skip';
+  if ((earlier.status === 'unknown' || earlier.status === 'sending') && !retryUnknown) return 'keep_unknown';
+  return 'send';
+}
+
+export interface JournalState {
+  header: JournalHeader | undefined;
+  byLine: Map<number, EarlierResult>;
+  /** Bytes up to the end of the last whole line: a torn last line (killed mid-write) starts here. */
+  wholeBytes: number;
+  /** The file did not end with a line break: its last line was cut by a crash and is ignored. */
+  torn: boolean;
+  /** The last run on it went through the whole input (its last line is a footer). */
+  finished: boolean;
+}
+
+/** Offset just past the last line break of the file (0 if none), read backwards in chunks. */
+function endOfLastLine(path: string): { size: number; whole: number } {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const chunk = Buffer.allocUnsafe(65_536);
+    for (let end = size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - start, start);
+      const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+      if (at >= 0) return { size, whole: start + at + 1 };
+      end = start;
+    }
+    return { size, whole: 0 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const NOT_A_JOURNAL = 'is it a journal (results file) from "pets add --file"?';
+
+/**
+ * Reads a journal (or a results file of an earlier version) for --resume: the last line about each
+ * input line wins. A torn last line (the process was killed mid-write) is ignored; any other bad
+ * line is an error, since guessing could create duplicates.
+ */
+export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
+  let size: number;
+  let whole: number;
+  try {
+    ({ size, whole } = endOfLastLine(path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(`${flag} ${path} does not exist`);
+    if (code === 'EISDIR') throw new UsageError(`${flag} ${path} is a folder, not a journal`);
+    throw error;
+  }
+  const byLine = new Map<number, EarlierResult>();
+  let header: JournalHeader | undefined;
+  let lineNo = 0;
+  let finished = false;
+  // Only the whole lines: the torn tail is never parsed.
+  const stream = whole === 0 ? undefined : createReadStream(path, { encoding: 'utf8', start: 0, end: whole - 1 });
+  for await (const text of stream ? lines(stream) : []) {
+    lineNo++;
+    if (text.trim() === '') continue;
+    let value: Record<string, unknown>;
+    try {
+      value = parseJson(text) as Record<string, unknown>;
+    } catch {
+      throw new UsageError(`${flag} ${path}, line ${lineNo}: not valid JSON; ${NOT_A_JOURNAL}`);
+    }
+    if (value !== null && typeof value === 'object' && value.journal !== undefined) {
+      header ??= value as unknown as JournalHeader;
+      continue;
+    }
+    if (value !== null && typeof value === 'object' && value.finished !== undefined) {
+      finished = true;
+      continue;
+    }
+    finished = false;
+    const line = value?.line;
+    const status = value?.status;
+    if (typeof line !== 'number' || !Number.isSafeInteger(line) || typeof status !== 'string') {
+      throw new UsageError(`${flag} ${path}, line ${lineNo}: expected {"line":n,"status":...}; ${NOT_A_JOURNAL}`);
+    }
+    const pet = value.pet === undefined ? undefined : toPet(value.pet);
+    byLine.set(line, { status: status as EarlierResult['status'], ...(pet ? { pet } : {}), ...(keepText ? { text } : {}) });
+  }
+  return { header, byLine, wholeBytes: whole, torn: whole < size, finished };
+}
+
+/** Whether a journal's last whole line is the footer of a run that went through its whole input. */
+export function lastRunFinished(path: string): boolean {
+  try {
+    const { whole } = endOfLastLine(path);
+    if (whole === 0) return false;
+    const fd = openSync(path, 'r');
+    try {
+      const size = Math.min(whole, 4096);
+      const buf = Buffer.allocUnsafe(size);
+      readSync(fd, buf, 0, size, whole - size);
+      const text = buf.toString('utf8').trimEnd();
+      return text.slice(text.lastIndexOf('\n') + 1).startsWith('{"finished":');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,112 @@
+import { statSync } from 'node:fs';
+import { UsageError } from '../errors/errors.js';
+import type { Factory } from '../factory.js';
+import type { ReplayableInput } from './input.js';
+import { Journal, sameFile } from './journal.js';
+import { defaultJournal } from './journal-place.js';
+import { readJournal, type EarlierResult, type JournalState } from './journal-read.js';
+
+export interface JournalChoice {
+  /** The input file as given (`-` for stdin). */
+  file: string;
+  resultsPath: string | undefined;
+  /** --resume FILE, --resume (true: the journal of this run), or not given. */
+  resume: string | true | undefined;
+  dryRun: boolean;
+}
+
+export interface PreparedJournal {
+  /** Undefined for a dry run: nothing is sent, so nothing is journaled. */
+  journal: Journal | undefined;
+  /** What earlier runs said of each input line, when resuming. */
+  earlier: Map<number, EarlierResult> | undefined;
+  /** The earlier results are in the journal itself (it is continued), not in another file copied from. */
+  inPlace: boolean;
+  /** `--results FILE`, `--resume FILE` or `the journal FILE`, for messages. */
+  label: string;
+}
+
+/** "created 12, failed 1, unknown 2, in flight when it stopped 3" */
+export function journalCounts(byLine: Map<number, EarlierResult>): string {
+  const counts = new Map<string, number>();
+  for (const { status } of byLine.values()) {
+    const name = status === 'sending' ? 'in flight when it stopped' : status;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Which journal a run keeps, and what earlier runs left in it. Refuses (exit 2, nothing sent) a
+ * journal that already holds records when --resume was not given, a journal kept against another
+ * server, and a default journal of an input that was edited since a run on it stopped.
+ */
+export async function prepareJournal(f: Factory, o: JournalChoice, input: ReplayableInput, continueWith: () => string): Promise<PreparedJournal> {
+  const resumeFile = typeof o.resume === 'string' ? o.resume : undefined;
+  if (resumeFile !== undefined && !exists(resumeFile)) throw new UsageError(`--resume ${resumeFile} does not exist`);
+
+  if (o.dryRun) {
+    // Nothing is sent, so nothing is written: a dry run with --resume only reads what would be skipped.
+    if (o.resume === undefined) return { journal: undefined, earlier: undefined, inPlace: false, label: '' };
+    const path = resumeFile ?? o.resultsPath ?? (await defaultPath(f, input)).path;
+    if (!exists(path)) return { journal: undefined, earlier: undefined, inPlace: false, label: '' };
+    const state = await readJournal(path, '--resume');
+    return { journal: undefined, earlier: state.byLine, inPlace: false, label: '' };
+  }
+
+  const target = (await f.target()).baseUrl;
+  const fromDefault = o.resultsPath === undefined && resumeFile === undefined ? await defaultPath(f, input) : undefined;
+  const path = o.resultsPath ?? resumeFile ?? (fromDefault?.path as string);
+  const label = o.resultsPath !== undefined ? '--results' : resumeFile !== undefined ? '--resume' : 'the journal';
+  const journal = Journal.open(path, { input: input.absPath === '-' ? undefined : o.file, label });
+  try {
+    if (fromDefault) f.info(`journal: ${path}`);
+    const inPlace = o.resume !== undefined && (resumeFile === undefined || sameFile(journal, resumeFile));
+    let own: JournalState | undefined;
+    if (journal.size > 0 && journal.regular) {
+      own = await readJournal(path, label);
+      if (own.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
+    }
+    const holdsRecords = own !== undefined && own.byLine.size > 0;
+    if (holdsRecords && !inPlace) {
+      throw new UsageError(
+        `${label === 'the journal' ? 'an earlier run of this input kept' : `${label} ${path} is`} a journal holding records (${journalCounts(own!.byLine)}${label === 'the journal' ? `: ${path}` : ''}); continue it with: ${continueWith()} (or remove it to send every record again)`,
+      );
+    }
+    if (fromDefault && fromDefault.others.length > 0 && !holdsRecords) {
+      throw new UsageError(
+        `${input.label} changed since a run on it stopped (its journal: ${fromDefault.others.join(', ')}); continue that run with --resume <journal> (records are matched by line number), or remove it to start anew`,
+      );
+    }
+    if (own?.torn) journal.cutTo(own.wholeBytes);
+    const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume') : undefined;
+    if (o.resume !== undefined && !holdsRecords && inPlace) f.info(`nothing to resume in ${path}: every record will be sent`);
+    const sourceTarget = source?.header?.target;
+    if (sourceTarget !== undefined && sourceTarget !== target) {
+      throw new UsageError(
+        `${inPlace ? path : `--resume ${resumeFile}`} is the journal of a run against ${sourceTarget}, but this run sends to ${target}: its records say nothing of this server. Use another --results file`,
+      );
+    }
+    if (source?.header && source.header.sha256 !== (await input.digest())) {
+      f.info(`warning: ${input.label} changed since the journal was started; records are matched by line number`);
+    }
+    return { journal, earlier: source?.byLine, inPlace, label: `${label} ${path}` };
+  } catch (error) {
+    journal.abandon();
+    throw error;
+  }
+}
+
+async function defaultPath(f: Factory, input: ReplayableInput): Promise<ReturnType<typeof defaultJournal>> {
+  const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
+  return defaultJournal(stateDir(f.env), { absPath: input.absPath, sha256 }, target.baseUrl);
+}

@@ -1,0 +1,288 @@
+// The journal of a seeding run (issue #14): one NDJSON line per event, each written with one
+// write(2) the moment it is known. `{"line":n,"status":"sending"}` goes out before the record's
+// request does, its outcome line after the answer, in whatever order answers come. A process
+// killed at any instant leaves every line it wrote (the kernel has it); a record whose outcome
+// line is missing was in flight and is `unknown` to --resume, never resent silently.
+//
+// fsync policy: what a machine crash (power loss, kernel panic) can lose is what the kernel had
+// not yet put on disk. The journal is fdatasync'd when it is created (and its folder, so the file
+// survives), every second while lines are being added (off the main thread), and when the run
+// ends: a crash loses at most the last second of lines. Lost `sending` lines are the one way a
+// record can then be sent twice; strict exactly-once across machine crashes would cost an fsync
+// per record (milliseconds each), which we judged too slow for seeding.
+
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors/errors.js';
+import { storageProblem } from './result-sink.js';
+
+/** The same file (device and inode), however it is named: ./, .., a symbolic or a hard link. */
+export function sameFile(a: { dev: number; ino: number }, path: string | undefined): boolean {
+  if (path === undefined) return false;
+  try {
+    const b = statSync(path);
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** A journal line could not be written: the record it was for must not be sent. */
+export class JournalWriteError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`cannot write the journal: ${storageProblem(cause)}`);
+  }
+}
+
+const FSYNC_EVERY_MS = 1000;
+
+function syncFolder(path: string): void {
+  try {
+    const fd = openSync(dirname(path), 'r');
+    try {
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems refuse to sync a folder; the file's own data is still synced.
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * `<journal>.lock`, made with O_EXCL: two runs appending to one journal would each send the records
+ * the other has in flight. A lock left by a process that is gone (kill -9) on this host is taken over.
+ */
+function lock(path: string): string {
+  const lockPath = `${path}.lock`;
+  const me = `${process.pid} ${hostname()}\n`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      writeSync(fd, me);
+      closeSync(fd);
+      return lockPath;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+    }
+    let holder = '';
+    try {
+      holder = readFileSync(lockPath, 'utf8');
+    } catch {
+      continue;
+    }
+    const [pid, host] = holder.trim().split(' ');
+    const pidNumber = Number(pid);
+    if (host === hostname() && Number.isSafeInteger(pidNumber) && pidNumber > 0 && !isAlive(pidNumber)) {
+      try {
+        // Only the lock we read: another run may have taken it over meanwhile.
+        if (readFileSync(lockPath, 'utf8') === holder) unlinkSync(lockPath);
+      } catch {
+        // Gone already: try again.
+      }
+      continue;
+    }
+    const who = host === hostname() && pid ? `petstore (pid ${pid})` : `petstore on ${host ?? 'another host'} (pid ${pid ?? '?'})`;
+    throw new UsageError(
+      `the journal ${path} is in use by another ${who}: two runs on one journal would send records twice. Wait for it to end; if it is not running, remove ${lockPath}`,
+    );
+  }
+}
+
+export interface JournalOpenOptions {
+  /** Files the journal must not be: the input above all (writing there would destroy the records). */
+  input: string | undefined;
+  /** How the journal is named to the user in messages (--results, or the default journal). */
+  label: string;
+}
+
+/**
+ * A journal, opened for appending before anything is read or sent, so a path that cannot be written
+ * (a missing folder, a read-only disk) or that names the input is refused with nothing sent. A file
+ * it created is removed again if the run ends before sending anything.
+ */
+export class Journal {
+  #bytes: number;
+  #dirty = false;
+  #syncing: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #failure: unknown;
+  #unwritten = '';
+  #closed = false;
+  #started = false;
+  #onFailure: (error: unknown) => void = () => {};
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    private readonly lockPath: string,
+    /** Created by this run (it did not exist before). */
+    readonly created: boolean,
+    /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
+    readonly regular: boolean,
+    /** Its size when opened. */
+    readonly size: number,
+    readonly dev: number,
+    readonly ino: number,
+  ) {
+    this.#bytes = size;
+  }
+
+  static open(path: string, o: JournalOpenOptions): Journal {
+    const refuse = (problem: string) => new UsageError(`${o.label} ${path}: ${problem}; nothing was sent`);
+    let fd: number;
+    let created = true;
+    try {
+      try {
+        fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o600);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        created = false;
+        fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      let missing = false;
+      try {
+        statSync(dirname(path));
+      } catch {
+        missing = true;
+      }
+      throw refuse(code === 'ENOENT' && missing ? `the folder ${dirname(path)} does not exist` : `cannot write there: ${storageProblem(error)}`);
+    }
+    const stat = fstatSync(fd);
+    if (sameFile(stat, o.input)) {
+      closeSync(fd);
+      throw new UsageError(
+        `${o.label} ${path} is the input file (--file ${o.input}): writing the journal there would destroy the records; name another file (nothing was sent)`,
+      );
+    }
+    let lockPath: string;
+    try {
+      lockPath = stat.isFile() ? lock(path) : '';
+    } catch (error) {
+      closeSync(fd);
+      if (created) unlinkSync(path);
+      if (error instanceof UsageError) throw error;
+      throw refuse(`cannot make its lock file: ${storageProblem(error)}`);
+    }
+    return new Journal(path, fd, lockPath, created, stat.isFile(), stat.size, stat.dev, stat.ino);
+  }
+
+  /** The error of the first failed write, if any. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /** The outcome lines that could not be written (after a failure). */
+  get unwritten(): string {
+    return this.#unwritten;
+  }
+
+  /** Called once, at the first failed write. */
+  onFailure(handler: (error: unknown) => void): void {
+    this.#onFailure = handler;
+  }
+
+  /** Drops a torn last line (a crash mid-write) before appending after it. */
+  cutTo(bytes: number): void {
+    if (bytes >= this.#bytes || !this.regular) return;
+    ftruncateSync(this.fd, bytes);
+    this.#bytes = bytes;
+  }
+
+  /** The first line of a new journal, synced with its folder so the file itself survives a crash. */
+  start(header: string): void {
+    this.#started = true;
+    if (this.#bytes === 0 && !this.#append(header, true)) throw new JournalWriteError(this.#failure);
+    if (this.regular) {
+      fdatasyncSync(this.fd);
+      if (this.created) syncFolder(this.path);
+      this.#timer = setInterval(() => this.#sync(), FSYNC_EVERY_MS);
+      this.#timer.unref();
+    }
+  }
+
+  /** Before a record's request leaves. Throws JournalWriteError if the line could not be written: then it must not be sent. */
+  sending(text: string): void {
+    if (this.#failure !== undefined) throw new JournalWriteError(this.#failure);
+    if (!this.#append(text, true)) throw new JournalWriteError(this.#failure);
+  }
+
+  /** An outcome; after a failed write it is kept in `unwritten` instead. */
+  outcome(text: string): void {
+    if (this.#failure !== undefined) this.#unwritten += text;
+    else this.#append(text, false);
+  }
+
+  #append(text: string, all: boolean): boolean {
+    const bytes = Buffer.from(text);
+    let written = 0;
+    try {
+      // A write may store only part of the bytes (the disk filled up during it); the next one then fails.
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+      this.#bytes += written;
+      this.#dirty = true;
+      return true;
+    } catch (error) {
+      if (written > 0 && this.regular) {
+        try {
+          // Back to the last whole line: a torn line would be the last thing --resume reads.
+          ftruncateSync(this.fd, this.#bytes);
+        } catch {
+          // The torn line stays; --resume ignores a torn last line.
+        }
+      }
+      this.#failure = error;
+      if (!all) this.#unwritten += text;
+      this.#onFailure(error);
+      return false;
+    }
+  }
+
+  #sync(): void {
+    if (!this.#dirty || this.#syncing || this.#closed) return;
+    this.#dirty = false;
+    this.#syncing = new Promise((resolve) =>
+      fdatasync(this.fd, () => {
+        this.#syncing = undefined;
+        resolve();
+      }),
+    );
+  }
+
+  /** Syncs and closes; a journal this run created and never wrote a record to is removed. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.#syncing;
+    try {
+      if (this.regular && this.#dirty) fdatasyncSync(this.fd);
+    } catch {
+      // Reported by the write that failed, if any; a sync error alone loses nothing a process kill would.
+    }
+    closeSync(this.fd);
+    if (this.lockPath) unlinkSync(this.lockPath);
+  }
+
+  /** The run ended before start(): a journal it created is removed, an existing one was not touched. */
+  abandon(): void {
+    if (this.#closed || this.#started) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    closeSync(this.fd);
+    if (this.created) unlinkSync(this.path);
+    if (this.lockPath) unlinkSync(this.lockPath);
+  }
+}

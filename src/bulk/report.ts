@@ -1,0 +1,57 @@
+import { statSync } from 'node:fs';
+import { UsageError } from '../errors/errors.js';
+import type { Factory } from '../factory.js';
+import { stringifyJson } from '../json/int64.js';
+import { openInput } from './input.js';
+import { defaultJournal } from './journal-place.js';
+import { readJournal } from './journal-read.js';
+import { journalCounts } from './journal-setup.js';
+
+export interface ReportOptions {
+  file: string;
+  format: string | undefined;
+  resultsPath: string | undefined;
+  resume: string | true | undefined;
+}
+
+/**
+ * `pets add --file F --report`: a journal's results in input order, one line per input line with
+ * its last word (a record in flight when the run stopped is `unknown`). Sends nothing. The journal is
+ * written in completion order so that nothing waits in memory during a run; this view holds the
+ * final lines in memory instead, once, after the fact.
+ */
+export async function report(f: Factory, o: ReportOptions): Promise<void> {
+  let path = o.resultsPath ?? (typeof o.resume === 'string' ? o.resume : undefined);
+  if (path === undefined) {
+    const input = await openInput(o.file, o.format, f.io);
+    try {
+      const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
+      path = defaultJournal(stateDir(f.env), { absPath: input.absPath, sha256 }, target.baseUrl).path;
+    } finally {
+      input.dispose();
+    }
+    try {
+      statSync(path);
+    } catch {
+      throw new UsageError(
+        `no journal for ${o.file} against this server (looked for ${path}): nothing was sent from it, or its journal is elsewhere (--results FILE)`,
+      );
+    }
+  }
+  const state = await readJournal(path, '--report', true);
+  const lines = [...state.byLine.keys()].sort((a, b) => a - b);
+  let out = '';
+  for (const line of lines) {
+    const entry = state.byLine.get(line)!;
+    out +=
+      entry.status === 'sending'
+        ? `${stringifyJson({ line, status: 'unknown', reason: 'in flight when the run stopped: it may or may not have been created' })}\n`
+        : `${entry.text}\n`;
+    if (out.length >= 65_536) {
+      f.io.stdout.write(out);
+      out = '';
+    }
+  }
+  f.io.stdout.write(out);
+  f.info(`${path}: ${journalCounts(state.byLine) || 'no records'}${state.finished ? '' : ' (the last run on it did not go through the whole input)'}`);
+}

@@ -48,11 +48,14 @@ function stored(sb: SandboxHandle): string[] {
 }
 const expected = (rs: Rec[]) => rs.map((r) => `${r.name}|${r.categoryId}|${r.status ?? ''}`).sort();
 
+/** Result lines (stdout, or a journal's outcome lines), in input order. */
 function resultLines(text: string): Record<string, unknown>[] {
   return text
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => parseJson(l) as Record<string, unknown>);
+    .map((l) => parseJson(l) as Record<string, unknown>)
+    .filter((l) => typeof l.line === 'number' && l.status !== 'sending')
+    .sort((a, b) => (a.line as number) - (b.line as number));
 }
 
 let sb: SandboxHandle;
@@ -71,7 +74,7 @@ describe('pets add --file against the sandbox', () => {
   });
 
   for (const format of ['ndjson', 'json', 'csv'] as const) {
-    it(`creates 500 ${format} records exactly once, results in input order with exact ids`, async () => {
+    it(`creates 500 ${format} records exactly once, one result line each with its line number and exact id, all in the journal`, async () => {
       sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000, firstId: 9007199254740993n });
       const rs = records(500, format);
       const path = file(`pets.${format}`, writers[format](rs));
@@ -86,6 +89,13 @@ describe('pets add --file against the sandbox', () => {
       const ids = lines.map((l) => (l.pet as { id: bigint }).id).sort((a, b) => (a < b ? -1 : 1));
       expect(ids[0]).toBe(9007199254740993n);
       expect(r.stdout).toContain('"id":9007199254740993,');
+      // The journal, named on stderr, holds the same outcomes, each record journaled as sending first.
+      const journal = /^journal: (.+)$/m.exec(r.stderr)?.[1] as string;
+      const entries = readFileSync(journal, 'utf8').trimEnd().split('\n');
+      expect(entries[0]).toContain('"journal":"petstore pets add"');
+      expect(entries.at(-1)).toMatch(/^\{"finished":/);
+      expect(entries.filter((e) => e.includes('"status":"sending"'))).toHaveLength(500);
+      expect(resultLines(entries.join('\n'))).toEqual(lines);
     });
   }
 
@@ -172,7 +182,8 @@ describe('pets add --file against the sandbox', () => {
     child.kill('SIGINT');
     const done = await child;
     expect(done.exitCode).toBe(130);
-    expect(String(done.stderr)).toMatch(/interrupted after \d+ of 500 records; rerun with --resume/);
+    expect(String(done.stderr)).toContain(`interrupted after `);
+    expect(String(done.stderr)).toContain(`of 500 records; continue with: petstore pets add --file ${path} --results ${first} --resume --concurrency 4`);
     const partial = resultLines(readFileSync(first, 'utf8'));
     expect(partial.length).toBeGreaterThan(0);
     expect(partial.length).toBeLessThan(500);
@@ -194,7 +205,7 @@ describe('pets add --file against the sandbox', () => {
     const other = file('b-results.ndjson', '{"line":1,"status":"created","pet":{"id":1,"name":"zzz","categoryId":1}}\n');
     const r = await cli(['pets', 'add', '--file', path, '--resume', other]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('line 1: differs from the pet the --resume file records as created');
+    expect(r.stderr).toContain('line 1: differs from the pet the journal records as created');
     expect(sb.requests()).toHaveLength(0);
   });
 

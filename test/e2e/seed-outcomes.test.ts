@@ -38,11 +38,14 @@ const ANSWERS: [name: string, fault: Fault, expected: 'created' | 'failed' | 'un
   ['s422', error(422, 'unprocessable'), 'failed'],
 ];
 
+/** A journal's outcome lines, in input order. */
 const lines = (text: string) =>
   text
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => parseJson(l) as { line: number; status: string; reason?: string });
+    .map((l) => parseJson(l) as { line: number; status: string; reason?: string })
+    .filter((l) => typeof l.line === 'number' && l.status !== 'sending')
+    .sort((a, b) => a.line - b.line);
 
 describe('pets add --file: what each answer to a POST means', () => {
   it('only a rejecting 4xx is "failed"; redirects, 5xx, 408/418, a 2xx that is no pet, a reset and an unreadable answer are "unknown", and --resume resends those only with --retry-unknown', async () => {

@@ -61,18 +61,37 @@ const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at |^\s+at 
 
 describe('a stdout whose reader leaves early', () => {
   it('results on stdout into `head -1`: sending stops, exit 141, one line saying so, no stack trace', async () => {
-    const r = await piped(['pets', 'add', '--file', input('head', 2000)], READ_ONE_LINE);
+    const path = input('head', 2000);
+    const r = await piped(['pets', 'add', '--file', path], READ_ONE_LINE);
     noStack(r.stderr);
     expect(r.exitCode, r.stderr).toBe(141);
-    expect(parseJson(r.stdout.trim())).toMatchObject({ line: 1, status: 'created' });
+    expect(parseJson(r.stdout.trim())).toMatchObject({ status: 'created' });
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual([
       expect.stringMatching(
-        /^error: stdout was closed \(its reader exited\): stopped after \d+ of 2000 records; the others were not sent; run: pass --results <file>/,
+        /^error: stdout was closed \(its reader exited\): stopped after \d+ of 2000 records; the others were not sent; run: petstore pets add --file \S+ --resume/,
       ),
     ]);
     // Stopped at once: the requests in flight when the reader left, not the 2,000.
     expect(created('head')).toBeGreaterThan(0);
     expect(created('head')).toBeLessThan(200);
+    // The journal, named at the start, holds every pet created: the suggested --resume sends the rest once.
+    const journal = /^journal: (.+)$/m.exec(r.stderr)?.[1] as string;
+    expect(
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"status":"created"')),
+    ).toHaveLength(created('head'));
+    const again = await shell(['pets', 'add', '--file', path, '--resume'], '> /dev/null');
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(created('head')).toBe(2000);
+    expect(
+      new Set(
+        t.sb
+          .pets()
+          .filter((p) => p.name.startsWith('head-'))
+          .map((p) => p.name),
+      ).size,
+    ).toBe(2000);
   });
 
   it('with --results and -o table into a reader that leaves at once: the run completes, exit 0, the results file holds every pet created', async () => {

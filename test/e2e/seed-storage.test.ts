@@ -1,7 +1,7 @@
-// `pets add --file` and the disk: a --results path that cannot be written or that is the input or the
-// --resume file is refused before anything is read or sent; a results file that fills up (/dev/full,
-// a 16 KiB tmpfs) stops the run at once with one line, leaves no torn line, loses no result line,
-// and a --resume afterwards creates nothing twice.
+// `pets add --file` and the disk: a journal (--results) path that cannot be written or that is the
+// input is refused before anything is read or sent; one that already holds records is continued only
+// with --resume; a journal that fills up (/dev/full, a 16 KiB tmpfs) stops the run at once with one
+// line, leaves no torn line, loses no outcome line, and a --resume afterwards creates nothing twice.
 import { spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,11 +25,13 @@ function input(name: string, n: number, prefix = 'pet'): string {
   return path;
 }
 
+/** A journal's (or stdout's) outcome lines. */
 const results = (text: string) =>
   text
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => parseJson(l) as { line: number; status: string; pet?: { name: string } });
+    .map((l) => parseJson(l) as { line: number; status: string; pet?: { name: string } })
+    .filter((l) => typeof l.line === 'number' && l.status !== 'sending');
 
 /** One `error:` line, the last one on stderr, no stack trace and no "unexpected error". */
 function oneError(r: CliResult, pattern: RegExp): void {
@@ -65,15 +67,37 @@ describe('a --results file that cannot be used is refused before anything is rea
     expect(t.sb.requests().length).toBe(sent);
   });
 
-  it('the --resume file under another name: exit 2, both named, the earlier results untouched', async () => {
-    const file = input('resumed.ndjson', 2);
+  it('the --resume journal under another name is continued in place: nothing sent twice, nothing lost', async () => {
+    const file = input('resumed.ndjson', 2, 'resumed');
     const first = join(t.dir, 'resumed-results.ndjson');
     expect((await seed(['--file', file, '--results', first])).exitCode).toBe(0);
     const before = readFileSync(first, 'utf8');
+    const sent = t.sb.requests().length;
     const r = await seed(['--file', file, '--resume', first, '--results', `${t.dir}/./resumed-results.ndjson`]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('created 0, failed 0, unknown 0, skipped 2, invalid 0');
+    expect(t.sb.requests().length).toBe(sent);
+    // Appended to, never rewritten: what the first run wrote is still there, in front.
+    expect(readFileSync(first, 'utf8').startsWith(before)).toBe(true);
+    expect(stored('resumed')).toEqual(names('resumed', 2));
+  });
+
+  it('a --results journal that already holds records, without --resume: exit 2 with the command that continues it, nothing sent, the file untouched', async () => {
+    const file = input('again.ndjson', 2, 'again');
+    const journal = join(t.dir, 'again-results.ndjson');
+    expect((await seed(['--file', file, '--results', journal])).exitCode).toBe(0);
+    const before = readFileSync(journal, 'utf8');
+    const sent = t.sb.requests().length;
+    const r = await seed(['--file', file, '--results', journal]);
     expect(r.exitCode).toBe(2);
-    oneError(r, /^error: --results \S+\/\.\/resumed-results\.ndjson is the --resume file \S+\/resumed-results\.ndjson: /);
-    expect(readFileSync(first, 'utf8')).toBe(before);
+    oneError(
+      r,
+      new RegExp(
+        `^error: --results ${journal.replaceAll('.', '\\.')} is a journal holding records \\(created 2\\); continue it with: petstore pets add --file ${file.replaceAll('.', '\\.')} --results ${journal.replaceAll('.', '\\.')} --resume`,
+      ),
+    );
+    expect(readFileSync(journal, 'utf8')).toBe(before);
+    expect(t.sb.requests().length).toBe(sent);
   });
 
   it('a missing folder or a folder: exit 2, the path and the problem named, before the records are checked', async () => {
@@ -103,26 +127,15 @@ describe('a --results file that cannot be used is refused before anything is rea
   });
 });
 
-describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a full disk under the results file: /dev/full', () => {
-  it('stops sending at once, exit 1 with one line naming the file and ENOSPC, the lines it could not take on stdout; a --resume from them creates nothing twice', async () => {
+describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a full disk under the journal: /dev/full', () => {
+  it('the journal cannot take its first line: exit 1 with one line naming the file and ENOSPC, nothing sent', async () => {
     const file = input('full.ndjson', 300, 'full');
     const sent = t.sb.requests().length;
     const r = await seed(['--file', file, '--results', '/dev/full', '--concurrency', '2']);
     expect(r.exitCode).toBe(1);
-    oneError(
-      r,
-      /^error: cannot write the results file \/dev\/full: no space left on the device \(ENOSPC\); stopped sending after \d+ of 300 records; the \d+ result lines? it could not take (is|are) on stdout/,
-    );
-    // At once: the requests already started, not the 300.
-    expect(t.sb.requests().length - sent).toBeLessThan(20);
-    const kept = results(r.stdout);
-    expect(kept.filter((l) => l.status === 'created')).toHaveLength(stored('full').length);
-
-    const copy = join(t.dir, 'full-kept.ndjson');
-    writeFileSync(copy, r.stdout);
-    const again = await seed(['--file', file, '--resume', copy, '--results', join(t.dir, 'full-again.ndjson')]);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(stored('full')).toEqual(names('full', 300));
+    oneError(r, /^error: cannot write --results \/dev\/full: no space left on the device \(ENOSPC\); nothing was sent$/);
+    expect(t.sb.requests().length).toBe(sent);
+    expect(stored('full')).toEqual([]);
   });
 });
 
@@ -145,7 +158,7 @@ describe('a full disk under the results file: a 16 KiB tmpfs', () => {
     rmdirSync(mnt);
   });
 
-  it('stops at once, exit 1, the file ends with a whole line; with the lines from stdout, --resume creates each pet once', async (ctx) => {
+  it('stops at once, exit 1, the journal ends with a whole line; a resume from a copy creates each pet once', async (ctx) => {
     if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();
     const file = input('tiny.ndjson', 400, 'tiny');
     const path = join(mnt, 'results.ndjson');
@@ -153,20 +166,28 @@ describe('a full disk under the results file: a 16 KiB tmpfs', () => {
     expect(r.exitCode).toBe(1);
     oneError(
       r,
-      /^error: cannot write the results file \S+\/tiny\/results\.ndjson: no space left on the device \(ENOSPC\); stopped sending after \d+ of 400 records; the \d+ result lines? it could not take/,
+      /^error: cannot write --results \S+\/tiny\/results\.ndjson: no space left on the device \(ENOSPC\); stopped sending after \d+ of 400 records(; the \d+ outcome lines? it could not take (is|are) on stdout: append)?/,
     );
     const text = readFileSync(path, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const written = results(text);
-    expect(written.length).toBeGreaterThan(100);
+    const lost = results(r.stdout);
+    expect(written.length).toBeGreaterThan(50);
     expect(stored('tiny').length).toBeLessThan(400);
-    // Every pet created is in the file or on stdout: nothing the server holds is unrecorded.
-    const created = [...written, ...results(r.stdout)].filter((l) => l.status === 'created');
-    expect(created).toHaveLength(stored('tiny').length);
+    // Every pet created is in the journal or on stdout: nothing the server holds is unrecorded.
+    expect([...written, ...lost].filter((l) => l.status === 'created')).toHaveLength(stored('tiny').length);
 
+    // Without the lines from stdout: the records they were for are unknown to a resume, never resent.
+    const bare = join(t.dir, 'tiny-bare.ndjson');
+    writeFileSync(bare, text);
+    const dry = await seed(['--file', file, '--resume', bare, '--dry-run']);
+    expect(dry.exitCode, dry.stderr).toBe(3);
+    expect(dry.stderr).toContain(`unknown ${lost.length}`);
+
+    // With them appended (the message says so): every record created exactly once.
     const copy = join(t.dir, 'tiny-copy.ndjson');
     writeFileSync(copy, text + r.stdout);
-    const again = await seed(['--file', file, '--resume', copy, '--results', join(t.dir, 'tiny-again.ndjson')]);
+    const again = await seed(['--file', file, '--resume', copy]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('incomplete');
     expect(stored('tiny')).toEqual(names('tiny', 400));

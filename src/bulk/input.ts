@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, fstatSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -18,6 +18,8 @@ export interface ReplayableInput {
   label: string;
   /** The input's absolute path, or "-" for stdin. */
   absPath: string;
+  /** The input file's device and inode (stdin's when redirected from a file), so no output is written over it. */
+  identity: { dev: number; ino: number } | undefined;
   /** sha256 of its bytes, hex (read once, on first use). */
   digest(): Promise<string>;
 }
@@ -50,13 +52,19 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let format = formatFromName(file === '-' ? '' : file, formatFlag);
   let path = file;
   let dispose = () => {};
+  let identity: ReplayableInput['identity'];
   if (file === '-') {
     if (io.stdinIsTTY) throw new UsageError('--file - reads records from stdin, but stdin is a terminal; pipe a file into it or give a path');
+    // `< pets.ndjson`: stdin is a file stream over that file (its fd is closed once read, so look now).
+    const fd = (io.stdin as { fd?: unknown }).fd;
+    if (typeof fd === 'number') identity = fstatSync(fd);
     ({ path, dispose } = await spool(io.stdin));
   } else {
     let isFile = false;
     try {
-      isFile = statSync(file).isFile();
+      const stat = statSync(file);
+      isFile = stat.isFile();
+      identity = stat;
     } catch {
       throw new UsageError(`--file ${file}: no such file`);
     }
@@ -70,6 +78,7 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     dispose,
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),
+    identity,
     digest: () => (digest ??= sha256(createReadStream(path))),
   };
 }

@@ -100,8 +100,10 @@ function lock(path: string): string {
 }
 
 export interface JournalOpenOptions {
-  /** Files the journal must not be: the input above all (writing there would destroy the records). */
-  input: string | undefined;
+  /** The file the journal must not be: the input (writing there would destroy the records). */
+  input: { dev: number; ino: number } | undefined;
+  /** How the input is named in messages: `--file pets.csv`, `--file - (stdin)`. */
+  inputLabel: string;
   /** How the journal is named to the user in messages (--results, or the default journal). */
   label: string;
 }
@@ -161,10 +163,10 @@ export class Journal {
       throw refuse(code === 'ENOENT' && missing ? `the folder ${dirname(path)} does not exist` : `cannot write there: ${storageProblem(error)}`);
     }
     const stat = fstatSync(fd);
-    if (sameFile(stat, o.input)) {
+    if (o.input !== undefined && stat.dev === o.input.dev && stat.ino === o.input.ino) {
       closeSync(fd);
       throw new UsageError(
-        `${o.label} ${path} is the input file (--file ${o.input}): writing the journal there would destroy the records; name another file (nothing was sent)`,
+        `${o.label} ${path} is the input file (${o.inputLabel}): writing the journal there would destroy the records; name another file (nothing was sent)`,
       );
     }
     let lockPath: string;

@@ -64,6 +64,11 @@ describe('a --results file that cannot be used is refused before anything is rea
       oneError(r, new RegExp(`^error: --results ${other.replaceAll('.', '\\.')} is the input file \\(--file ${file.replaceAll('.', '\\.')}\\)`));
       expect(readFileSync(file, 'utf8')).toBe(before);
     }
+    // `--file - < same.ndjson`: stdin is that file, so it is the input too.
+    const r = await t.cli(['pets', 'add', '--file', '-', '--results', `${t.dir}/./same.ndjson`], { env: { PETSTORE_ENV: 'staging' }, inputFile: file });
+    expect(r.exitCode).toBe(2);
+    oneError(r, /^error: --results \S+\/\.\/same\.ndjson is the input file \(--file -, stdin\)/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
     expect(t.sb.requests().length).toBe(sent);
   });
 

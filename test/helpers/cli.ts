@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Text on stdin (a pipe, so not a TTY). */
   input?: string;
+  /** stdin redirected from this file (`< file`): the process gets the file itself, not a pipe. */
+  inputFile?: string;
   configDir?: string;
   timeoutMs?: number;
 }
@@ -38,14 +40,19 @@ function cliEnv(opts: CliOptions): Record<string, string | undefined> {
 
 /** Starts the built CLI (bin/petstore on this test's Node) without waiting. */
 export function spawnCli(args: string[], opts: CliOptions = {}): ResultPromise {
-  return execa(process.execPath, [BIN, ...args], {
+  // A descriptor of the file itself: execa would pipe a { file } through a stream.
+  const fd = opts.inputFile !== undefined ? openSync(opts.inputFile, 'r') : undefined;
+  const child = execa(process.execPath, [BIN, ...args], {
     env: cliEnv(opts),
     extendEnv: false,
     reject: false,
     stripFinalNewline: false,
     timeout: opts.timeoutMs ?? 20_000,
-    ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' }),
+    // execa's types take no descriptor number for stdin; its runtime (child_process stdio) does.
+    ...(opts.input !== undefined ? { input: opts.input } : { stdin: fd === undefined ? 'ignore' : (fd as unknown as 'ignore') }),
   });
+  if (fd !== undefined) void child.then(() => closeSync(fd));
+  return child;
 }
 
 /** Runs the built CLI and returns what a user would see. */

@@ -3,6 +3,7 @@ import type { Target } from './config/target.js';
 import { noApiKeyError } from './errors/errors.js';
 import type { ApiClient } from './http/api-client.js';
 import type { EnvVars, IO } from './io/io.js';
+import type { WaitAnnouncer } from './ratelimit/wait-announcer.js';
 import type { Clock } from './time/clock.js';
 
 export interface GlobalOptions {
@@ -59,6 +60,8 @@ interface ClientForOptions {
   waitSignal?: AbortSignal;
   /** Many requests to come, at most `connections` at once (bulk seeding): sent through undici, whose load time they pay back. */
   bulk?: { connections: number };
+  /** Announces waits instead of the default line or spinner: bulk seeding shows them in its one progress line. */
+  onWait?: WaitAnnouncer;
 }
 
 export interface FactoryDeps {
@@ -142,6 +145,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         signal: options.waitSignal ? AbortSignal.any([deps.signal, options.waitSignal]) : deps.signal,
         transportSignal: options.transportSignal ?? deps.signal,
         bulk: options.bulk,
+        onWait: options.onWait,
         dispatcher: deps.dispatcher,
         env: deps.env,
         debug: (line) => factory.debug(line),

@@ -39,6 +39,8 @@ export interface BuildClientOptions {
   /** The injected environment: HTTPS_PROXY, HTTP_PROXY, NO_PROXY (never process.env). */
   env?: EnvVars | undefined;
   debug: (line: string) => void;
+  /** Who announces waits instead of the default line or spinner (bulk seeding: its one progress line). */
+  onWait?: WaitAnnouncer | undefined;
 }
 
 export function buildApiClient(o: BuildClientOptions): ApiClient {
@@ -76,7 +78,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       maxRetries: o.maxRetries,
       maxWaitMs: o.maxWaitSeconds * 1000,
       limiter,
-      onWait: traceWaits(createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.quiet }), o.debug),
+      onWait: traceWaits(o.onWait ?? createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.quiet }), o.debug),
       debug: o.debug,
     },
   );

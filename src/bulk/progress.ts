@@ -1,6 +1,7 @@
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
 import type { Quota } from '../ratelimit/quota.js';
+import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
 
 export interface ProgressState {
   done: number;
@@ -15,36 +16,93 @@ function duration(seconds: number): string {
   return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
 }
 
-function progressText(s: ProgressState, now: number): string {
+const WAITING_FOR: Record<WaitNotice['reason'], string> = {
+  rate_limited: 'after a 429',
+  gate: 'for the rate limit',
+  quota: 'for the quota to reset',
+  server: 'to retry a server error',
+  network: 'to retry a network error',
+};
+
+function progressText(s: ProgressState, now: number, wait: WaitNotice | undefined): string {
   const elapsed = Math.max(0.001, (now - s.startedAt) / 1000);
   const rate = s.done / elapsed;
   const pct = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 100;
   const eta = rate > 0 ? duration((s.total - s.done) / rate) : '?';
   const quota = s.quota ? ` · quota ${s.quota.remaining}/${s.quota.limit}` : '';
-  return `seeding ${s.done}/${s.total} (${pct}%) · ${rate.toFixed(1)}/s${quota} · ETA ${eta}`;
+  const waiting = wait ? ` · waiting ${duration(Math.max(0, wait.until - now) / 1000)} ${WAITING_FOR[wait.reason]}` : '';
+  return `seeding ${s.done}/${s.total} (${pct}%)${waiting} · ${rate.toFixed(1)}/s${quota} · ETA ${eta}`;
 }
 
-/** One self-rewriting line on a terminal's stderr; silent elsewhere (scripts and CI get only the summary). */
+/**
+ * The one line a seeding run owns on a terminal's stderr: progress, and the rate-limit or retry wait
+ * its workers are in (several workers waiting for the same reset are one wait). Off a terminal it
+ * is silent but for each distinct wait, announced once (scripts and CI get the waits and the summary).
+ */
 export class Progress {
   #last = 0;
   #shown = false;
+  #state: ProgressState | undefined;
+  readonly #waits = new Set<WaitNotice>();
+  #ticker: NodeJS.Timeout | undefined;
+  #announced: { reason: string; until: number } | undefined;
 
   constructor(
     private readonly io: IO,
     private readonly clock: Clock,
     private readonly enabled: boolean,
+    private readonly quiet = false,
   ) {}
 
   update(state: ProgressState, force = false): void {
+    this.#state = state;
     if (!this.enabled) return;
     const now = this.clock.now();
     if (!force && now - this.#last < 100) return;
-    this.#last = now;
-    this.#shown = true;
-    this.io.stderr.write(`\r\x1b[K${progressText(state, now)}`);
+    this.#draw(now);
   }
 
+  #draw(now: number): void {
+    if (!this.#state) return;
+    this.#last = now;
+    this.#shown = true;
+    const text = progressText(this.#state, now, this.#longestWait());
+    // A line longer than the terminal wraps, and \r then rewrites only its last row.
+    const width = Math.max(20, (this.io.columns || 80) - 1);
+    this.io.stderr.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+  }
+
+  #longestWait(): WaitNotice | undefined {
+    let longest: WaitNotice | undefined;
+    for (const w of this.#waits) if (!longest || w.until > longest.until) longest = w;
+    return longest;
+  }
+
+  /** The workers' client announces its waits here instead of drawing its own line. */
+  readonly announce: WaitAnnouncer = (notice) => {
+    if (!this.enabled) {
+      if (this.quiet) return;
+      const same = this.#announced && this.#announced.reason === notice.reason && Math.abs(this.#announced.until - notice.until) < 1000;
+      if (!same) this.io.stderr.write(`${notice.text(notice.ms)}\n`);
+      this.#announced = { reason: notice.reason, until: notice.until };
+      return;
+    }
+    this.#waits.add(notice);
+    this.#ticker ??= setInterval(() => this.#draw(this.clock.now()), 1000);
+    this.#ticker.unref();
+    this.#draw(this.clock.now());
+    return () => {
+      this.#waits.delete(notice);
+      if (this.#waits.size === 0) {
+        clearInterval(this.#ticker);
+        this.#ticker = undefined;
+      }
+    };
+  };
+
   clear(): void {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
     if (this.#shown) this.io.stderr.write('\r\x1b[K');
     this.#shown = false;
   }

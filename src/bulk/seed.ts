@@ -1,6 +1,7 @@
 import { CliError, InterruptedError, MalformedResponseError, PartialFailureError, StdoutClosedError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
+import type { WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { isOutcomeUnknown } from '../http/outcome.js';
 import { describeResponse, errorForResponse } from '../api/errors.js';
@@ -222,9 +223,12 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   journal?.onFailure(() => stop.abort());
   const inflight = new AbortController();
   stop.signal.addEventListener('abort', () => setTimeout(() => inflight.abort(new InterruptedError()), o.graceMs).unref(), { once: true });
-  const client = o.dryRun || plan.toSend === 0 ? undefined : await clientFor(f, { inflight: inflight.signal, stop: stop.signal }, plan.toSend, o.concurrency);
+  const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun, f.globals.quiet);
+  const client =
+    o.dryRun || plan.toSend === 0
+      ? undefined
+      : await clientFor(f, { inflight: inflight.signal, stop: stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
   const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }) : undefined;
-  const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun);
   let fatal: unknown;
   let done = 0;
 
@@ -381,10 +385,16 @@ function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout
 const BULK_ENGINE_FROM = 500;
 
 /** `stop` ends the waits before a request is sent; `inflight` aborts the requests already sent. */
-function clientFor(f: Factory, signals: { inflight: AbortSignal; stop: AbortSignal }, requests: number, concurrency: number): Promise<ApiClient> {
+function clientFor(
+  f: Factory,
+  signals: { inflight: AbortSignal; stop: AbortSignal; onWait: WaitAnnouncer },
+  requests: number,
+  concurrency: number,
+): Promise<ApiClient> {
   return f.newClient({
     transportSignal: signals.inflight,
     waitSignal: signals.stop,
+    onWait: signals.onWait,
     ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}),
   });
 }

@@ -7,8 +7,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import type { CliResult } from '../helpers/cli.js';
-import { e2e, type E2E } from '../helpers/e2e.js';
+import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { hasScript, runOnPty } from '../helpers/pty.js';
 
 let t: E2E;
 beforeAll(async () => {
@@ -45,7 +47,7 @@ function paste(command: string): CliResult {
       PETSTORE_CONFIG_DIR: t.configDir,
       PETSTORE_STATE_DIR: join(t.dir, 'state'),
       PETSTORE_BASE_URL: t.sb.baseUrl,
-      PETSTORE_API_KEY: 'sk_e2e_test_key_abcdefghij9z9z',
+      PETSTORE_API_KEY: E2E_KEY,
       PETSTORE_ENV: 'staging',
     },
     encoding: 'utf8',
@@ -201,4 +203,45 @@ describe('a journal that must not be used', () => {
     expect(errorLine(retry)).toContain('--retry-unknown needs --resume');
     expect(stored('flags')).toEqual([]);
   });
+});
+
+describe.skipIf(!hasScript)('on a terminal', () => {
+  it('Ctrl-C while the rate limiter waits: exit 130 with the continue command; that command finishes the job, each record once', async () => {
+    const sb = await startSandbox({ keys: [E2E_KEY], perMinute: 10, perDay: 10_000_000, windowMs: 2000 });
+    try {
+      const file = input('pty.ndjson', 30, 'pty');
+      const journal = join(t.dir, 'pty-journal.ndjson');
+      const env = {
+        PETSTORE_CONFIG_DIR: join(t.dir, 'pty-cfg'),
+        PETSTORE_STATE_DIR: join(t.dir, 'pty-state'),
+        PETSTORE_BASE_URL: sb.baseUrl,
+        PETSTORE_API_KEY: E2E_KEY,
+        PETSTORE_ENV: 'staging',
+        HOME: t.dir,
+      };
+      // The limit binds after 10 records: the run then waits for the window, and Ctrl-C comes during that wait.
+      const r = await runOnPty(['pets', 'add', '--file', file, '--results', journal], { env, steps: [{ waitFor: 'waiting', type: '\x03' }] });
+      expect(r.exitCode, r.output).toBe(130);
+      const continueWith = /continue with: (.+)$/m.exec(r.output.replaceAll(/\s*\n(?=\S)/g, ' '))?.[1] ?? '';
+      expect(continueWith).toContain(`petstore pets add --file ${file} --results ${journal} --resume`);
+      const created = sb.pets().filter((p) => p.name.startsWith('pty-')).length;
+      expect(created).toBeGreaterThan(0);
+      expect(created).toBeLessThan(30);
+      const text = readFileSync(journal, 'utf8');
+      expect(text.endsWith('\n')).toBe(true);
+      expect(text.split('\n').filter((l) => l.includes('"status":"created"'))).toHaveLength(created);
+
+      const again = await t.cli(['pets', 'add', '--file', file, '--results', journal, '--resume'], { env: { ...env }, timeoutMs: 30_000 });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(
+        sb
+          .pets()
+          .map((p) => p.name)
+          .filter((n) => n.startsWith('pty-'))
+          .sort(),
+      ).toEqual(names('pty', 30));
+    } finally {
+      await sb.close();
+    }
+  }, 40_000);
 });

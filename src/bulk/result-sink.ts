@@ -3,25 +3,7 @@ import { once } from 'node:events';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
-
-const PROBLEMS: Record<string, string> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-  EFBIG: 'file too large',
-  EIO: 'input/output error',
-  EROFS: 'read-only file system',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EISDIR: 'it is a folder',
-  ENOTDIR: 'a part of the path is not a folder',
-};
-
-/** A failed open or write in words, with its code: "no space left on the device (ENOSPC)". */
-export function storageProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== undefined && PROBLEMS[code]) return `${PROBLEMS[code]} (${code})`;
-  return (error as Error | undefined)?.message ?? String(error);
-}
+import { storageProblem } from '../io/storage-problem.js';
 
 /** The same file (device and inode), however it is named: ./, .., a symbolic or a hard link. */
 function sameFile(a: { dev: number; ino: number }, path: string | undefined): boolean {

@@ -13,7 +13,8 @@ import { confirm } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { runOrdered } from './ordered-pool.js';
 import { Progress } from './progress.js';
-import { ResultSink, ResultsFile, storageProblem } from './result-sink.js';
+import { storageProblem } from '../io/storage-problem.js';
+import { ResultSink, ResultsFile } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
 import { formatResult, readEarlierResults, sameRecord, type EarlierResult, type ResultLine, type ResultStatus } from './results.js';
 

@@ -22,6 +22,7 @@ export interface RunDeps {
   stderr: IOInputs['stderr'];
   stdin: IOInputs['stdin'];
   stdinIsTTY?: IOInputs['stdinIsTTY'];
+  sharedPipe?: IOInputs['sharedPipe'];
   env: EnvVars;
   clock: Clock;
   signal: AbortSignal;

@@ -2,17 +2,19 @@
 // - a stderr whose reader has gone (`2>&1 | head -3`, `2> >(head -1)`): no crash, no stack trace, the
 //   messages are dropped and the data work carries on; when stderr is the very pipe stdout is, the run
 //   stops as for a closed stdout (exit 141 when `pets add --file` left records unsent);
-// - a stdout whose reader left (EPIPE) stays quiet.
+// - a stdout that cannot be written (`> /dev/full`): exit 1 and one line naming the problem, whatever
+//   the command; a stdout whose reader left (EPIPE) stays quiet.
 // A "gone" reader is one whose end of the pipe was closed before the CLI started: deterministic, unlike
 // a reader that exits while the CLI writes.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
 import { BIN } from '../helpers/cli.js';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { missingTool } from '../helpers/tools.js';
 
 let t: E2E;
 beforeAll(async () => {
@@ -90,6 +92,7 @@ function input(name: string, n: number, invalidEvery = 0): string {
 }
 
 const created = (prefix: string) => t.sb.pets().filter((p) => p.name.startsWith(`${prefix}-`)).length;
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |^\s+at |EPIPE|unexpected error|Node\.js v/m);
 
 describe('a stderr whose reader has gone', () => {
   it('`pets add --file --dry-run 2>&1 | head -3`: the reader gets the first three result lines; the run stops at once, quietly, exit 141', async () => {
@@ -133,5 +136,39 @@ describe('a stdout whose reader has gone', () => {
     const r = await withGoneReader(['pets', 'list'], '', ['stdout']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
+  });
+});
+
+describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a stdout on a full disk (> /dev/full)', () => {
+  const line = 'error: cannot write to stdout: no space left on the device (ENOSPC)\n';
+
+  it('`pets list > /dev/full`: exit 1, one line naming stdout and ENOSPC', async () => {
+    const r = await shell(['pets', 'list'], '> /dev/full');
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toBe(line);
+  });
+
+  it('`-o json`: the same line, then the error as JSON', async () => {
+    const r = await shell(['pets', 'list', '-o', 'json'], '> /dev/full');
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe(line.trimEnd());
+    expect(parseJson(r.stderr.split('\n')[1]!)).toEqual({ error: { code: 'stdout_not_written', message: line.slice(7, -1), exitCode: 1 } });
+  });
+
+  it('commands that need no server, --help and --version: exit 1, the same one line', async () => {
+    for (const args of [['--quiet', 'env', 'list'], ['--help'], ['--version']]) {
+      const r = await shell(args, '> /dev/full');
+      expect([args, r.exitCode, r.stderr]).toEqual([args, 1, line]);
+    }
+  });
+
+  it('`pets add --file --results <file> -o table > /dev/full`: every record created and in the results file; the lost table is exit 1', async () => {
+    const results = join(t.dir, 'table-results.ndjson');
+    const r = await shell(['pets', 'add', '--file', input('table', 5), '--results', results, '-o', 'table'], '> /dev/full');
+    noStack(r.stderr);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual([line.trimEnd()]);
+    expect(readFileSync(results, 'utf8').trimEnd().split('\n')).toHaveLength(5);
+    expect(created('table')).toBe(5);
   });
 });

@@ -7,10 +7,11 @@ import { registerEnv } from './commands/env/index.js';
 import { registerPets } from './commands/pets/index.js';
 import { registerQuota } from './commands/quota/index.js';
 import { registerSandbox } from './commands/sandbox/index.js';
-import { InterruptedError, UsageError } from './errors/errors.js';
+import { CliError, InterruptedError, UsageError } from './errors/errors.js';
 import { exitCodeFor, ExitCode } from './errors/exit-codes.js';
 import { createFactory, type Factory, type GlobalOptions } from './factory.js';
-import { createIO, type EnvVars, type IOInputs } from './io/io.js';
+import { createIO, type EnvVars, type IO, type IOInputs } from './io/io.js';
+import { storageProblem } from './io/storage-problem.js';
 import { renderError } from './output/error.js';
 import type { Clock } from './time/clock.js';
 
@@ -22,6 +23,7 @@ export interface RunDeps {
   stderr: IOInputs['stderr'];
   stdin: IOInputs['stdin'];
   stdinIsTTY?: IOInputs['stdinIsTTY'];
+  sharedPipe?: IOInputs['sharedPipe'];
   env: EnvVars;
   clock: Clock;
   signal: AbortSignal;
@@ -267,7 +269,27 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   } finally {
     if (factory) await finish(factory);
   }
+  // A command (or --help) that ended well, but whose output did not reach stdout.
+  const lost = code === ExitCode.ok ? await stdoutFailure(baseIO) : undefined;
+  if (lost) {
+    renderError(factory?.io ?? baseIO, lost, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
+    code = exitCodeFor(lost);
+  }
   return code;
+}
+
+/**
+ * What went wrong with stdout, if a write to it failed for another reason than its reader leaving:
+ * a full disk or an I/O error (`> /dev/full`) is exit 1, since the output is not all there. EPIPE
+ * (`| head -1`) is no error: the reader took what it wanted.
+ */
+async function stdoutFailure(io: IO): Promise<CliError | undefined> {
+  // A failed write reports its error on a later tick.
+  if (!io.stdoutFailed.aborted) await new Promise((resolve) => setImmediate(resolve));
+  if (!io.stdoutFailed.aborted) return undefined;
+  const error: unknown = io.stdoutFailed.reason;
+  if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') return undefined;
+  return new CliError('failure', `cannot write to stdout: ${storageProblem(error)}`, { code: 'stdout_not_written', cause: error });
 }
 
 async function finish(f: Factory): Promise<void> {

@@ -1,6 +1,17 @@
 // `petstore --version` never gets here: bin/petstore answers it. The CLI itself is imported lazily,
 // so dist/main.js stays one small file.
 
+/** Whether stdout and stderr are one pipe or socket (`2>&1 | head -1`): the same file behind fds 1 and 2. */
+function sharedPipe(): boolean {
+  try {
+    const { fstatSync } = process.getBuiltinModule('node:fs');
+    const [out, err] = [fstatSync(1), fstatSync(2)];
+    return (out.isFIFO() || out.isSocket()) && out.dev === err.dev && out.ino === err.ino;
+  } catch {
+    return false;
+  }
+}
+
 /** The real process: wires stdio, env and signals, and is the only place that exits. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -24,6 +35,7 @@ export async function main(): Promise<void> {
     stderr: process.stderr,
     stdin: () => process.stdin,
     stdinIsTTY: () => process.getBuiltinModule('node:tty').isatty(0),
+    sharedPipe,
     env: process.env,
     clock: systemClock,
     signal: controller.signal,

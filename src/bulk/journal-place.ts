@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors/errors.js';
 import { lastRunFinished } from './journal-read.js';
-import { storageProblem } from './result-sink.js';
+import { storageProblem } from '../io/storage-problem.js';
 
 const short = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 

@@ -15,7 +15,7 @@ import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSyn
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors/errors.js';
-import { storageProblem } from './result-sink.js';
+import { storageProblem } from '../io/storage-problem.js';
 
 /** The same file (device and inode), however it is named: ./, .., a symbolic or a hard link. */
 export function sameFile(a: { dev: number; ino: number }, path: string | undefined): boolean {

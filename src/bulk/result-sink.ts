@@ -1,25 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
-const PROBLEMS: Record<string, string> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-  EFBIG: 'file too large',
-  EIO: 'input/output error',
-  EROFS: 'read-only file system',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EISDIR: 'it is a folder',
-  ENOTDIR: 'a part of the path is not a folder',
-};
-
-/** A failed open or write in words, with its code: "no space left on the device (ENOSPC)". */
-export function storageProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== undefined && PROBLEMS[code]) return `${PROBLEMS[code]} (${code})`;
-  return (error as Error | undefined)?.message ?? String(error);
-}
-
 /**
  * Result lines on stdout (the journal has them too). Lines finished in the same event-loop turn are
  * written together: one write per turn instead of one per record, a measurable share of seeding time.

@@ -18,7 +18,8 @@ import { earlierVerdict, type EarlierResult } from './journal-read.js';
 import { prepareJournal, type PreparedJournal } from './journal-setup.js';
 import { runPool } from './pool.js';
 import { Progress } from './progress.js';
-import { StdoutLines, storageProblem } from './result-sink.js';
+import { storageProblem } from '../io/storage-problem.js';
+import { StdoutLines } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
 import { formatResult, sameRecord, type JournalHeader, type ResultLine, type ResultStatus } from './results.js';
 

@@ -25,9 +25,17 @@ export interface IO {
   /**
    * Aborted at the first failed write to stdout, with the error as its reason: EPIPE when its reader
    * exited (`| head -1`), ENOSPC when it is a file on a full disk. Such an error no longer crashes the
-   * process with a stack trace: whoever writes a lot to stdout asks this signal what happened.
+   * process with a stack trace: whoever writes a lot to stdout asks this signal what happened, and
+   * src/cli.ts checks it after every command (exit 1 for a full disk, quiet for EPIPE).
    */
   stdoutFailed: AbortSignal;
+  /**
+   * Aborted at the first failed write to stderr (its reader exited, a full disk), with the error as its
+   * reason. Later writes to stderr are dropped: messages are lost, never a reason to crash or stop. When
+   * stderr is the very pipe stdout is (`2>&1 | head -1`), an EPIPE on either aborts both signals: the
+   * reader has gone for both, so the run stops as for a closed stdout.
+   */
+  stderrFailed: AbortSignal;
 }
 
 interface ColorInputs {
@@ -64,26 +72,52 @@ export interface IOInputs {
   colorFlag?: boolean | undefined;
   input?: boolean | undefined;
   quiet?: boolean | undefined;
+  /**
+   * Whether stdout and stderr are one pipe (`2>&1 | head -1`): asked only when a write to one of them
+   * fails with EPIPE. Absent: they are not.
+   */
+  sharedPipe?: (() => boolean) | undefined;
 }
 
-const watched = new WeakMap<Writable, AbortSignal>();
+const watched = new WeakMap<Writable, AbortController>();
+const joined = new WeakSet<AbortController>();
 
 /**
  * One 'error' listener per stream (createIO may run twice over the same streams). process.stdout
- * reports a failed write as an 'error' event, again for every later write, and without a listener
- * that event is an uncaught exception.
+ * and process.stderr report a failed write as an 'error' event, and without a listener that event
+ * is an uncaught exception; once it has failed, the stream takes later writes without a word.
  */
-function writeFailures(stream: Writable): AbortSignal {
-  let signal = watched.get(stream);
-  if (!signal) {
-    const failed = new AbortController();
+function writeFailures(stream: Writable): AbortController {
+  let failed = watched.get(stream);
+  if (!failed) {
+    const controller = new AbortController();
     stream.on('error', (error: unknown) => {
-      if (!failed.signal.aborted) failed.abort(error);
+      if (!controller.signal.aborted) controller.abort(error);
     });
-    signal = failed.signal;
-    watched.set(stream, signal);
+    failed = controller;
+    watched.set(stream, failed);
   }
-  return signal;
+  return failed;
+}
+
+/** stdout and stderr on one pipe: the reader leaving (EPIPE) on either is the reader leaving both. */
+function joinOnEpipe(stdout: AbortController, stderr: AbortController, sharedPipe: () => boolean): void {
+  if (stdout === stderr || joined.has(stdout)) return;
+  joined.add(stdout);
+  let shared: boolean | undefined;
+  const follow = (from: AbortController, to: AbortController) => {
+    from.signal.addEventListener(
+      'abort',
+      () => {
+        if (to.signal.aborted || (from.signal.reason as NodeJS.ErrnoException | undefined)?.code !== 'EPIPE') return;
+        shared ??= sharedPipe();
+        if (shared) to.abort(from.signal.reason);
+      },
+      { once: true },
+    );
+  };
+  follow(stdout, stderr);
+  follow(stderr, stdout);
 }
 
 export function createIO(inputs: IOInputs): IO {
@@ -99,6 +133,9 @@ export function createIO(inputs: IOInputs): IO {
     return stdinTTY;
   };
   const dumb = inputs.env.TERM === 'dumb';
+  const stdoutFailed = writeFailures(inputs.stdout);
+  const stderrFailed = writeFailures(inputs.stderr);
+  if (inputs.sharedPipe) joinOnEpipe(stdoutFailed, stderrFailed, inputs.sharedPipe);
   return {
     stdout: inputs.stdout,
     stderr: inputs.stderr,
@@ -117,6 +154,7 @@ export function createIO(inputs: IOInputs): IO {
       return stderrIsTTY && inputs.input !== false && stdinIsTTY();
     },
     columns: stdoutIsTTY ? inputs.stdout.columns : undefined,
-    stdoutFailed: writeFailures(inputs.stdout),
+    stdoutFailed: stdoutFailed.signal,
+    stderrFailed: stderrFailed.signal,
   };
 }

@@ -2,8 +2,10 @@ import { MalformedResponseError, NetworkError, UsageError } from '../../errors/e
 import { isOutcomeUnknown } from '../../http/outcome.js';
 import { stringifyJson } from '../../json/int64.js';
 import type { Factory } from '../../factory.js';
-import { malformed } from '../../api/errors.js';
-import { createPet } from '../../api/pets.js';
+import { describeResponse, errorForResponse, malformed } from '../../api/errors.js';
+import { sendNewPet } from '../../api/pets.js';
+import type { ApiResponse } from '../../transport/exchange.js';
+import { firstValue } from '../../wire/headers.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, toPet, type NewPet, type PetStatus } from '../../pets/pet.js';
@@ -67,11 +69,24 @@ function probablyCreated(error: MalformedResponseError, accepted: boolean): Malf
   });
 }
 
+/**
+ * A 3xx to the POST: not followed (the key would go along, and a POST is not repeated), and the server
+ * may have processed it before redirecting, so the outcome is unknown (exit 7), as after a reset.
+ */
+function redirected(pet: NewPet, res: ApiResponse): NetworkError {
+  const to = firstValue(res.headers.location);
+  return new NetworkError(
+    `outcome unknown for pet ${stringifyJson(pet)}: redirected${to ? ` to ${to}` : ''} (${describeResponse(res).message}); ` +
+      'a redirected POST is not followed, and the server may have processed it: check with "petstore pets list" before adding it again',
+    { code: 'outcome_unknown', status: res.status },
+  );
+}
+
 export async function run(f: Factory, options: AddOptions): Promise<void> {
   const client = await f.client();
-  let res: Awaited<ReturnType<typeof createPet>>;
+  let res: ApiResponse;
   try {
-    res = await createPet(client, options.pet);
+    res = await sendNewPet(client, options.pet);
   } catch (error) {
     // Name the record, so the user can look for it before adding it again.
     if (isOutcomeUnknown(error)) {
@@ -80,6 +95,8 @@ export async function run(f: Factory, options: AddOptions): Promise<void> {
     if (error instanceof MalformedResponseError) throw probablyCreated(error, false);
     throw error;
   }
+  if (res.status >= 300 && res.status < 400) throw redirected(options.pet, res);
+  if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
   const pet = toPet(res.json);
   if (!pet) throw probablyCreated(malformed(res, 'the created pet with its id'), true);
   await printRecord(f, options.format, petView, pet);

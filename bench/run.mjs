@@ -1,9 +1,10 @@
-// npm run bench: start-up, help, one request, bulk seeding (with and without a rate limit) and
-// memory of petstore, each next to a reference measured side by side in the same run, as one
-// table on stdout and the same table as JSON in bench/results.json. Never part of npm test.
+// npm run bench: start-up, help, one request, bulk seeding (with and without a rate limit), the
+// seeding journal's CPU cost, and memory and time of dry runs from 10,000 to 1,000,000 lines, each
+// next to a reference measured side by side in the same run, as one table on stdout and the same
+// table as JSON in bench/results.json. Never part of npm test.
 //
-//   node bench/run.mjs [--runs N] [--quick] [--only startup,help,request,seed,seed-limited,memory]
-//                      [--harness auto|hyperfine|node] [--bin path/to/petstore] [--out file|-]
+//   node bench/run.mjs [--runs N] [--quick] [--harness auto|hyperfine|node] [--bin path/to/petstore] [--out file|-]
+//                      [--only startup,help,request,seed,seed-limited,journal,memory,dry-run]
 //
 // Process timings use hyperfine when it is installed (apt-get install hyperfine), else a small
 // Node harness that spawns the processes itself (interleaved, warm-ups, medians). Everything runs
@@ -17,7 +18,7 @@ import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
-const ROWS = ['startup', 'help', 'request', 'seed', 'seed-limited', 'memory'];
+const ROWS = ['startup', 'help', 'request', 'seed', 'seed-limited', 'journal', 'memory', 'dry-run'];
 
 const { values: flags } = parseArgs({
   options: {
@@ -34,7 +35,7 @@ if (flags.help) {
   process.stdout.write(
     `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
       .split('\n')
-      .slice(0, 10)
+      .slice(0, 11)
       .join('\n')}\n`,
   );
   process.exit(0);
@@ -191,14 +192,22 @@ function newConfigDir() {
   return dir; // mkdtemp makes it 0700, as the CLI wants
 }
 
-/** A clean environment for the CLI: no user config, no colour, nothing from this shell but PATH. */
+/**
+ * A clean environment for the CLI: no user config, no colour, nothing from this shell but PATH.
+ * Each call gets a fresh config and state folder: every seeding run keeps a journal (in the state
+ * folder, as no --results is given), and a second run of the same input against the same server
+ * would find the first one's and refuse (exit 2, "a journal holding records"); nothing goes to
+ * ~/.local/state either.
+ */
 function cliEnv(extra = {}) {
+  const config = newConfigDir();
   return {
     PATH: process.env.PATH ?? '',
     HOME: tmp,
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
     ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
-    PETSTORE_CONFIG_DIR: newConfigDir(),
+    PETSTORE_CONFIG_DIR: config,
+    PETSTORE_STATE_DIR: join(config, 'state'),
     NO_COLOR: '1',
     ...extra,
   };
@@ -260,19 +269,41 @@ async function startSandbox(options) {
   };
 }
 
-/** An NDJSON file of n valid pets. */
-async function recordsFile(n) {
-  const file = join(tmp, `pets-${n}.ndjson`);
+/** An NDJSON file (or a CSV file with its header line) of n valid pets. */
+async function recordsFile(n, format = 'ndjson') {
+  const file = join(tmp, `pets-${n}.${format}`);
   if (existsSync(file)) return file;
   const out = createWriteStream(file);
   const statuses = ['available', 'pending', 'sold'];
+  if (format === 'csv') out.write('name,categoryId,status\n');
   for (let i = 1; i <= n; i++) {
-    const line = `${JSON.stringify({ name: `bench-pet-${i}`, categoryId: (i % 97) + 1, status: statuses[i % 3] })}\n`;
+    const pet = { name: `bench-pet-${i}`, categoryId: (i % 97) + 1, status: statuses[i % 3] };
+    const line = format === 'csv' ? `${pet.name},${pet.categoryId},${pet.status}\n` : `${JSON.stringify(pet)}\n`;
     if (!out.write(line)) await new Promise((r) => out.once('drain', r));
   }
   await new Promise((r, j) => out.end((e) => (e ? j(e) : r())));
   return file;
 }
+
+let journalLib;
+/**
+ * The journal's code as a module of its own: dist/ bundles the Journal class into a chunk that does
+ * not export it (and whose name carries a hash), so the same source is bundled here, as the sandbox is.
+ */
+async function journalModule() {
+  if (journalLib) return journalLib;
+  const { build } = await import('esbuild');
+  const entry = join(tmp, 'journal-entry.mjs');
+  writeFileSync(
+    entry,
+    `export { Journal } from ${JSON.stringify(join(ROOT, 'src/bulk/journal.ts'))};\nexport { formatResult } from ${JSON.stringify(join(ROOT, 'src/bulk/results.ts'))};\n`,
+  );
+  journalLib = join(tmp, 'journal-lib.mjs');
+  await build({ entryPoints: [entry], outfile: journalLib, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
+  return journalLib;
+}
+
+const HOOK = pathToFileURL(join(ROOT, 'bench/peak-rss.mjs')).href;
 
 let fileFlag;
 async function hasFileFlag() {
@@ -346,6 +377,8 @@ async function rowRequest() {
 
 const SEED_RECORDS = 5000;
 const SEED_CONCURRENCY = 8;
+/** CPU (user + system, whole process) per record of a seeding run, from the seed row. */
+let seedCpuPerRecordUs;
 
 async function rowSeed() {
   const target = { op: '>=', value: 0.7 };
@@ -395,6 +428,15 @@ async function rowSeed() {
         await runCli();
       }
     }
+    // One more run, not timed, for the CPU a record costs (the journal row relates its own cost to it).
+    const cpuFile = join(tmp, `cpu-seed-${Date.now()}`);
+    const before = (await sb.stats()).created;
+    await timeOnce(
+      [NODE, '--import', HOOK, BIN, '--quiet', 'pets', 'add', '--file', file, '--concurrency', String(SEED_CONCURRENCY), '--yes'],
+      cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key, PETSTORE_BENCH_CPU_FILE: cpuFile }),
+    );
+    if ((await sb.stats()).created - before !== SEED_RECORDS) throw new Error(`petstore did not create ${SEED_RECORDS} pets`);
+    seedCpuPerRecordUs = Number(readFileSync(cpuFile, 'utf8')) / SEED_RECORDS;
     const a = median(cliRps);
     const b = median(acRps);
     results.push({
@@ -405,7 +447,7 @@ async function rowSeed() {
       ratio: a / b,
       target,
       runs: count,
-      detail: { cliElapsedMs: median(cliMs) },
+      detail: { cliElapsedMs: median(cliMs), cpuPerRecordUs: seedCpuPerRecordUs },
     });
   } finally {
     await sb.close();
@@ -461,25 +503,83 @@ async function rowSeedLimited() {
   });
 }
 
+const JOURNAL_RECORDS = 100_000;
+
+async function rowJournal() {
+  const records = runsOverride === undefined && quick ? 20_000 : JOURNAL_RECORDS;
+  const rounds = runs(5, 3);
+  log(`journal cost: ${records.toLocaleString('en')} records × 2 lines through Journal vs the same loop without writes`);
+  const lib = await journalModule();
+  const measure = async (folder) => {
+    const { stdout } = await timeOnce([NODE, join(ROOT, 'bench/journal-cost.mjs'), lib, folder, String(records), String(rounds)], cliEnv(), {
+      stdout: 'pipe',
+    });
+    return JSON.parse(stdout);
+  };
+  // The bench's temp folder (a regular disk here, where journals live), and tmpfs when there is one.
+  const disk = await measure(mkdtempSync(join(tmp, 'journal-')));
+  let tmpfs;
+  if (existsSync('/dev/shm')) {
+    const shm = mkdtempSync('/dev/shm/petstore-bench-journal-');
+    try {
+      tmpfs = await measure(shm);
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
+  }
+  const share =
+    seedCpuPerRecordUs === undefined
+      ? ''
+      : `, ${((100 * disk.costUs) / seedCpuPerRecordUs).toFixed(1)}% of a seeded record's ${seedCpuPerRecordUs.toFixed(0)} µs`;
+  results.push({
+    id: 'journal',
+    what: 'journal cost',
+    figure: {
+      what: `${records.toLocaleString('en')} records, sending + outcome lines through Journal, temp file on ${tmpdir()}: its own ${disk.costUs.toFixed(1)} µs/record${share}${tmpfs ? `; on tmpfs ${tmpfs.costUs.toFixed(1)}` : ''}`,
+      value: disk.withUs,
+      unit: 'µs/record',
+    },
+    reference: { what: 'the same loop without writes', value: disk.withoutUs, unit: 'µs/record' },
+    ratio: disk.withUs / disk.withoutUs,
+    target: undefined,
+    pass: null,
+    runs: rounds,
+    detail: { records, disk, tmpfs, seedCpuPerRecordUs },
+  });
+}
+
+/** Every dry run measured, by format and line count: [{ ms, rss }], shared by the memory and dry-run rows. */
+const dryRuns = new Map();
+
+/** One `pets add --file --dry-run` over `lines` records: wall time spawn to exit, peak RSS. */
+async function dryRun(format, lines) {
+  const file = await recordsFile(lines, format);
+  const rssFile = join(tmp, `rss-${format}-${lines}-${Date.now()}`);
+  const env = cliEnv({ PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'bench-key-dry-run', PETSTORE_BENCH_RSS_FILE: rssFile });
+  const { ms: t } = await timeOnce([NODE, '--import', HOOK, BIN, '--quiet', 'pets', 'add', '--file', file, '--dry-run'], env);
+  const m = { ms: t, rss: Number(readFileSync(rssFile, 'utf8')) };
+  const key = `${format}:${lines}`;
+  dryRuns.set(key, [...(dryRuns.get(key) ?? []), m]);
+  return m;
+}
+
+/** Medians of the dry runs of one format and size. */
+function dryRunMedians(format, lines) {
+  const ms = dryRuns.get(`${format}:${lines}`) ?? [];
+  return { ms: median(ms.map((m) => m.ms)), rssMB: median(ms.map((m) => m.rss)) / 2 ** 20, runs: ms.length };
+}
+
 async function rowMemory() {
   const target = { op: '<=', value: 1.2, also: 'peak ≤ 150 MB' };
   const what = 'memory';
   if (!(await hasFileFlag())) return unavailable('memory', what, target, 'not available (pets add --file missing)');
   log('memory: peak RSS of pets add --file --dry-run, 100,000 vs 10,000 NDJSON lines');
-  const hook = pathToFileURL(join(ROOT, 'bench/peak-rss.mjs')).href;
-  const peak = async (lines) => {
-    const file = await recordsFile(lines);
-    const rssFile = join(tmp, `rss-${lines}-${Date.now()}`);
-    const env = cliEnv({ PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'bench-key-dry-run', PETSTORE_BENCH_RSS_FILE: rssFile });
-    await timeOnce([NODE, '--import', hook, BIN, '--quiet', 'pets', 'add', '--file', file, '--dry-run'], env);
-    return Number(readFileSync(rssFile, 'utf8'));
-  };
   const count = runs(3, 1);
   const big = [];
   const small = [];
   for (let i = 0; i < count; i++) {
-    small.push(await peak(10_000));
-    big.push(await peak(100_000));
+    small.push((await dryRun('ndjson', 10_000)).rss);
+    big.push((await dryRun('ndjson', 100_000)).rss);
   }
   const a = median(big) / 2 ** 20;
   const b = median(small) / 2 ** 20;
@@ -493,6 +593,41 @@ async function rowMemory() {
     runs: count,
     pass: a <= 150 && a / b <= 1.2,
   });
+}
+
+const DRY_RUN_SIZES = [10_000, 100_000, 1_000_000];
+
+async function rowDryRun() {
+  // Time linear (per line, 1,000,000 against 100,000 lines) and memory bounded (the memory row's cap).
+  const target = { op: '<=', value: 1.2, also: 'peak ≤ 150 MB' };
+  if (!(await hasFileFlag())) {
+    for (const format of ['ndjson', 'csv']) unavailable('dry-run', `dry-run scaling, ${format}`, target, 'not available (pets add --file missing)');
+    return;
+  }
+  log(`dry-run scaling: pets add --file --dry-run over ${DRY_RUN_SIZES.map((n) => n.toLocaleString('en')).join(' / ')} NDJSON and CSV lines`);
+  for (const format of ['ndjson', 'csv']) {
+    // Runs the memory row made already count; the million-line files take seconds each, so fewer runs.
+    for (let round = 0; ; round++) {
+      const missing = DRY_RUN_SIZES.filter((n) => (dryRuns.get(`${format}:${n}`)?.length ?? 0) < (n >= 1_000_000 ? runs(2, 1) : runs(3, 1)));
+      if (missing.length === 0) break;
+      for (const n of round % 2 === 0 ? missing : [...missing].reverse()) await dryRun(format, n);
+    }
+    const sizes = Object.fromEntries(DRY_RUN_SIZES.map((n) => [n, dryRunMedians(format, n)]));
+    const big = sizes[1_000_000];
+    const mid = sizes[100_000];
+    const ratio = big.ms / 1_000_000 / (mid.ms / 100_000);
+    results.push({
+      id: 'dry-run',
+      what: `dry-run scaling, ${format}`,
+      figure: { what: `1,000,000 ${format.toUpperCase()} lines, peak RSS ${big.rssMB.toFixed(1)} MB`, value: big.ms, unit: 'ms' },
+      reference: { what: `100,000 lines, peak RSS ${mid.rssMB.toFixed(1)} MB; ratio per line`, value: mid.ms, unit: 'ms' },
+      ratio,
+      target,
+      runs: big.runs,
+      pass: ratio <= 1.2 && big.rssMB <= 150,
+      detail: { sizes },
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -546,7 +681,16 @@ const meta = {
 };
 log(`petstore bench on Node ${process.version}, ${meta.cpus}, load ${meta.loadavgBefore.join(' ')}; timings by ${meta.harness}`);
 
-const runners = { startup: rowStartup, help: rowHelp, request: rowRequest, seed: rowSeed, 'seed-limited': rowSeedLimited, memory: rowMemory };
+const runners = {
+  startup: rowStartup,
+  help: rowHelp,
+  request: rowRequest,
+  seed: rowSeed,
+  'seed-limited': rowSeedLimited,
+  journal: rowJournal,
+  memory: rowMemory,
+  'dry-run': rowDryRun,
+};
 for (const id of ROWS) {
   if (!only.includes(id)) continue;
   try {
@@ -563,6 +707,15 @@ const text = table(results);
 meta.loadavgAfter = loadavg().map((x) => Number(x.toFixed(2)));
 meta.elapsedSeconds = Math.round((Date.now() - started.getTime()) / 1000);
 process.stdout.write(`\nTimings: ${meta.harness}; Node ${meta.node}; ${meta.cpus}; medians.\n\n${text}\n`);
+const scaling = results.filter((r) => r.id === 'dry-run' && r.detail);
+if (scaling.length > 0) {
+  // Every size of the dry-run rows: whole process (spawn to exit), so the 10,000-line figure is mostly start-up.
+  const cell = (r, n) => `${(r.detail.sizes[n].ms / 1000).toFixed(2)} s, ${r.detail.sizes[n].rssMB.toFixed(1)} MB`;
+  const head = ['lines', ...scaling.map((r) => `${r.what.split(', ')[1]} (time, peak RSS)`)];
+  const rows = DRY_RUN_SIZES.map((n) => [n.toLocaleString('en'), ...scaling.map((r) => cell(r, n))]);
+  const lines = [head, head.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
+  process.stdout.write(`\npets add --file --dry-run, whole process:\n\n${lines.join('\n')}\n`);
+}
 if (OUT !== '-') {
   mkdirSync(join(OUT, '..'), { recursive: true });
   writeFileSync(OUT, `${JSON.stringify({ ...meta, rows: results }, null, 2)}\n`);

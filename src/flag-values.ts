@@ -41,6 +41,17 @@ export function wholeNumber(flag: string, min: number, max: number): (text: stri
   };
 }
 
+/** `--retry-unknown 12,40`: input line numbers, each a whole number from 1. */
+export function parseLineList(flag: string): (text: string) => ReadonlySet<number> {
+  return (text) => {
+    const parts = text.split(',').map((part) => part.trim());
+    if (parts.some((part) => !/^\d+$/.test(part) || Number(part) < 1 || !Number.isSafeInteger(Number(part)))) {
+      throw new UsageError(`invalid ${flag} "${text}": must be input line numbers separated by commas, e.g. 12,40`);
+    }
+    return new Set(parts.map(Number));
+  };
+}
+
 /** The usage error for a value outside its list: `invalid --format "xml": must be one of json, ndjson, csv`. */
 export function notOneOf(what: string, text: string, values: readonly string[]): UsageError {
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);

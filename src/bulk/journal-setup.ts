@@ -1,10 +1,12 @@
 import { statSync } from 'node:fs';
-import { UsageError } from '../errors/errors.js';
+import { CliError, UsageError } from '../errors/errors.js';
+import { storageProblem } from '../io/storage-problem.js';
 import type { Factory } from '../factory.js';
 import type { ReplayableInput } from './input.js';
 import { Journal, sameFile } from './journal.js';
 import { defaultJournal } from './journal-place.js';
 import { readJournal, type EarlierResult, type JournalState } from './journal-read.js';
+import { formatResult, type JournalHeader } from './results.js';
 
 export interface JournalChoice {
   /** The input file as given (`-` for stdin). */
@@ -88,7 +90,9 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
       );
     }
     if (own?.torn) journal.cutTo(own.wholeBytes);
-    const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume') : undefined;
+    // Into another journal: the earlier one is copied in first, so the new one alone is complete.
+    const copy = !inPlace && resumeFile !== undefined && journal.regular;
+    const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume', copy) : undefined;
     if (o.resume !== undefined && !holdsRecords && inPlace) f.info(`nothing to resume in ${path}: every record will be sent`);
     const sourceTarget = source?.header?.target;
     if (sourceTarget !== undefined && sourceTarget !== target) {
@@ -99,11 +103,36 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
     if (source?.header && source.header.sha256 !== (await input.digest())) {
       f.info(`warning: ${input.label} changed since the journal was started; records are matched by line number`);
     }
-    return { journal, earlier: source?.byLine, inPlace, label: `${label} ${path}` };
+    if (copy && source) {
+      let text = formatResult(await journalHeader(f, input));
+      for (const line of [...source.byLine.keys()].sort((a, b) => a - b)) text += `${source.byLine.get(line)?.text}\n`;
+      try {
+        journal.replaceContents(text);
+      } catch (error) {
+        throw new CliError('failure', `cannot copy --resume ${resumeFile} into ${label} ${path}: ${storageProblem(error)}; nothing was sent`, {
+          code: 'results_not_written',
+          cause: error,
+        });
+      }
+      f.info(`${path}: started from a copy of ${resumeFile} (${journalCounts(source.byLine)})`);
+    }
+    return { journal, earlier: source?.byLine, inPlace: inPlace || copy, label: `${label} ${path}` };
   } catch (error) {
     journal.abandon();
     throw error;
   }
+}
+
+/** The journal's first line: what is sent where, so a resume against another input or server is noticed. */
+export async function journalHeader(f: Factory, input: ReplayableInput): Promise<JournalHeader> {
+  return {
+    journal: 'petstore pets add',
+    version: 1,
+    input: input.absPath,
+    sha256: await input.digest(),
+    target: (await f.target()).baseUrl,
+    started: new Date(f.clock.now()).toISOString(),
+  };
 }
 
 async function defaultPath(f: Factory, input: ReplayableInput): Promise<ReturnType<typeof defaultJournal>> {

@@ -11,7 +11,22 @@
 // record can then be sent twice; strict exactly-once across machine crashes would cost an fsync
 // per record (milliseconds each), which we judged too slow for seeding.
 
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors/errors.js';
@@ -59,31 +74,48 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** A lock that is not `<pid> <host>` this long after it was made is debris, not a run making it. */
+const DEBRIS_AFTER_MS = 10_000;
+
+/** Whether a lock file that cannot be read as `<pid> <host>` is old enough to be debris. */
+function isDebris(lockPath: string): boolean {
+  try {
+    const stat = statSync(lockPath);
+    return stat.isFile() && Date.now() - stat.mtimeMs > DEBRIS_AFTER_MS;
+  } catch {
+    return true;
+  }
+}
+
 /**
- * `<journal>.lock`, made with O_EXCL: two runs appending to one journal would each send the records
- * the other has in flight. A lock left by a process that is gone (kill -9) on this host is taken over.
+ * `<journal>.lock`: two runs appending to one journal would each send the records the other has in
+ * flight. It is written whole under a private name and then linked into place, so a kill at any
+ * instant leaves either no lock or a complete one. A lock left by a process that is gone (kill -9)
+ * on this host is taken over, and so is an unreadable one old enough to be debris.
  */
 function lock(path: string): string {
   const lockPath = `${path}.lock`;
   const me = `${process.pid} ${hostname()}\n`;
+  const mine = `${lockPath}.${process.pid}`;
   for (let attempt = 0; ; attempt++) {
+    writeFileSync(mine, me, { mode: 0o600 });
     try {
-      const fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-      writeSync(fd, me);
-      closeSync(fd);
+      linkSync(mine, lockPath);
       return lockPath;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 1) throw error;
+    } finally {
+      unlinkSync(mine);
     }
     let holder = '';
     try {
       holder = readFileSync(lockPath, 'utf8');
-    } catch {
-      continue;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
     }
-    const [pid, host] = holder.trim().split(' ');
-    const pidNumber = Number(pid);
-    if (host === hostname() && Number.isSafeInteger(pidNumber) && pidNumber > 0 && !isAlive(pidNumber)) {
+    const match = /^(\d+) (\S+)\n$/.exec(holder);
+    const stale = match ? match[2] === hostname() && !isAlive(Number(match[1])) : isDebris(lockPath);
+    if (stale) {
       try {
         // Only the lock we read: another run may have taken it over meanwhile.
         if (readFileSync(lockPath, 'utf8') === holder) unlinkSync(lockPath);
@@ -92,7 +124,11 @@ function lock(path: string): string {
       }
       continue;
     }
-    const who = host === hostname() && pid ? `petstore (pid ${pid})` : `petstore on ${host ?? 'another host'} (pid ${pid ?? '?'})`;
+    const who = !match
+      ? `petstore (its lock is being written, or is not a lock file: ${JSON.stringify(holder.slice(0, 40))})`
+      : match[2] === hostname()
+        ? `petstore (pid ${match[1]})`
+        : `petstore on ${match[2]} (pid ${match[1]})`;
     throw new UsageError(
       `the journal ${path} is in use by another ${who}: two runs on one journal would send records twice. Wait for it to end; if it is not running, remove ${lockPath}`,
     );
@@ -126,16 +162,16 @@ export class Journal {
 
   private constructor(
     readonly path: string,
-    private readonly fd: number,
+    private fd: number,
     private readonly lockPath: string,
     /** Created by this run (it did not exist before). */
     readonly created: boolean,
     /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
     readonly regular: boolean,
     /** Its size when opened. */
-    readonly size: number,
-    readonly dev: number,
-    readonly ino: number,
+    public size: number,
+    public dev: number,
+    public ino: number,
   ) {
     this.#bytes = size;
   }
@@ -194,6 +230,40 @@ export class Journal {
   /** Called once, at the first failed write. */
   onFailure(handler: (error: unknown) => void): void {
     this.#onFailure = handler;
+  }
+
+  /**
+   * Makes `text` (whole lines) the journal's contents in one step: written under a private name,
+   * synced, renamed over the journal. A kill at any instant leaves the journal as it was or complete,
+   * never half-copied. For a journal that holds no records yet (checked by the caller, under the lock).
+   */
+  replaceContents(text: string): void {
+    const temporary = `${this.path}.${process.pid}.new`;
+    try {
+      const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
+      try {
+        writeFileSync(fd, text);
+        fdatasyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, this.path);
+    } catch (error) {
+      try {
+        unlinkSync(temporary);
+      } catch {
+        // Never made.
+      }
+      throw error;
+    }
+    closeSync(this.fd);
+    this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND);
+    const stat = fstatSync(this.fd);
+    this.size = stat.size;
+    this.dev = stat.dev;
+    this.ino = stat.ino;
+    this.#bytes = stat.size;
+    syncFolder(this.path);
   }
 
   /** Drops a torn last line (a crash mid-write) before appending after it. */

@@ -15,13 +15,13 @@ import { openInput, type ReplayableInput } from './input.js';
 import { continueCommand } from './continue-command.js';
 import { JournalWriteError, type Journal } from './journal.js';
 import { earlierVerdict, type EarlierResult } from './journal-read.js';
-import { prepareJournal, type PreparedJournal } from './journal-setup.js';
+import { journalHeader, prepareJournal, type PreparedJournal } from './journal-setup.js';
 import { runPool } from './pool.js';
 import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
-import { formatResult, sameRecord, type JournalHeader, type ResultLine, type ResultStatus } from './results.js';
+import { formatResult, sameRecord, type ResultLine, type ResultStatus } from './results.js';
 
 export interface SeedOptions {
   file: string;
@@ -32,7 +32,8 @@ export interface SeedOptions {
   resultsPath: string | undefined;
   /** --resume FILE, --resume alone (true: continue this run's own journal), or not given. */
   resume: string | true | undefined;
-  retryUnknown: boolean;
+  /** Resend unknown records: all (true), none (false), or those at these input lines. */
+  retryUnknown: boolean | ReadonlySet<number>;
   yes: boolean;
   /** ndjson: one result line per record on stdout (unless --results); table: a summary table on stdout. */
   output: 'ndjson' | 'table';
@@ -49,6 +50,8 @@ interface Plan {
   mismatched: number;
 }
 
+const retries = (o: SeedOptions, line: number): boolean => (typeof o.retryUnknown === 'boolean' ? o.retryUnknown : o.retryUnknown.has(line));
+
 /** Pass 1: every record checked (and the --resume file matched against the input) before anything is sent. */
 async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, label: string, o: SeedOptions): Promise<Plan> {
   const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
@@ -60,7 +63,7 @@ async function validate(f: Factory, input: ReplayableInput, earlier: Map<number,
       continue;
     }
     const prior = earlier?.get(rec.line);
-    const verdict = earlierVerdict(prior, o.retryUnknown);
+    const verdict = earlierVerdict(prior, retries(o, rec.line));
     if (verdict === 'skip' && !sameRecord(prior!.pet!, rec.check.pet)) {
       plan.mismatched++;
       f.io.stderr.write(`line ${rec.line}: differs from the pet the journal records as created at this line; was the input edited?\n`);
@@ -168,14 +171,7 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
 }
 
 async function startJournal(f: Factory, journal: Journal, input: ReplayableInput, label: string): Promise<void> {
-  const header: JournalHeader = {
-    journal: 'petstore pets add',
-    version: 1,
-    input: input.absPath,
-    sha256: await input.digest(),
-    target: (await f.target()).baseUrl,
-    started: new Date(f.clock.now()).toISOString(),
-  };
+  const header = await journalHeader(f, input);
   try {
     journal.start(formatResult(header));
   } catch (error) {
@@ -253,7 +249,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   const work = async (rec: InputRecord): Promise<Written> => {
     if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
     const prior = earlier?.get(rec.line);
-    switch (earlierVerdict(prior, o.retryUnknown)) {
+    switch (earlierVerdict(prior, retries(o, rec.line))) {
       case 'skip':
         return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };
       case 'keep_unknown':
@@ -263,8 +259,8 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
             status: 'unknown',
             reason:
               prior?.status === 'sending'
-                ? 'in flight when an earlier run stopped: it may or may not have been created; check whether it exists, then rerun with --retry-unknown to send it'
-                : 'outcome unknown in an earlier run and not resent: check whether it exists, then rerun with --retry-unknown to send it',
+                ? `in flight when an earlier run stopped: it may or may not have been created; check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`
+                : `outcome unknown in an earlier run and not resent: check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`,
             record: rec.check.pet,
           },
           // In place, an unknown is already journaled; an in-flight mark becomes an unknown once.
@@ -276,8 +272,10 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     }
   };
 
+  const unknownLines: number[] = [];
   const record = async ({ result, journal: append }: Written): Promise<void> => {
     counts[result.status]++;
+    if (result.status === 'unknown' && unknownLines.length <= 20) unknownLines.push(result.line);
     done++;
     const text = formatResult(result as ResultLine);
     if (append) journal?.outcome(text);
@@ -319,7 +317,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   }
 
   const elapsed = f.clock.now() - started;
-  f.io.stderr.write(`${summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun)}\n`);
+  f.info(summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun));
   const progressText = `${done} of ${plan.total}`;
   const resume = continueCommand(f, o);
   if (journal?.failure !== undefined) throw journalNotWritten(f, journal, prepared.label, toStdout, progressText, resume);
@@ -350,8 +348,13 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   }
   const notCreated = counts.failed + counts.unknown + counts.invalid;
   if (notCreated > 0) {
+    const lines = unknownLines.sort((a, b) => a - b);
+    const unknownAt =
+      lines.length === 0
+        ? ''
+        : `; unknown at ${lines.length === 1 ? 'line' : 'lines'} ${lines.slice(0, 20).join(', ')}${counts.unknown > 20 ? ', …' : ''}: check whether they exist, and send the missing ones with --resume --retry-unknown <lines>`;
     throw new PartialFailureError(
-      `${notCreated} of ${plan.total} records were not created (failed ${counts.failed}, unknown ${counts.unknown}, invalid ${counts.invalid}); see the results`,
+      `${notCreated} of ${plan.total} records were not created (failed ${counts.failed}, unknown ${counts.unknown}, invalid ${counts.invalid}); see the results${unknownAt}`,
     );
   }
 }

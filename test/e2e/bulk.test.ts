@@ -196,7 +196,9 @@ describe('pets add --file against the sandbox', () => {
     expect(stored(sb)).toEqual(expected(rs));
     const all = resultLines(readFileSync(second, 'utf8'));
     expect(all).toHaveLength(500);
-    expect(all.filter((l) => l.status === 'skipped')).toHaveLength(partial.length);
+    // The new journal starts as a copy of the first, then the rest: every record created, once.
+    expect(all.filter((l) => l.status === 'created')).toHaveLength(500);
+    expect(r.stderr).toContain(`started from a copy of ${first} (created ${partial.length})`);
   });
 
   it('--resume refuses a results file that does not match the input', async () => {

@@ -14,7 +14,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
   // Without -o, results are NDJSON lines: the table default of other commands would hide them.
   const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, ['ndjson', 'table']) as 'ndjson' | 'table');
-  if (opts.retryUnknown === true && opts.resume === undefined) {
+  if (opts.retryUnknown !== undefined && opts.resume === undefined) {
     throw new UsageError('--retry-unknown needs --resume: it resends the records the journal shows as unknown (check them first)');
   }
   if (opts.dryRun === true && opts.results !== undefined) {
@@ -39,7 +39,8 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     concurrency: opts.concurrency as number,
     resultsPath: str(opts.results),
     resume: opts.resume === true ? true : str(opts.resume),
-    retryUnknown: opts.retryUnknown === true,
+    // true: every unknown record; a set: those at these input lines.
+    retryUnknown: opts.retryUnknown instanceof Set ? (opts.retryUnknown as ReadonlySet<number>) : opts.retryUnknown === true,
     yes: opts.yes === true,
     output,
     graceMs: GRACE_MS,

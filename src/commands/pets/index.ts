@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { INPUT_FORMATS, parseLimit, PET_STATUSES, wholeNumber } from '../../flag-values.js';
+import { INPUT_FORMATS, parseLimit, parseLineList, PET_STATUSES, wholeNumber } from '../../flag-values.js';
 import { choiceOption, examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerPets(program: Command, ctx: CommandContext): void {
@@ -37,7 +37,12 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .addOption(new Option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64').argParser(wholeNumber('--concurrency', 1, 64)).default(4))
     .option('--results <file>', 'with --file: keep the journal (NDJSON results) in this file instead of the state folder; nothing on stdout')
     .option('--resume [journal]', "with --file: continue the journal of an earlier run (default: --results or the input's own); created records are skipped")
-    .option('--retry-unknown', 'with --resume: resend records whose outcome was unknown (check them first)')
+    .addOption(
+      new Option(
+        '--retry-unknown [lines]',
+        'with --resume: resend the records whose outcome was unknown, or only those at these input lines (12,40); check them first',
+      ).argParser(parseLineList('--retry-unknown')),
+    )
     .option('--report', "with --file: print the journal's results in input order (each record's last outcome); send nothing")
     .option('--yes', 'with --file: do not ask before writing to production');
   outputOptions(add).action(ctx.lazy(() => import('./add.js')));

@@ -168,7 +168,11 @@ describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a stdout on 
     noStack(r.stderr);
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual([line.trimEnd()]);
-    expect(readFileSync(results, 'utf8').split('\n').filter((l) => l.includes('"status":"created"'))).toHaveLength(5);
+    expect(
+      readFileSync(results, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"status":"created"')),
+    ).toHaveLength(5);
     expect(created('table')).toBe(5);
   });
 });

@@ -10,6 +10,7 @@ import { parseJson } from '../../src/json/int64.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import type { CliResult } from '../helpers/cli.js';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { expectedNames, storedNames } from '../helpers/seeding.js';
 import { hasScript, runOnPty } from '../helpers/pty.js';
 
 let t: E2E;
@@ -26,13 +27,8 @@ function input(name: string, n: number, prefix: string): string {
   return path;
 }
 
-const stored = (prefix: string) =>
-  t.sb
-    .pets()
-    .map((p) => p.name)
-    .filter((n) => n.startsWith(`${prefix}-`))
-    .sort();
-const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`).sort();
+const stored = (prefix: string) => storedNames(t.sb, prefix);
+const names = expectedNames;
 const journalOf = (r: CliResult) => /^journal: (.+)$/m.exec(r.stderr)?.[1] as string;
 const errorLine = (r: CliResult) => r.stderr.split('\n').find((l) => l.startsWith('error:')) ?? '';
 

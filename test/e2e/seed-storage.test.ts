@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
 import type { CliResult } from '../helpers/cli.js';
 import { e2e, type E2E } from '../helpers/e2e.js';
+import { expectedNames, storedNames } from '../helpers/seeding.js';
 import { missingTool } from '../helpers/tools.js';
 
 let t: E2E;
@@ -41,14 +42,8 @@ function oneError(r: CliResult, pattern: RegExp): void {
   expect(errors[0]).toMatch(pattern);
 }
 
-/** The sandbox's pets with this name prefix, as names: each record created exactly once shows once. */
-const stored = (prefix: string) =>
-  t.sb
-    .pets()
-    .map((p) => p.name)
-    .filter((n) => n.startsWith(`${prefix}-`))
-    .sort();
-const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`).sort();
+const stored = (prefix: string) => storedNames(t.sb, prefix);
+const names = expectedNames;
 
 describe('a --results file that cannot be used is refused before anything is read or sent', () => {
   it('the input file under another name (/./, /sub/../, a symbolic link, a hard link): exit 2, both named, the input untouched', async () => {

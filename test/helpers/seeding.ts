@@ -265,3 +265,17 @@ export async function startHoldingProxy(upstream: string): Promise<HoldingProxy>
       }),
   };
 }
+
+/** The sandbox's pets named `<prefix>-…`, sorted: each record created exactly once shows once. */
+export function storedNames(sb: SandboxHandle, prefix: string): string[] {
+  return sb
+    .pets()
+    .map((p) => p.name)
+    .filter((n) => n.startsWith(`${prefix}-`))
+    .sort();
+}
+
+/** `<prefix>-1` … `<prefix>-n`, sorted as storedNames sorts. */
+export function expectedNames(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`).sort();
+}

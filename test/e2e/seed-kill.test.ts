@@ -187,12 +187,29 @@ function expectOnceExceptUnknown(w: World, unknownLines: number[]): void {
 const errorLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('error:'));
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at |^\s+at |unexpected error|Node\.js v/m);
 
+/** Until the sandbox has nothing in flight and has received nothing for 150 ms (at most a few seconds). */
+async function sandboxQuiet(w: World): Promise<void> {
+  let count = -1;
+  let stableSince = Date.now();
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    const now = w.sb.requests().length;
+    if (now !== count || w.sb.stats().inFlight > 0) {
+      count = now;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= 150) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /**
  * Rerunning the first command without --resume is refused (exit 2, nothing sent), naming the exact
  * command that continues; returns that command as printed.
  */
 async function refusedWithoutResume(w: World, kind: JournalKind): Promise<string> {
-  // Requests of the killed run may still be answered (and recorded) now: count only those that arrive from here on.
+  // Requests of the killed run may still reach the sandbox (written to the socket just before the
+  // kill): wait until it has been idle a moment, then count only those that arrive from here on.
+  await sandboxQuiet(w);
   const since = Date.now();
   const first = `petstore pets add --file ${w.file} --concurrency ${CONCURRENCY}${kind === 'results' ? ` --results ${w.results}` : ''}`;
   const r = await sh(w, first);

@@ -22,7 +22,7 @@ export interface PreparedJournal {
   journal: Journal | undefined;
   /** What earlier runs said of each input line, when resuming. */
   earlier: Map<number, EarlierResult> | undefined;
-  /** The earlier results are in the journal itself (it is continued), not in another file copied from. */
+  /** The earlier results are in the journal itself (it is continued, or starts as their copy): what it already says is not written again. */
   inPlace: boolean;
   /** `--results FILE`, `--resume FILE` or `the journal FILE`, for messages. */
   label: string;
@@ -62,7 +62,7 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
     const path = resumeFile ?? o.resultsPath ?? (await defaultPath(f, input)).path;
     if (!exists(path)) return { journal: undefined, earlier: undefined, inPlace: false, label: '' };
     const state = await readJournal(path, '--resume');
-    return { journal: undefined, earlier: state.byLine, inPlace: false, label: '' };
+    return { journal: undefined, earlier: state.byLine, inPlace: false, label: `the journal ${path}` };
   }
 
   const target = (await f.target()).baseUrl;
@@ -135,7 +135,8 @@ export async function journalHeader(f: Factory, input: ReplayableInput): Promise
   };
 }
 
-async function defaultPath(f: Factory, input: ReplayableInput): Promise<ReturnType<typeof defaultJournal>> {
+/** The default journal of this input against this run's server (see journal-place.ts). */
+export async function defaultPath(f: Factory, input: ReplayableInput): Promise<ReturnType<typeof defaultJournal>> {
   const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
   return defaultJournal(stateDir(f.env), { absPath: input.absPath, sha256 }, target.baseUrl);
 }

@@ -52,6 +52,15 @@ export class JournalWriteError extends Error {
 
 const FSYNC_EVERY_MS = 1000;
 
+/** Removes a file this run made; one someone already removed is no error at the end of a run. */
+function removeIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 function syncFolder(path: string): void {
   try {
     const fd = openSync(dirname(path), 'r');
@@ -345,7 +354,7 @@ export class Journal {
       // Reported by the write that failed, if any; a sync error alone loses nothing a process kill would.
     }
     closeSync(this.fd);
-    if (this.lockPath) unlinkSync(this.lockPath);
+    if (this.lockPath) removeIfThere(this.lockPath);
   }
 
   /** The run ended before start(): a journal it created is removed, an existing one was not touched. */
@@ -354,7 +363,7 @@ export class Journal {
     this.#closed = true;
     clearInterval(this.#timer);
     closeSync(this.fd);
-    if (this.created) unlinkSync(this.path);
-    if (this.lockPath) unlinkSync(this.lockPath);
+    if (this.created) removeIfThere(this.path);
+    if (this.lockPath) removeIfThere(this.lockPath);
   }
 }

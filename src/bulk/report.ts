@@ -3,9 +3,8 @@ import { UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import { stringifyJson } from '../json/int64.js';
 import { openInput } from './input.js';
-import { defaultJournal } from './journal-place.js';
 import { readJournal } from './journal-read.js';
-import { journalCounts } from './journal-setup.js';
+import { defaultPath, journalCounts } from './journal-setup.js';
 
 export interface ReportOptions {
   file: string;
@@ -25,8 +24,7 @@ export async function report(f: Factory, o: ReportOptions): Promise<void> {
   if (path === undefined) {
     const input = await openInput(o.file, o.format, f.io);
     try {
-      const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
-      path = defaultJournal(stateDir(f.env), { absPath: input.absPath, sha256 }, target.baseUrl).path;
+      path = (await defaultPath(f, input)).path;
     } finally {
       input.dispose();
     }

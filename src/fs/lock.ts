@@ -87,7 +87,6 @@ export class FileLock {
     let linked = true;
     try {
       for (;;) {
-        if (signal?.aborted) throw interrupted(signal);
         try {
           // link(2) fails with EEXIST when the lock exists: creation with content, atomically.
           linkSync(mine, this.path);
@@ -105,6 +104,8 @@ export class FileLock {
         // Gone meanwhile, or just broken: try again at once, but never more than a few times in a row.
         if ((last.kind === 'gone' || (last.kind === 'stale' && this.#breakStale())) && quickRetries++ < 3) continue;
         quickRetries = 0;
+        // Only a wait is stopped: a free lock is taken even after Ctrl-C (the wind-down saves state).
+        if (signal?.aborted) throw interrupted(signal);
         const waited = clock.now() - started;
         if (this.opts.timeoutMs !== undefined && waited >= this.opts.timeoutMs) throw this.#timedOut(waited, last);
         let ms = Math.round(pause * (0.5 + Math.random()));

@@ -24,6 +24,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InterruptedError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
 import { emptyState, type KeyRateState, type RateStateStore } from './limiter.js';
 import type { Quota } from './quota.js';
@@ -159,7 +160,15 @@ export class FileRateStateStore implements RateStateStore {
 
   async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
     if (!this.#memory) {
-      const locked = await this.#lock.acquire(signal ?? this.#signal);
+      let locked: boolean;
+      try {
+        locked = await this.#lock.acquire(signal ?? this.#signal);
+      } catch (error) {
+        // Interrupted while another process holds the lock: the run is winding down, and what is
+        // left to save (the leases, the last quota) goes to memory; the file's leases lapse.
+        if (!(error instanceof InterruptedError)) throw error;
+        locked = false;
+      }
       if (locked) {
         let result: { value: T; changed: boolean; content: FileContent } | undefined;
         try {

@@ -49,7 +49,8 @@ const LOCK_LINE = /^(\d{1,10}) (\S{1,255}) (\d{1,16})(?: ([a-z0-9]{1,32}))?\n?$/
  *   as stale never removes its successor's.
  */
 export class FileLock {
-  readonly #host = hostname();
+  /** One word, as the lock line needs: a nodename may hold spaces (or be empty). */
+  readonly #host = hostname().replace(/\s/g, '_') || 'localhost';
   readonly #guard: string;
   /** The inode and token of the lock this object holds. */
   #held: { ino: number; token: string } | undefined;
@@ -64,9 +65,9 @@ export class FileLock {
   /** Takes the lock; false when its folder cannot hold one (the caller goes on without). */
   async acquire(signal: AbortSignal | undefined = this.opts.signal): Promise<boolean> {
     const { clock } = this.opts;
-    const token = Math.random().toString(36).slice(2, 12);
+    const token = Math.random().toString(36).slice(2, 12) || 't';
     const mine = `${this.path}.${process.pid}.${token}`;
-    const writeMine = () => writeFileSync(mine, `${process.pid} ${this.#host} ${clock.now()} ${token}\n`, { mode: 0o600 });
+    const writeMine = () => writeFileSync(mine, `${process.pid} ${this.#host} ${Math.floor(clock.now())} ${token}\n`, { mode: 0o600 });
     try {
       try {
         writeMine();

@@ -234,7 +234,11 @@ describe('lock file', () => {
     expect(clock.now()).toBeLessThan(T0 + 5100);
   });
 
-  it('serialises read-modify-write across real processes: no lost updates', async () => {
+  it.each<[string, (path: string) => void]>([
+    ['', () => {}],
+    [', after a garbage lock', (p) => writeFileSync(p, 'garbage')],
+    [', after a directory lock', (p) => mkdirSync(p)],
+  ])('serialises read-modify-write across real processes: no lost updates%s', async (_what, make) => {
     const bundle = join(tmp.dir, 'rate-state.mjs');
     await build({
       entryPoints: [new URL('../../../src/ratelimit/rate-state.ts', import.meta.url).pathname],
@@ -256,6 +260,8 @@ describe('lock file', () => {
        }`,
     );
     const path = rateStatePath(dir);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    make(`${path}.lock`);
     await Promise.all(Array.from({ length: 6 }, () => run(process.execPath, [script, path])));
     const state = await store().get('k');
     expect(state?.gateUntil).toBe(240);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, spawnCli, tempDir } from '../helpers/cli.js';
+import { missingTool } from '../helpers/tools.js';
 
 let sb: SandboxHandle;
 const dirs: { cleanup(): void }[] = [];
@@ -217,7 +218,7 @@ describe.concurrent('after a stale lock', () => {
 // Root reads a mode-000 file; an unprivileged user cannot. The CLI runs as "nobody" (setpriv) on a
 // config folder it owns, with a root-owned lock file it may remove but not read.
 const asNobody = process.getuid?.() === 0 && existsSync('/usr/bin/setpriv');
-describe.skipIf(!asNobody)('an unreadable lock (mode 000, as an unprivileged user)', () => {
+describe.skipIf(missingTool('setpriv (util-linux), as root', asNobody))('an unreadable lock (mode 000, as an unprivileged user)', () => {
   it.each(LOCKS)('the $name lock is broken at once', async (lock) => {
     const cfg = newConfig();
     chmodSync(cfg, 0o755);

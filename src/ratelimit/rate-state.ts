@@ -99,7 +99,7 @@ export interface FileStoreOptions {
   debug?: (line: string) => void;
   /** A lock held longer than this is considered abandoned. Default 5 s. */
   lockStaleMs?: number;
-  /** First pause between lock attempts, doubling up to 16×. Default 5 ms (plus jitter). */
+  /** First pause between lock attempts, doubling up to 50 ms. Default 5 ms (plus jitter). */
   lockPollMs?: number;
   /** Give up waiting for the lock after this long (--timeout). Default: wait until it goes stale. */
   lockTimeoutMs?: number;
@@ -128,6 +128,8 @@ export class FileRateStateStore implements RateStateStore {
       clock: opts.clock,
       staleMs: opts.lockStaleMs ?? 5000,
       pollMs: opts.lockPollMs ?? 5,
+      // A holder keeps it for about a millisecond: a waiter that backed off far would idle needlessly.
+      maxPollMs: 50,
       ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
       signal: opts.signal,
       debug: this.#debug,

@@ -85,22 +85,21 @@ export class FileLock {
     const maxPause = this.opts.maxPollMs ?? this.opts.pollMs * 16;
     let quickRetries = 0;
     let last: Verdict = { kind: 'gone' };
-    let linked = true;
     try {
       for (;;) {
+        let failed: string | undefined;
         try {
           // link(2) fails with EEXIST when the lock exists: creation with content, atomically.
           linkSync(mine, this.path);
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-          linked = false;
+          failed = (error as NodeJS.ErrnoException).code ?? 'EIO';
         }
-        if (linked) {
+        if (failed === undefined) {
           this.#held = { ino: lstatSync(mine).ino, token };
           heldHere.add(token);
           return true;
         }
-        linked = true;
+        if (failed !== 'EEXIST') return false;
         last = this.#inspect();
         // Gone meanwhile, or just broken: try again at once, but never more than a few times in a row.
         if ((last.kind === 'gone' || (last.kind === 'stale' && this.#breakStale())) && quickRetries++ < 3) continue;

@@ -99,7 +99,11 @@ export function createFactory(deps: FactoryDeps): Factory {
     config() {
       config ??= (async () => {
         const [{ ConfigStore }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
-        const store = new ConfigStore(configDir(deps.env));
+        const store = new ConfigStore(configDir(deps.env), {
+          signal: deps.signal,
+          lockTimeoutMs: deps.globals.timeout * 1000,
+          debug: (line) => factory.debug(line),
+        });
         for (const problem of store.loosePermissions()) {
           factory.info(`warning: ${problem}; others may read your API keys. Fix with: chmod 700 ${store.dir} && chmod 600 ${store.path}`);
         }

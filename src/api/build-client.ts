@@ -49,7 +49,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   const limiter = new RateLimiter({
     clock: o.clock,
     key: rateStateKey(o.envName, o.baseUrl, o.apiKey),
-    store: new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug }),
+    store: new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug, signal: o.signal, lockTimeoutMs: timeoutMs }),
     leaseMs: timeoutMs + 5000,
     // Slots in blocks and answers published in batches while the quota is plentiful: the file
     // costs a lock, a read and a rename per operation.

@@ -86,6 +86,15 @@ function readConfig(file: string): ConfigData {
   return data as ConfigData;
 }
 
+export interface ConfigLockOptions {
+  /** Stops a wait for the config lock (Ctrl-C, SIGTERM). */
+  signal?: AbortSignal | undefined;
+  /** Give up waiting for the config lock after this long (--timeout). Default 10 s. */
+  lockTimeoutMs?: number | undefined;
+  /** --debug: a stale lock broken. */
+  debug?: ((line: string) => void) | undefined;
+}
+
 /**
  * The CLI's settings and keys, one file (0600) in a folder of its own (0700).
  * A broken file is reported, never rewritten: the user's keys stay where they are.
@@ -96,7 +105,10 @@ export class ConfigStore {
   /** What the file held when last read; dropped after each write. */
   #cache: ConfigData | undefined;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly lockOpts: ConfigLockOptions = {},
+  ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, `${CONFIG_NAME}.json`);
     this.#cache = readConfig(this.path);
@@ -180,12 +192,21 @@ export class ConfigStore {
   // conf re-reads the file on every get, so a read-modify-write under the lock never overwrites
   // what a concurrent petstore process just stored. The file is checked again under the lock:
   // conf would write over one that broke since (an editor, a bad copy).
+  // The lock (src/fs/lock.ts) is taken before conf loads: loading it hooks SIGINT/SIGTERM (when-exit),
+  // and a signal during the wait must end the command gracefully (exit 130/143), not kill it.
   async #locked(fn: (conf: Conf<ConfigData>) => void): Promise<void> {
-    const conf = await this.#writer();
-    const lock = new FileLock(join(this.dir, `${CONFIG_NAME}.lock`), { clock: systemClock, staleMs: 30_000, pollMs: 10, timeoutMs: 10_000 });
+    const lock = new FileLock(join(this.dir, `${CONFIG_NAME}.lock`), {
+      clock: systemClock,
+      staleMs: 10_000,
+      pollMs: 10,
+      timeoutMs: this.lockOpts.lockTimeoutMs ?? 10_000,
+      signal: this.lockOpts.signal,
+      debug: this.lockOpts.debug,
+    });
     // Without a lock (a folder that cannot hold one), conf's own write reports the problem.
     const locked = await lock.acquire();
     try {
+      const conf = await this.#writer();
       readConfig(this.path);
       fn(conf);
     } finally {

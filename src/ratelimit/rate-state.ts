@@ -7,9 +7,10 @@
 //      "leases":{"4242.1.k3j2h1":1767225618000}}}}
 //
 // Keys are "<environment>:<first 16 hex digits of sha256(API key)>": never the key itself.
-// Every change is a read-modify-write under a lock file (rate-state.json.lock, created
-// atomically with link(2); a lock older than 5 s or held by a dead process is broken),
-// and the new content replaces the file by rename, so readers never see half a file.
+// Every change is a read-modify-write under a lock file (rate-state.json.lock, src/fs/lock.ts: a
+// lock that is not petstore's, or whose process is gone, is broken at once, a live one after 5 s;
+// the wait sleeps with backoff and ends with --timeout or a signal), and the new content replaces
+// the file by rename, so readers never see half a file.
 // The file is a cache: a corrupt one is ignored (a warning with --debug) and overwritten;
 // if the folder cannot be written at all, the state stays in memory for this process.
 // It is not fsynced: after a power loss it may be old or gone, which only costs a probe.
@@ -23,6 +24,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InterruptedError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
 import { emptyState, type KeyRateState, type RateStateStore } from './limiter.js';
 import type { Quota } from './quota.js';
@@ -97,8 +99,12 @@ export interface FileStoreOptions {
   debug?: (line: string) => void;
   /** A lock held longer than this is considered abandoned. Default 5 s. */
   lockStaleMs?: number;
-  /** Pause between lock attempts. Default 5 ms (plus jitter). */
+  /** First pause between lock attempts, doubling up to 50 ms. Default 5 ms (plus jitter). */
   lockPollMs?: number;
+  /** Give up waiting for the lock after this long (--timeout). Default: wait until it goes stale. */
+  lockTimeoutMs?: number;
+  /** Stops a wait for the lock (Ctrl-C, SIGTERM) when update() is given no signal of its own. */
+  signal?: AbortSignal | undefined;
 }
 
 export class FileRateStateStore implements RateStateStore {
@@ -107,6 +113,7 @@ export class FileRateStateStore implements RateStateStore {
   readonly #clock: Clock;
   readonly #debug: (line: string) => void;
   readonly #lock: FileLock;
+  readonly #signal: AbortSignal | undefined;
   /** Set when the folder cannot be used: state lives here for the rest of the process. */
   #memory: FileContent | undefined;
   #warnedCorrupt = false;
@@ -116,10 +123,15 @@ export class FileRateStateStore implements RateStateStore {
     this.lockPath = `${path}.lock`;
     this.#clock = opts.clock;
     this.#debug = opts.debug ?? (() => {});
+    this.#signal = opts.signal;
     this.#lock = new FileLock(this.lockPath, {
       clock: opts.clock,
       staleMs: opts.lockStaleMs ?? 5000,
       pollMs: opts.lockPollMs ?? 5,
+      // A holder keeps it for about a millisecond: a waiter that backed off far would idle needlessly.
+      maxPollMs: 50,
+      ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
+      signal: opts.signal,
       debug: this.#debug,
     });
   }
@@ -150,7 +162,15 @@ export class FileRateStateStore implements RateStateStore {
 
   async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
     if (!this.#memory) {
-      const locked = await this.#lock.acquire(signal);
+      let locked: boolean;
+      try {
+        locked = await this.#lock.acquire(signal ?? this.#signal);
+      } catch (error) {
+        // Interrupted while another process holds the lock: the run is winding down, and what is
+        // left to save (the leases, the last quota) goes to memory; the file's leases lapse.
+        if (!(error instanceof InterruptedError)) throw error;
+        locked = false;
+      }
       if (locked) {
         let result: { value: T; changed: boolean; content: FileContent } | undefined;
         try {

@@ -201,6 +201,30 @@ describe('lock file', () => {
     expect(debug.join('\n')).toMatch(/breaking stale lock/);
   });
 
+  it('a wait for a held lock stopped by the signal (Ctrl-C): the change is kept in memory, nothing thrown', async () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(lockPath(), `${process.ppid} ${hostname()} ${T0}\n`);
+    const clock = new FakeClock(T0);
+    const controller = new AbortController();
+    const s = new FileRateStateStore(rateStatePath(dir), { clock, signal: controller.signal });
+    const p = s.update('k', (st) => void (st.gateUntil = 7));
+    await new Promise((r) => setImmediate(r));
+    controller.abort();
+    await p;
+    expect((await s.get('k'))?.gateUntil).toBe(7);
+    expect(s.stamp()).toBe('memory');
+    expect(readFileSync(lockPath(), 'utf8')).toBe(`${process.ppid} ${hostname()} ${T0}\n`);
+  });
+
+  it('gives up after lockTimeoutMs (--timeout) with one line naming the lock file', async () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(lockPath(), `${process.ppid} ${hostname()} ${T0}\n`);
+    const clock = new FakeClock(T0);
+    const s = new FileRateStateStore(rateStatePath(dir), { clock, lockTimeoutMs: 1000 });
+    await expect(s.update('k', (st) => void (st.gateUntil = 7))).rejects.toThrow(`timed out after 1.0 s waiting for the lock ${lockPath()}`);
+    expect(clock.now()).toBe(T0 + 1000);
+  });
+
   it('breaks a lock held longer than 5 s (another host, a hung process)', async () => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(lockPath(), `1 some-other-host ${T0}\n`);
@@ -210,7 +234,11 @@ describe('lock file', () => {
     expect(clock.now()).toBeLessThan(T0 + 5100);
   });
 
-  it('serialises read-modify-write across real processes: no lost updates', async () => {
+  it.each<[string, (path: string) => void]>([
+    ['', () => {}],
+    [', after a garbage lock', (p) => writeFileSync(p, 'garbage')],
+    [', after a directory lock', (p) => mkdirSync(p)],
+  ])('serialises read-modify-write across real processes: no lost updates%s', async (_what, make) => {
     const bundle = join(tmp.dir, 'rate-state.mjs');
     await build({
       entryPoints: [new URL('../../../src/ratelimit/rate-state.ts', import.meta.url).pathname],
@@ -232,6 +260,8 @@ describe('lock file', () => {
        }`,
     );
     const path = rateStatePath(dir);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    make(`${path}.lock`);
     await Promise.all(Array.from({ length: 6 }, () => run(process.execPath, [script, path])));
     const state = await store().get('k');
     expect(state?.gateUntil).toBe(240);

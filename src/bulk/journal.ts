@@ -22,6 +22,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -90,7 +91,8 @@ const DEBRIS_AFTER_MS = 10_000;
 function isDebris(lockPath: string): boolean {
   try {
     const stat = statSync(lockPath);
-    return stat.isFile() && Date.now() - stat.mtimeMs > DEBRIS_AFTER_MS;
+    // Never a lock of ours: a folder or anything but a file is debris too, once old enough.
+    return Date.now() - stat.mtimeMs > DEBRIS_AFTER_MS;
   } catch {
     return true;
   }
@@ -123,11 +125,13 @@ function lock(path: string): string {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
     }
     const match = /^(\d+) (\S+)\n$/.exec(holder);
-    const stale = match ? match[2] === hostname() && !isAlive(Number(match[1])) : isDebris(lockPath);
+    // Our own pid before we took the lock: a dead process's that had it (pid 1 in a container).
+    const stale = match ? match[2] === hostname() && (Number(match[1]) === process.pid || !isAlive(Number(match[1]))) : isDebris(lockPath);
     if (stale) {
       try {
         // Only the lock we read: another run may have taken it over meanwhile.
-        if (readFileSync(lockPath, 'utf8') === holder) unlinkSync(lockPath);
+        if (statSync(lockPath).isDirectory()) rmSync(lockPath, { recursive: true, force: true });
+        else if (readFileSync(lockPath, 'utf8') === holder) unlinkSync(lockPath);
       } catch {
         // Gone already: try again.
       }

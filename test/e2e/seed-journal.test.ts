@@ -3,7 +3,7 @@
 // lock against two runs on one journal, a journal of another server, an input edited after a run on
 // it stopped, and the flag combinations that make no sense.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
@@ -173,6 +173,21 @@ describe('a journal that must not be used', () => {
     const r = await seed(['--file', file, '--results', journal]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(stored('locked')).toEqual(names('locked', 2));
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+  });
+
+  it('a lock that is not a lock (a folder, empty) and old enough to be debris is taken over; a fresh one is refused', async () => {
+    const file = input('debris.ndjson', 2, 'debris');
+    const journal = join(t.dir, 'debris-journal.ndjson');
+    mkdirSync(`${journal}.lock`);
+    const fresh = await seed(['--file', file, '--results', journal]);
+    expect(fresh.exitCode).toBe(2);
+    expect(errorLine(fresh)).toContain('is in use by another petstore (its lock is being written, or is not a lock file');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${journal}.lock`, old, old);
+    const r = await seed(['--file', file, '--results', journal]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(stored('debris')).toEqual(names('debris', 2));
     expect(existsSync(`${journal}.lock`)).toBe(false);
   });
 

@@ -1,0 +1,16 @@
+// A budget shared by a fleet of petstore processes (--limiter): every request takes one unit of it
+// before the key's own limiter (limiter.ts) lets it leave. The one implementation is
+// redis-budget.ts; without --limiter there is none.
+
+import type { Quota } from './quota.js';
+
+export interface FleetBudget {
+  /**
+   * Waits until the fleet's budget has room for one more request, and counts it. Resolves at once
+   * when the budget is unavailable (the local limiter paces alone). Rejects only with InterruptedError.
+   */
+  take(signal?: AbortSignal): Promise<void>;
+  /** The quota of the answer to the request take() let through; undefined when there was none. */
+  learn(quota: Quota | undefined): Promise<void>;
+  close(): Promise<void>;
+}

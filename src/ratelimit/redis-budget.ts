@@ -70,6 +70,11 @@ export function limiterAddress(url: string): string {
   }
 }
 
+/** Closes a connection; one that already ended is left alone (ioredis would start a timer that holds the process). */
+function hangUp(client: Redis): void {
+  if (client.status !== 'end') client.disconnect();
+}
+
 export class RedisBudget implements FleetBudget {
   readonly #o: RedisBudgetOptions;
   readonly #prefix: string;
@@ -168,7 +173,7 @@ export class RedisBudget implements FleetBudget {
     this.#down = true;
     if (!client) return;
     if (this.#probing) await client.del(`${this.#prefix}:open`).catch(() => {});
-    client.disconnect();
+    hangUp(client);
   }
 
   async #connect(): Promise<void> {
@@ -180,7 +185,9 @@ export class RedisBudget implements FleetBudget {
       this.#RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
       const client = new Redis(this.#o.url, {
         lazyConnect: true,
-        connectTimeout: timeout,
+        // The connect timeout is ours (below): ioredis's own timer outlives a refused connection and
+        // would keep the process alive for its full length.
+        connectTimeout: 0,
         commandTimeout: timeout,
         // One connection attempt, no reconnects, no queue: a Redis that goes away fails the next
         // command at once and the budget switches off.
@@ -188,16 +195,32 @@ export class RedisBudget implements FleetBudget {
         maxRetriesPerRequest: 0,
         enableOfflineQueue: false,
         enableAutoPipelining: false,
+        // disconnect() waits this long for the socket to close (with a timer that keeps the process alive).
+        disconnectTimeout: 200,
       });
-      client.on('error', (error: Error) => this.#o.debug?.(`shared limiter: ${error.message}`));
+      let lastError: Error | undefined;
+      client.on('error', (error: Error) => {
+        lastError = error;
+        this.#o.debug?.(`shared limiter: ${error.message}`);
+      });
       client.on('end', () => {
-        if (this.#client === client) this.#fallBack(new Error('connection closed'));
+        if (this.#client === client) this.#fallBack(lastError ?? new Error('connection closed'));
       });
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await client.connect();
+        await Promise.race([
+          client.connect(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no connection within ${timeout / 1000}s`)), timeout);
+            timer.unref();
+          }),
+        ]);
       } catch (error) {
-        client.disconnect();
-        throw error;
+        hangUp(client);
+        // ioredis rejects with "Connection is closed."; the 'error' before it says why (ECONNREFUSED...).
+        throw lastError ?? error;
+      } finally {
+        clearTimeout(timer);
       }
       this.#client = client;
     })();
@@ -248,7 +271,7 @@ export class RedisBudget implements FleetBudget {
     this.#down = true;
     const client = this.#client;
     this.#client = undefined;
-    client?.disconnect();
+    if (client) hangUp(client);
     const why = error instanceof Error ? error.message : String(error);
     this.#o.warn(`warning: shared limiter ${limiterAddress(this.#o.url)} unavailable (${why}); pacing from this process's own view of the quota`);
   }

@@ -187,7 +187,9 @@ function rootProgram(): Command {
     .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', atLeast('--timeout', 0.001), 30)
     .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', retries, 3)
     .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', atLeast('--max-wait', 0), 120)
-    .option('--limiter <url>', 'share one rate-limit budget per key through Redis/Valkey: redis://HOST:PORT/N (or PETSTORE_LIMITER)', (text) => limiterUrl(text))
+    .option('--limiter <url>', 'share one rate-limit budget per key through Redis/Valkey: redis://HOST:PORT/N (or PETSTORE_LIMITER)', (text) =>
+      limiterUrl(text),
+    )
     .configureHelp({ showGlobalOptions: true, optionDescription })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)

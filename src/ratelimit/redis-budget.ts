@@ -61,7 +61,7 @@ interface Window {
 }
 
 /** host:port of a limiter URL, for messages (never its password). */
-export function limiterAddress(url: string): string {
+function limiterAddress(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}`;

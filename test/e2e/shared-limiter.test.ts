@@ -45,7 +45,11 @@ describe('--limiter without Redis', () => {
     const r = await t.cli(['--limiter', `redis://:secretpw@127.0.0.1:${port}/0`, 'pets', 'list', '-o', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
-    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^warning: shared limiter redis://127\\.0\\.0\\.1:${port}/0 unavailable \\(.*\\); pacing from this process's own view of the quota$`))]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`^warning: shared limiter redis://127\\.0\\.0\\.1:${port}/0 unavailable \\(.*\\); pacing from this process's own view of the quota$`),
+      ),
+    ]);
     expect(r.stderr).not.toContain('secretpw');
     expect(Date.now() - started).toBeLessThan(1500);
     expectNoKey(r);

@@ -40,9 +40,13 @@ function accepting(port: number): Promise<boolean> {
 export async function startRedis(): Promise<RedisHandle> {
   for (let tries = 0; ; tries++) {
     const port = await freePort();
-    const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-      stdio: 'ignore',
-    });
+    const child: ChildProcess = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+      {
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let dead = false;
     void exited.then(() => {

@@ -59,7 +59,9 @@ describe.skipIf(missingTool('redis-server', hasRedisServer()))('a fleet sharing 
       expect(stats.count403bans).toBe(0);
       expect(stats.bansIssued).toBe(0);
       // The plan-ideal: 100 requests at 5 per window, a window lasting 0.5-1.5 s (it ends on a whole second).
-      console.info(`fleet of ${FLEET} with --limiter: 100 records in ${wall} ms (${(wall / 20).toFixed(0)} ms per 5-request window), ${stats.requests} requests, 0 answered 429`);
+      console.info(
+        `fleet of ${FLEET} with --limiter: 100 records in ${wall} ms (${(wall / 20).toFixed(0)} ms per 5-request window), ${stats.requests} requests, 0 answered 429`,
+      );
     } finally {
       await sb.close();
       await redis.stop();

@@ -88,7 +88,9 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
             keyHash: rateStateKey('fleet', o.baseUrl, o.apiKey),
             clock: o.clock,
             probeMs: timeoutMs + 5000,
-            warn: (line) => o.io.stderr.write(`${line}\n`),
+            warn: (line) => {
+              if (!o.quiet) o.io.stderr.write(`${line}\n`);
+            },
             debug: o.debug,
           })
         : undefined,

@@ -181,7 +181,7 @@ export class RedisBudget implements FleetBudget {
       const timeout = this.#o.timeoutMs ?? 2000;
       const [ioredis, rlf] = await Promise.all([import('ioredis'), import('rate-limiter-flexible')]);
       // Both are CommonJS: bundled (dist/), only `default` (their module.exports) is sure to be there.
-      const Redis = typeof ioredis.Redis === 'function' ? ioredis.Redis : ioredis.default;
+      const Redis = (typeof ioredis.Redis === 'function' ? ioredis.Redis : ioredis.default) as typeof ioredis.Redis;
       this.#RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
       const client = new Redis(this.#o.url, {
         lazyConnect: true,

@@ -36,7 +36,7 @@ export interface ApiClientOptions {
   maxWaitMs?: number;
   /** The gate shared by all requests with this key; one per client by default (in memory). */
   limiter?: RateLimiter;
-  /** A budget shared with other processes (--limiter), taken before the limiter's permit. */
+  /** A budget shared with other processes (--limiter), taken once the limiter's permit is in hand. */
   fleet?: FleetBudget | undefined;
   /** Uniform in [0, 1), for backoff jitter. */
   random?: () => number;
@@ -113,13 +113,15 @@ export class ApiClient {
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
     for (let attempt = 0; ; attempt++) {
-      await this.#fleet?.take(this.#signal);
       const permit = await this.limiter.acquire({
         signal: this.#signal,
         maxWaitMs: this.#maxWaitMs,
         onWait: (info) => this.#announceGateWait(info, retry),
       });
       try {
+        // The fleet's budget last, just before the request leaves: a slot it counts in a window is
+        // used in that window, never held back by a local wait into the next one.
+        await this.#fleet?.take(this.#signal);
         hooks?.beforeSend?.();
       } catch (e) {
         await permit.settle();

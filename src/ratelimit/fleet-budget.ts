@@ -1,6 +1,7 @@
 // A budget shared by a fleet of petstore processes (--limiter): every request takes one unit of it
-// before the key's own limiter (limiter.ts) lets it leave. The one implementation is
-// redis-budget.ts; without --limiter there is none.
+// once the key's own limiter (limiter.ts) has let it through, right before it leaves, so a request
+// counted in a window is sent in that window. The one implementation is redis-budget.ts; without
+// --limiter there is none.
 
 import type { Quota } from './quota.js';
 

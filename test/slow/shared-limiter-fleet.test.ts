@@ -17,10 +17,10 @@ afterAll(() => tmp.cleanup());
 
 const FLEET = 4;
 
-function fleet(sb: SandboxHandle, limiterUrl: string, records: number, tag: string): Promise<CliResult>[] {
+function fleet(sb: SandboxHandle, limiterUrl: string, records: number, tag: string, extra: string[] = []): Promise<CliResult>[] {
   return Array.from({ length: FLEET }, async (_, p) => {
     const file = writeNdjson(join(tmp.dir, `${tag}-${p}.ndjson`), seedRecords(`${tag}${p}`, records));
-    const r = await spawnCli(['--limiter', limiterUrl, 'pets', 'add', '--file', file, '--concurrency', '4'], {
+    const r = await spawnCli(['--limiter', limiterUrl, ...extra, 'pets', 'add', '--file', file, '--concurrency', '4'], {
       configDir: join(tmp.dir, `${tag}-machine-${p}`),
       env: { PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: E2E_KEY, PETSTORE_ENV: 'staging' },
       timeoutMs: 60_000,
@@ -70,11 +70,13 @@ describe.skipIf(missingTool('redis-server', hasRedisServer()))('a fleet sharing 
 
   it('Redis stopped mid-run: one warning line per process, every record once, the run completes', async () => {
     const redis = await startRedis();
-    // No bans here: after the fallback each process paces from its own view (issue #15 item 1 is the fleet's pacing without Redis).
+    // After the fallback each process paces from its own view of the quota, and separate processes
+    // meet 429s (the fleet's pacing without Redis is issue #15 item 1): no bans and more retries here,
+    // since what is checked is that the run goes on without Redis.
     const sb = await startSandbox({ keys: [E2E_KEY], perMinute: 6, windowMs: 500, perDay: 1_000_000, ban: false });
     try {
       const started = Date.now();
-      const runs = fleet(sb, redis.url, 12, 'b');
+      const runs = fleet(sb, redis.url, 12, 'b', ['--max-retries', '20']);
       await until('a few pets created', () => sb.stats().created >= 8);
       await redis.stop(true);
       const results = await Promise.all(runs);
@@ -101,7 +103,7 @@ describe('a fleet whose Redis is never there', () => {
     const sb = await startSandbox({ keys: [E2E_KEY], perMinute: 6, windowMs: 500, perDay: 1_000_000, ban: false });
     try {
       const started = Date.now();
-      const results = await Promise.all(fleet(sb, `redis://127.0.0.1:${port}/0`, 6, 'c'));
+      const results = await Promise.all(fleet(sb, `redis://127.0.0.1:${port}/0`, 6, 'c', ['--max-retries', '20']));
       for (const r of results) {
         expect(r.exitCode, r.stderr).toBe(0);
         expect(r.stderr.split('\n').filter((l) => l.startsWith('warning'))).toEqual([expect.stringMatching(warningLine)]);

@@ -88,6 +88,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
             keyHash: rateStateKey('fleet', o.baseUrl, o.apiKey),
             clock: o.clock,
             probeMs: timeoutMs + 5000,
+            maxWaitMs: o.maxWaitSeconds * 1000,
             warn: (line) => {
               if (!o.quiet) o.io.stderr.write(`${line}\n`);
             },

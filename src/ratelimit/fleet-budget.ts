@@ -8,7 +8,8 @@ import type { Quota } from './quota.js';
 export interface FleetBudget {
   /**
    * Waits until the fleet's budget has room for one more request, and counts it. Resolves at once
-   * when the budget is unavailable (the local limiter paces alone). Rejects only with InterruptedError.
+   * when the budget is unavailable (the local limiter paces alone). Rejects only with InterruptedError,
+   * or RateLimitedError when the wait would be longer than --max-wait.
    */
   take(signal?: AbortSignal): Promise<void>;
   /** The quota of the answer to the request take() let through; undefined when there was none. */

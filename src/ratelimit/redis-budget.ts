@@ -27,9 +27,10 @@
 
 import type { Redis } from 'ioredis';
 import type { RateLimiterRedis } from 'rate-limiter-flexible';
-import { InterruptedError } from '../errors/errors.js';
+import { InterruptedError, RateLimitedError } from '../errors/errors.js';
 import { sleep, type Clock } from '../time/clock.js';
 import type { FleetBudget } from './fleet-budget.js';
+import { rateLimitGiveUp } from './give-up.js';
 import type { Quota } from './quota.js';
 
 export interface RedisBudgetOptions {
@@ -47,6 +48,8 @@ export interface RedisBudgetOptions {
   timeoutMs?: number;
   /** Look again this often while another process opens a window. Default 50 ms. */
   pollMs?: number;
+  /** --max-wait: a wait for the window's reset longer than this ends with exit 6. */
+  maxWaitMs?: number;
 }
 
 /** Nothing is sent this close to a window's reset (it could arrive in the next window). */
@@ -116,7 +119,11 @@ export class RedisBudget implements FleetBudget {
           this.#counted = Math.max(this.#counted, count);
           if (count <= w.limit) return;
           this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
-          await sleep(this.#o.clock, w.resetAt + MARGIN_MS - now, signal);
+          const waitMs = w.resetAt + MARGIN_MS - now;
+          if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
+            throw rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs: this.#o.maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit }, w.resetAt, now);
+          }
+          await sleep(this.#o.clock, waitMs, signal);
           continue;
         }
         if (w && now < w.resetAt + MARGIN_MS) {
@@ -132,7 +139,7 @@ export class RedisBudget implements FleetBudget {
         await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
       }
     } catch (error) {
-      if (error instanceof InterruptedError) throw error;
+      if (error instanceof InterruptedError || error instanceof RateLimitedError) throw error;
       this.#fallBack(error);
     }
   }

@@ -98,6 +98,24 @@ describe.skipIf(missingTool('redis-server', hasRedisServer()))('--limiter with a
     }
   }, 30_000);
 
+  it("the fleet's budget used up: a process in another folder ends with exit 6 when the reset is past --max-wait, sending nothing", async () => {
+    const sb = await startSandbox({ keys: [E2E_KEY], perMinute: 2, windowMs: 20_000, perDay: 1_000_000, ban: true });
+    try {
+      const run = (p: number, extra: string[] = []) =>
+        spawnCli(['--limiter', redis.url, ...extra, 'pets', 'list', '-o', 'json'], {
+          configDir: join(tmp.dir, `budget-${p}`),
+          env: { PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: E2E_KEY },
+        });
+      for (const p of [1, 2]) expect((await run(p)).exitCode).toBe(0);
+      const r = await run(3, ['--max-wait', '1']);
+      expect(r.exitCode, String(r.stderr)).toBe(6);
+      expect(String(r.stderr)).toMatch(/^error: rate limit reached \(0\/2 left\): waiting for the window would take \d+s, longer than --max-wait 1s/);
+      expect(sb.stats().requests).toBe(2);
+    } finally {
+      await sb.close();
+    }
+  });
+
   it('PETSTORE_LIMITER works as the flag; the key is not in Redis', async () => {
     const t = await e2e({ perMinute: 3, windowMs: 500 });
     try {

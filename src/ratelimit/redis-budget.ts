@@ -8,12 +8,15 @@
 // script), and a request leaves only while that count is within the limit. So the fleet never
 // sends more in a window than the server allows, whatever the number of processes: zero 429s.
 //
-//   - A window is used until 50 ms before its reset (a request must arrive before the server
-//     starts the next window), then nobody sends until the reset + 250 ms (the reset is whole
-//     seconds; clocks differ).
+//   - A window is used until shortly before its reset (a request must reach the server before the
+//     next window starts: 50 ms, or 1.5 × the recent longest time from a slot taken to its answer,
+//     at most 2 s), then nobody sends until the reset + 250 ms (the reset is whole seconds; clocks
+//     differ).
 //   - Before any window is known (first run, or after a reset), one process of the fleet sends a
 //     single request (it wins `<prefix>:open`, SET NX with an expiry of the request timeout + 5 s);
-//     the others poll every 50 ms until its answer publishes the new window (`<prefix>:window`).
+//     the others poll every 50 ms until its answer publishes the new window (`<prefix>:window`),
+//     which it does before it lets go of `open`; a process that wins `open` looks at the window
+//     once more, so no second, uncounted, probe goes after the window is published.
 //     The counter of a newly seen window starts at what the server has already counted in it
 //     (limit - remaining), so requests the fleet did not count (the probe, other users of the key)
 //     are included. This costs one round trip per window.
@@ -52,8 +55,13 @@ export interface RedisBudgetOptions {
   maxWaitMs?: number;
 }
 
-/** Nothing is sent this close to a window's reset (it could arrive in the next window). */
+/**
+ * Nothing is sent this close to a window's reset (it could reach the server in the next window):
+ * at least this, and more when answers take longer (see #guardMs).
+ */
 const GUARD_MS = 50;
+/** The guard's ceiling. */
+const MAX_GUARD_MS = 2000;
 /** After a reset, as the local limiter: the reset is whole seconds and the server's clock is not ours. */
 const MARGIN_MS = 250;
 
@@ -92,6 +100,10 @@ export class RedisBudget implements FleetBudget {
   #counted = 0;
   /** This process holds `open`: its next answer tells the fleet the window. */
   #probing = false;
+  /** When each slot this process holds was taken (oldest first), for the round-trip time. */
+  readonly #taken: number[] = [];
+  /** The longest recent time from a slot taken to its answer, decaying (ms). */
+  #rttMs = 0;
 
   constructor(options: RedisBudgetOptions) {
     this.#o = options;
@@ -107,17 +119,21 @@ export class RedisBudget implements FleetBudget {
         if (signal?.aborted) throw new InterruptedError();
         const now = this.#o.clock.now();
         let w = this.#window;
-        if (!w || now >= w.resetAt - GUARD_MS) {
+        const guard = this.#guardMs();
+        if (!w || now >= w.resetAt - guard) {
           const shared = await this.#sharedWindow();
           if (shared && (!w || shared.resetAt > w.resetAt)) {
             w = this.#window = shared;
             this.#counted = 0;
           }
         }
-        if (w && now < w.resetAt - GUARD_MS) {
+        if (w && now < w.resetAt - guard) {
           const count = await this.#consume(w, 1);
           this.#counted = Math.max(this.#counted, count);
-          if (count <= w.limit) return;
+          if (count <= w.limit) {
+            this.#taken.push(this.#o.clock.now());
+            return;
+          }
           this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
           const waitMs = w.resetAt + MARGIN_MS - now;
           if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
@@ -133,7 +149,17 @@ export class RedisBudget implements FleetBudget {
         // No window known: one request of the fleet goes alone, and its answer tells the others.
         const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
         if (won === 'OK') {
+          // The process that opened the window publishes it before it lets go of `open`: one that
+          // published it since this process looked is seen now, and no second probe (uncounted) goes.
+          const fresh = await this.#sharedWindow();
+          if (fresh && (!w || fresh.resetAt > w.resetAt)) {
+            await this.#client!.del(`${this.#prefix}:open`);
+            this.#window = fresh;
+            this.#counted = 0;
+            continue;
+          }
           this.#probing = true;
+          this.#taken.push(this.#o.clock.now());
           return;
         }
         await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
@@ -146,6 +172,9 @@ export class RedisBudget implements FleetBudget {
 
   async learn(quota: Quota | undefined): Promise<void> {
     if (this.#down) return;
+    // Answers may come back out of order: the oldest slot's age is a fair (upper) estimate.
+    const takenAt = this.#taken.shift();
+    if (takenAt !== undefined) this.#rttMs = Math.max(this.#o.clock.now() - takenAt, this.#rttMs * 0.9);
     const probing = this.#probing;
     this.#probing = false;
     try {
@@ -181,6 +210,14 @@ export class RedisBudget implements FleetBudget {
     if (!client) return;
     if (this.#probing) await client.del(`${this.#prefix}:open`).catch(() => {});
     hangUp(client);
+  }
+
+  /**
+   * How close to a reset a slot is still handed out: a request must reach the server before it, and
+   * one taken now reaches it within about the round trip (under load, mostly the server's own delay).
+   */
+  #guardMs(): number {
+    return Math.min(MAX_GUARD_MS, Math.max(GUARD_MS, Math.ceil(this.#rttMs * 1.5)));
   }
 
   async #connect(): Promise<void> {

@@ -47,6 +47,18 @@ function retries(text: string): number {
   return n;
 }
 
+/** --limiter and PETSTORE_LIMITER: a redis:// or rediss:// URL with a host (and maybe a port and a database number). */
+function limiterUrl(text: string, from = '--limiter'): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {}
+  if (!url || !['redis:', 'rediss:'].includes(url.protocol) || !url.hostname || !/^(\/\d*)?$/.test(url.pathname) || url.search || url.hash) {
+    throw new UsageError(`invalid ${from} "${text}": must be redis://HOST[:PORT][/DB] or rediss://HOST[:PORT][/DB]`);
+  }
+  return text.trim();
+}
+
 /** PETSTORE_DEBUG=1/true/yes turns it on; unset, empty, 0, false, no and off leave it off. */
 function envFlag(value: string | undefined): boolean {
   return value !== undefined && !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase());
@@ -64,6 +76,8 @@ function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions 
     timeout: raw.timeout as number,
     maxRetries: raw.maxRetries as number,
     maxWait: raw.maxWait as number,
+    // The flag, else the variable (empty means unset), checked as the flag is.
+    limiter: typeof raw.limiter === 'string' ? raw.limiter : env.PETSTORE_LIMITER?.trim() ? limiterUrl(env.PETSTORE_LIMITER, 'PETSTORE_LIMITER') : undefined,
   };
 }
 
@@ -173,6 +187,9 @@ function rootProgram(): Command {
     .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', atLeast('--timeout', 0.001), 30)
     .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', retries, 3)
     .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', atLeast('--max-wait', 0), 120)
+    .option('--limiter <url>', 'share one rate-limit budget per key through Redis/Valkey: redis://HOST:PORT/N (or PETSTORE_LIMITER)', (text) =>
+      limiterUrl(text),
+    )
     .configureHelp({ showGlobalOptions: true, optionDescription })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)

@@ -20,6 +20,8 @@ export interface GlobalOptions {
   maxRetries: number;
   /** Seconds. */
   maxWait: number;
+  /** --limiter or PETSTORE_LIMITER: the shared limiter's redis:// URL. */
+  limiter?: string | undefined;
 }
 
 /** What every command's run function gets: I/O, settings and lazily built services. */
@@ -150,6 +152,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         transportSignal: options.transportSignal ?? deps.signal,
         bulk: options.bulk,
         onWait: options.onWait,
+        limiterUrl: deps.globals.limiter,
         dispatcher: deps.dispatcher,
         env: deps.env,
         debug: (line) => factory.debug(line),

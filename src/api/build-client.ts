@@ -9,6 +9,7 @@ import { ApiClient } from '../http/api-client.js';
 import { HttpTransport } from '../transport/exchange.js';
 import { proxySettingsFromEnv } from '../transport/proxy.js';
 import { RateLimiter } from '../ratelimit/limiter.js';
+import { RedisBudget } from '../ratelimit/redis-budget.js';
 import { createWaitAnnouncer, type WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 
 export interface BuildClientOptions {
@@ -39,6 +40,8 @@ export interface BuildClientOptions {
   /** The injected environment: HTTPS_PROXY, HTTP_PROXY, NO_PROXY (never process.env). */
   env?: EnvVars | undefined;
   debug: (line: string) => void;
+  /** --limiter / PETSTORE_LIMITER: a redis:// URL whose budget every process of a fleet shares. */
+  limiterUrl?: string | undefined;
   /** Who announces waits instead of the default line or spinner (bulk seeding: its one progress line). */
   onWait?: WaitAnnouncer | undefined;
 }
@@ -78,6 +81,20 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       maxRetries: o.maxRetries,
       maxWaitMs: o.maxWaitSeconds * 1000,
       limiter,
+      // The fleet's budget in Redis (ioredis loads on the first request); without it, the limiter alone.
+      fleet: o.limiterUrl
+        ? new RedisBudget({
+            url: o.limiterUrl,
+            keyHash: rateStateKey('fleet', o.baseUrl, o.apiKey),
+            clock: o.clock,
+            probeMs: timeoutMs + 5000,
+            maxWaitMs: o.maxWaitSeconds * 1000,
+            warn: (line) => {
+              if (!o.quiet) o.io.stderr.write(`${line}\n`);
+            },
+            debug: o.debug,
+          })
+        : undefined,
       onWait: traceWaits(o.onWait ?? createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.quiet }), o.debug),
       debug: o.debug,
     },

@@ -10,6 +10,7 @@ import { rateLimitGiveUp } from '../ratelimit/give-up.js';
 import { wholeSeconds } from '../time/format.js';
 import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
+import type { FleetBudget } from '../ratelimit/fleet-budget.js';
 import { isBan } from './error-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { retryVerdict } from './retry-policy.js';
@@ -35,6 +36,8 @@ export interface ApiClientOptions {
   maxWaitMs?: number;
   /** The gate shared by all requests with this key; one per client by default (in memory). */
   limiter?: RateLimiter;
+  /** A budget shared with other processes (--limiter), taken once the limiter's permit is in hand. */
+  fleet?: FleetBudget | undefined;
   /** Uniform in [0, 1), for backoff jitter. */
   random?: () => number;
   onWait?: WaitAnnouncer;
@@ -67,6 +70,7 @@ export class ApiClient {
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
+  readonly #fleet: FleetBudget | undefined;
   readonly #random: () => number;
   readonly #onWait: WaitAnnouncer | undefined;
   readonly #debug: (line: string) => void;
@@ -81,6 +85,7 @@ export class ApiClient {
     this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
     this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
+    this.#fleet = opts.fleet;
     this.#random = opts.random ?? Math.random;
     this.#onWait = opts.onWait;
     this.#debug = opts.debug ?? (() => {});
@@ -114,6 +119,9 @@ export class ApiClient {
         onWait: (info) => this.#announceGateWait(info, retry),
       });
       try {
+        // The fleet's budget last, just before the request leaves: a slot it counts in a window is
+        // used in that window, never held back by a local wait into the next one.
+        await this.#fleet?.take(this.#signal);
         hooks?.beforeSend?.();
       } catch (e) {
         await permit.settle();
@@ -133,6 +141,7 @@ export class ApiClient {
         if (res?.status === 429) gateUntil = now + this.#rateLimitDelay(res, attempt, now);
         else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
         await permit.settle({ quota: res?.quota, gateUntil });
+        await this.#fleet?.learn(res?.quota);
       }
       const verdict = retryVerdict(req.method, res ? { status: res.status } : { error });
       if (verdict.action === 'return') return res!;
@@ -177,6 +186,7 @@ export class ApiClient {
   /** Publishes the key's rate-limit state and gives back unused reservations, then closes the transport. */
   async close(): Promise<void> {
     try {
+      await this.#fleet?.close();
       await this.limiter.close();
     } finally {
       await this.transport.close();

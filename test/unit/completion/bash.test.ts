@@ -63,7 +63,7 @@ describe('bash completion (real bash)', () => {
   it('handles --flag=value, split at "=" by COMP_WORDBREAKS or not', () => {
     expect(one('petstore', 'pets', 'list', '--status', '=', 's')).toEqual(['sold']);
     expect(one('petstore', 'pets', 'list', '--status=s')).toEqual(['--status=sold']);
-    expect(one('petstore', 'pets', 'list', '--status=available', '--li')).toEqual(['--limit']);
+    expect(one('petstore', 'pets', 'list', '--status=available', '--li')).toEqual(['--limit', '--limiter']);
   });
 
   it('completes file names for --input', () => {

@@ -1,0 +1,322 @@
+// --limiter redis://HOST:PORT/N: one exact budget per key, shared by every petstore process that
+// points at the same Redis or Valkey (a CI fleet on separate machines).
+//
+// The budget follows the server's own windows. Each response's X-RateLimit-Limit is the budget's
+// size and its X-RateLimit-Reset names the window: the fleet counts the requests it sends in
+// that window in one Redis counter (`<prefix>:sent:<reset, epoch seconds>`), incremented
+// atomically by rate-limiter-flexible (RateLimiterRedis: INCRBY and its expiry in one server-side
+// script), and a request leaves only while that count is within the limit. So the fleet never
+// sends more in a window than the server allows, whatever the number of processes: zero 429s.
+//
+//   - A window is used until shortly before its reset (a request must reach the server before the
+//     next window starts: 50 ms, or 1.5 × the recent longest time from a slot taken to its answer,
+//     at most 2 s), then nobody sends until the reset + 250 ms (the reset is whole seconds; clocks
+//     differ).
+//   - Before any window is known (first run, or after a reset), one process of the fleet sends a
+//     single request (it wins `<prefix>:open`, SET NX with an expiry of the request timeout + 5 s);
+//     the others poll every 50 ms until its answer publishes the new window (`<prefix>:window`),
+//     which it does before it lets go of `open`; a process that wins `open` looks at the window
+//     once more, so no second, uncounted, probe goes after the window is published.
+//     The counter of a newly seen window starts at what the server has already counted in it
+//     (limit - remaining), so requests the fleet did not count (the probe, other users of the key)
+//     are included. This costs one round trip per window.
+//   - The key itself is never stored: the prefix is `petstore:limiter:` + the same hash of base URL
+//     and key as rate-state.json (rateStateKey()).
+//   - Redis unreachable (at start or mid-run): one warning line, the budget switches off and the
+//     key's local limiter paces alone. Connect and every command are bounded (2 s), and the
+//     client never reconnects or retries (no retry storm, never a hang).
+//
+// ioredis and rate-limiter-flexible load only here, on the first take().
+
+import type { Redis } from 'ioredis';
+import type { RateLimiterRedis } from 'rate-limiter-flexible';
+import { InterruptedError, RateLimitedError } from '../errors/errors.js';
+import { sleep, type Clock } from '../time/clock.js';
+import type { FleetBudget } from './fleet-budget.js';
+import { rateLimitGiveUp } from './give-up.js';
+import type { Quota } from './quota.js';
+
+export interface RedisBudgetOptions {
+  /** redis:// or rediss:// URL; the path is the database number. */
+  url: string;
+  /** The key's hash, e.g. rateStateKey('fleet', baseUrl, apiKey). */
+  keyHash: string;
+  clock: Clock;
+  /** How long a lone first request may hold the right to open a window (request timeout + margin). */
+  probeMs: number;
+  /** The one warning line when Redis cannot be used. */
+  warn: (line: string) => void;
+  debug?: (line: string) => void;
+  /** Connect and per-command timeout. Default 2000 ms. */
+  timeoutMs?: number;
+  /** Look again this often while another process opens a window. Default 50 ms. */
+  pollMs?: number;
+  /** --max-wait: a wait for the window's reset longer than this ends with exit 6. */
+  maxWaitMs?: number;
+}
+
+/**
+ * Nothing is sent this close to a window's reset (it could reach the server in the next window):
+ * at least this, and more when answers take longer (see #guardMs).
+ */
+const GUARD_MS = 50;
+/** The guard's ceiling. */
+const MAX_GUARD_MS = 2000;
+/** After a reset, as the local limiter: the reset is whole seconds and the server's clock is not ours. */
+const MARGIN_MS = 250;
+
+interface Window {
+  limit: number;
+  /** Epoch ms. */
+  resetAt: number;
+}
+
+/** host:port of a limiter URL, for messages (never its password). */
+function limiterAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}`;
+  } catch {
+    return 'the --limiter URL';
+  }
+}
+
+/** Closes a connection; one that already ended is left alone (ioredis would start a timer that holds the process). */
+function hangUp(client: Redis): void {
+  if (client.status !== 'end') client.disconnect();
+}
+
+export class RedisBudget implements FleetBudget {
+  readonly #o: RedisBudgetOptions;
+  readonly #prefix: string;
+  readonly #holder = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+  #client: Redis | undefined;
+  #connecting: Promise<void> | undefined;
+  readonly #counters = new Map<number, RateLimiterRedis>();
+  #RateLimiterRedis: typeof RateLimiterRedis | undefined;
+  #down = false;
+  #window: Window | undefined;
+  /** The count this process last saw for #window. */
+  #counted = 0;
+  /** This process holds `open`: its next answer tells the fleet the window. */
+  #probing = false;
+  /** When each slot this process holds was taken (oldest first), for the round-trip time. */
+  readonly #taken: number[] = [];
+  /** The longest recent time from a slot taken to its answer, decaying (ms). */
+  #rttMs = 0;
+
+  constructor(options: RedisBudgetOptions) {
+    this.#o = options;
+    this.#prefix = `petstore:limiter:${options.keyHash}`;
+  }
+
+  async take(signal?: AbortSignal): Promise<void> {
+    if (this.#down) return;
+    try {
+      await this.#connect();
+      for (;;) {
+        if (this.#down) return;
+        if (signal?.aborted) throw new InterruptedError();
+        const now = this.#o.clock.now();
+        let w = this.#window;
+        const guard = this.#guardMs();
+        if (!w || now >= w.resetAt - guard) {
+          const shared = await this.#sharedWindow();
+          if (shared && (!w || shared.resetAt > w.resetAt)) {
+            w = this.#window = shared;
+            this.#counted = 0;
+          }
+        }
+        if (w && now < w.resetAt - guard) {
+          const count = await this.#consume(w, 1);
+          this.#counted = Math.max(this.#counted, count);
+          if (count <= w.limit) {
+            this.#taken.push(this.#o.clock.now());
+            return;
+          }
+          this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
+          const waitMs = w.resetAt + MARGIN_MS - now;
+          if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
+            throw rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs: this.#o.maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit }, w.resetAt, now);
+          }
+          await sleep(this.#o.clock, waitMs, signal);
+          continue;
+        }
+        if (w && now < w.resetAt + MARGIN_MS) {
+          await sleep(this.#o.clock, w.resetAt + MARGIN_MS - now, signal);
+          continue;
+        }
+        // No window known: one request of the fleet goes alone, and its answer tells the others.
+        const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
+        if (won === 'OK') {
+          // The process that opened the window publishes it before it lets go of `open`: one that
+          // published it since this process looked is seen now, and no second probe (uncounted) goes.
+          const fresh = await this.#sharedWindow();
+          if (fresh && (!w || fresh.resetAt > w.resetAt)) {
+            await this.#client!.del(`${this.#prefix}:open`);
+            this.#window = fresh;
+            this.#counted = 0;
+            continue;
+          }
+          this.#probing = true;
+          this.#taken.push(this.#o.clock.now());
+          return;
+        }
+        await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
+      }
+    } catch (error) {
+      if (error instanceof InterruptedError || error instanceof RateLimitedError) throw error;
+      this.#fallBack(error);
+    }
+  }
+
+  async learn(quota: Quota | undefined): Promise<void> {
+    if (this.#down) return;
+    // Answers may come back out of order: the oldest slot's age is a fair (upper) estimate.
+    const takenAt = this.#taken.shift();
+    if (takenAt !== undefined) this.#rttMs = Math.max(this.#o.clock.now() - takenAt, this.#rttMs * 0.9);
+    const probing = this.#probing;
+    this.#probing = false;
+    try {
+      if (quota && quota.limit > 0) {
+        const w = this.#window;
+        const used = Math.min(quota.limit, quota.limit - quota.remaining);
+        const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
+        if (newWindow || used > this.#counted) {
+          // Count what the server has counted (the probe, anyone outside the fleet), then publish the window.
+          const seen = { limit: quota.limit, resetAt: quota.resetAt };
+          const have = await this.#count(seen);
+          if (used > have) await this.#consume(seen, used - have);
+          if (newWindow) {
+            const shared = await this.#sharedWindow();
+            if (!shared || seen.resetAt >= shared.resetAt) {
+              await this.#client!.set(`${this.#prefix}:window`, JSON.stringify(seen), 'PXAT', seen.resetAt + 60_000);
+            }
+            this.#window = seen;
+          }
+          this.#counted = Math.max(this.#counted, used, have);
+        }
+      }
+      if (probing) await this.#client!.del(`${this.#prefix}:open`);
+    } catch (error) {
+      this.#fallBack(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#down = true;
+    if (!client) return;
+    if (this.#probing) await client.del(`${this.#prefix}:open`).catch(() => {});
+    hangUp(client);
+  }
+
+  /**
+   * How close to a reset a slot is still handed out: a request must reach the server before it, and
+   * one taken now reaches it within about the round trip (under load, mostly the server's own delay).
+   */
+  #guardMs(): number {
+    return Math.min(MAX_GUARD_MS, Math.max(GUARD_MS, Math.ceil(this.#rttMs * 1.5)));
+  }
+
+  async #connect(): Promise<void> {
+    this.#connecting ??= (async () => {
+      const timeout = this.#o.timeoutMs ?? 2000;
+      const [ioredis, rlf] = await Promise.all([import('ioredis'), import('rate-limiter-flexible')]);
+      // Both are CommonJS: bundled (dist/), only `default` (their module.exports) is sure to be there.
+      const Redis = (typeof ioredis.Redis === 'function' ? ioredis.Redis : ioredis.default) as typeof ioredis.Redis;
+      this.#RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
+      const client = new Redis(this.#o.url, {
+        lazyConnect: true,
+        // The connect timeout is ours (below): ioredis's own timer outlives a refused connection and
+        // would keep the process alive for its full length.
+        connectTimeout: 0,
+        commandTimeout: timeout,
+        // One connection attempt, no reconnects, no queue: a Redis that goes away fails the next
+        // command at once and the budget switches off.
+        retryStrategy: () => null,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+        enableAutoPipelining: false,
+        // disconnect() waits this long for the socket to close (with a timer that keeps the process alive).
+        disconnectTimeout: 200,
+      });
+      let lastError: Error | undefined;
+      client.on('error', (error: Error) => {
+        lastError = error;
+        this.#o.debug?.(`shared limiter: ${error.message}`);
+      });
+      client.on('end', () => {
+        if (this.#client === client) this.#fallBack(lastError ?? new Error('connection closed'));
+      });
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          client.connect(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no connection within ${timeout / 1000}s`)), timeout);
+            timer.unref();
+          }),
+        ]);
+      } catch (error) {
+        hangUp(client);
+        // ioredis rejects with "Connection is closed."; the 'error' before it says why (ECONNREFUSED...).
+        throw lastError ?? error;
+      } finally {
+        clearTimeout(timer);
+      }
+      this.#client = client;
+    })();
+    await this.#connecting;
+  }
+
+  #counter(limit: number): RateLimiterRedis {
+    let c = this.#counters.get(limit);
+    if (!c) {
+      const RL = this.#RateLimiterRedis!;
+      c = new RL({ storeClient: this.#client, keyPrefix: `${this.#prefix}:sent`, points: limit, duration: 60, rejectIfRedisNotReady: true });
+      this.#counters.set(limit, c);
+    }
+    return c;
+  }
+
+  /** Adds `points` to the window's count; returns the count. */
+  async #consume(w: Window, points: number): Promise<number> {
+    const customDuration = Math.max(1, Math.ceil((w.resetAt - this.#o.clock.now()) / 1000) + 60);
+    try {
+      const res = await this.#counter(w.limit).consume(String(w.resetAt / 1000), points, { customDuration });
+      return res.consumedPoints;
+    } catch (rejection) {
+      // rate-limiter-flexible rejects with the RateLimiterRes when the count is over the limit, with an Error when Redis failed.
+      if (rejection instanceof Error) throw rejection;
+      return (rejection as { consumedPoints: number }).consumedPoints;
+    }
+  }
+
+  async #count(w: Window): Promise<number> {
+    const res = await this.#counter(w.limit).get(String(w.resetAt / 1000));
+    return res?.consumedPoints ?? 0;
+  }
+
+  async #sharedWindow(): Promise<Window | undefined> {
+    const text = await this.#client!.get(`${this.#prefix}:window`);
+    if (!text) return undefined;
+    try {
+      const w = JSON.parse(text) as Partial<Window>;
+      return Number.isSafeInteger(w.limit) && Number.isSafeInteger(w.resetAt) && w.limit! > 0 ? { limit: w.limit!, resetAt: w.resetAt! } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #fallBack(error: unknown): void {
+    if (this.#down) return;
+    this.#down = true;
+    const client = this.#client;
+    this.#client = undefined;
+    if (client) hangUp(client);
+    const why = error instanceof Error ? error.message : String(error);
+    this.#o.warn(`warning: shared limiter ${limiterAddress(this.#o.url)} unavailable (${why}); pacing from this process's own view of the quota`);
+  }
+}

@@ -68,6 +68,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     proxy: proxySettingsFromEnv(o.env ?? {}),
     // The per-exchange trace only with --debug (the transport skips formatting it otherwise).
     debug: o.traceRequests ? o.debug : undefined,
+    note: o.debug,
   });
   return new ApiClient(
     transport,

@@ -24,7 +24,8 @@ export const systemClock: Clock = {
         return;
       }
       // Never a delay a timer cannot take (NaN, Infinity, beyond MAX_TIMER_MS): a longer sleep re-arms until its end.
-      const end = Date.now() + (Number.isFinite(ms) ? Math.max(0, ms) : Number.MAX_SAFE_INTEGER);
+      const delay = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+      const end = Number.isFinite(delay) ? Date.now() + delay : Number.MAX_SAFE_INTEGER;
       let timer: ReturnType<typeof setTimeout>;
       const onAbort = () => {
         clearTimeout(timer);

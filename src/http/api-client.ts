@@ -219,7 +219,7 @@ export class ApiClient {
   /** Exit 6 for a 429 whose Retry-After is longer than --max-wait, naming the server's value. */
   #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number): RateLimitedError {
     const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
-    const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s (Retry-After: ${shown})`;
+    const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
     const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
     if (tooLong.ms > MAX_WINDOW_MS) {
       return new RateLimitedError(`rate limited: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {

@@ -142,7 +142,7 @@ describe.concurrent('Retry-After beyond --max-wait: exit 6 naming the value, no 
     expect(r.exitCode).toBe(6);
     expectNoNodeWarning(r);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('the server asked to wait 3600s (Retry-After: 3600), longer than --max-wait 120s');
+    expect(r.stderr).toContain('the server asked to wait 3600s before the next request (Retry-After: 3600), longer than --max-wait 120s');
     expect(r.stderr).toContain('the limit resets at');
     expect(s.requests()).toHaveLength(1);
     expectNoLockout(state());

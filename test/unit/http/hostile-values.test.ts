@@ -54,7 +54,7 @@ describe('ApiClient: Retry-After and ban gates are clamped before they reach the
     const client = new ApiClient(transport, { envName: 't' }, { clock, maxWaitMs: 120_000 });
     const error = await client.send({ method: 'GET', path: '/pets' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as Error).message).toContain('the server asked to wait 600s (Retry-After: 600), longer than --max-wait 120s');
+    expect((error as Error).message).toContain('the server asked to wait 600s before the next request (Retry-After: 600), longer than --max-wait 120s');
     expect(sent).toHaveLength(1);
     expect((await client.limiter.state())?.gateUntil).toBe(NOW + 600_000);
   });

@@ -126,10 +126,12 @@ export function createFactory(deps: FactoryDeps): Factory {
       return factory.clientFor(t, checkKeyText(t.apiKey, source), options);
     },
     secrets() {
-      return [...keys, ...(deps.env.PETSTORE_API_KEY ? [deps.env.PETSTORE_API_KEY] : [])];
+      const envKey = deps.env.PETSTORE_API_KEY;
+      return [...keys, ...(envKey ? [envKey, envKey.trim()] : [])];
     },
     async clientFor(t, rawKey, options = {}) {
       keys.add(rawKey);
+      keys.add(rawKey.trim());
       const [{ buildApiClient }, config, { checkKeyText }] = await Promise.all([
         import('./api/build-client.js'),
         factory.config(),

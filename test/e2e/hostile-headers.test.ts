@@ -3,7 +3,8 @@
 // Node, and leaves nothing in rate-state.json that locks the key out: the next command against a
 // healthy server works.
 
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, type CliResult } from '../helpers/cli.js';
@@ -29,7 +30,7 @@ const healthy = (): Fault =>
   });
 
 /** A server whose first answer is `first`, then healthy ones; and one config folder for every run. */
-async function setup(first: Fault): Promise<{ s: FaultServer; cli: (args: string[]) => Promise<CliResult>; state: () => string }> {
+async function setup(first: Fault): Promise<{ s: FaultServer; dir: string; cli: (args: string[]) => Promise<CliResult>; state: () => string }> {
   const s = await startFaultServer((req) => (req.seq === 1 ? first : healthy()));
   servers.push(s);
   const cfg = tempDir('petstore-hostile-');
@@ -42,7 +43,7 @@ async function setup(first: Fault): Promise<{ s: FaultServer; cli: (args: string
       return '{}';
     }
   };
-  return { s, cli, state };
+  return { s, dir: cfg.dir, cli, state };
 }
 
 /** Nothing in the state file closes the key, or ends its window, more than a day from now. */
@@ -187,6 +188,23 @@ describe.concurrent('--max-wait and --timeout: at most a day', () => {
     const { s, cli } = await setup(healthy());
     const r = await cli([...LIST, '--max-wait', '86400', '--timeout', '86400']);
     expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(s.requests()).toHaveLength(1);
+  });
+});
+
+describe('a state file holding absurd values (written by an older version) locks nothing out', () => {
+  it('a gate and a window reset years ahead are ignored (a --debug note) and the command is sent', async () => {
+    const { s, dir, cli } = await setup(healthy());
+    const folder = join(dir, 'petstore');
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const key = `production:${createHash('sha256').update(`${s.baseUrl}\n${KEY}`).digest('hex').slice(0, 16)}`;
+    const far = Date.now() + 3650 * DAY_MS;
+    const quota = { limit: 60, remaining: 0, resetAt: far, seenAt: Date.now() };
+    writeFileSync(join(folder, 'rate-state.json'), JSON.stringify({ version: 1, keys: { [key]: { quota, gateUntil: far, leases: {} } } }), { mode: 0o600 });
+    const r = await cli([...LIST, '--debug']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expectNoNodeWarning(r);
+    expect(r.stderr).toContain('more than a day ahead) is ignored');
     expect(s.requests()).toHaveLength(1);
   });
 });

@@ -40,6 +40,19 @@ function atLeast(flag: string, min: number): (text: string) => number {
   };
 }
 
+/** A day in seconds: the longest --timeout and --max-wait (the longest window of any plan; a timer takes at most about 24.8 days). */
+const DAY_SECONDS = 86_400;
+
+/** An argParser for seconds from `min` to a day; one usage line naming `flag` and both bounds. */
+function seconds(flag: string, min: number): (text: string) => number {
+  const low = atLeast(flag, min);
+  return (text) => {
+    const n = low(text);
+    if (n > DAY_SECONDS) throw new UsageError(`invalid ${flag} "${text}": must be at most ${DAY_SECONDS} seconds (a day)`);
+    return n;
+  };
+}
+
 /** --max-retries: a whole number, 0 or more. */
 function retries(text: string): number {
   const n = atLeast('--max-retries', 0)(text);
@@ -184,9 +197,9 @@ function rootProgram(): Command {
     .option('--debug', 'print request traces and stack traces on stderr (or PETSTORE_DEBUG=1)')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail instead when input is needed')
-    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', atLeast('--timeout', 0.001), 30)
+    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', seconds('--timeout', 0.001), 30)
     .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', retries, 3)
-    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', atLeast('--max-wait', 0), 120)
+    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', seconds('--max-wait', 0), 120)
     .option('--limiter <url>', 'share one rate-limit budget per key through Redis/Valkey: redis://HOST:PORT/N (or PETSTORE_LIMITER)', (text) =>
       limiterUrl(text),
     )

@@ -127,14 +127,24 @@ export function createFactory(deps: FactoryDeps): Factory {
     async newClient(options) {
       const t = await factory.target();
       if (!t.apiKey) throw noApiKeyError(t.envName);
-      return factory.clientFor(t, t.apiKey, options);
+      const { checkKeyText } = await import('./config/target.js');
+      const source = t.keySource === 'PETSTORE_API_KEY' ? 'PETSTORE_API_KEY' : `the key stored for environment "${t.envName}"`;
+      return factory.clientFor(t, checkKeyText(t.apiKey, source), options);
     },
     secrets() {
-      return [...keys, ...(deps.env.PETSTORE_API_KEY ? [deps.env.PETSTORE_API_KEY] : [])];
+      const envKey = deps.env.PETSTORE_API_KEY;
+      return [...keys, ...(envKey ? [envKey, envKey.trim()] : [])];
     },
-    async clientFor(t, apiKey, options = {}) {
-      keys.add(apiKey);
-      const [{ buildApiClient }, config] = await Promise.all([import('./api/build-client.js'), factory.config()]);
+    async clientFor(t, rawKey, options = {}) {
+      keys.add(rawKey);
+      keys.add(rawKey.trim());
+      const [{ buildApiClient }, config, { checkKeyText }] = await Promise.all([
+        import('./api/build-client.js'),
+        factory.config(),
+        import('./config/target.js'),
+      ]);
+      // No request with a key a header cannot carry: one usage line instead of a transport failure.
+      const apiKey = checkKeyText(rawKey, 'the API key given');
       const c = buildApiClient({
         envName: t.envName,
         baseUrl: t.baseUrl,

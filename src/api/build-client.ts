@@ -4,11 +4,11 @@
 
 import type { EnvVars, IO } from '../io/io.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../ratelimit/rate-state.js';
-import type { Clock } from '../time/clock.js';
+import { MAX_WINDOW_MS, type Clock } from '../time/clock.js';
 import { ApiClient } from '../http/api-client.js';
 import { HttpTransport } from '../transport/exchange.js';
 import { proxySettingsFromEnv } from '../transport/proxy.js';
-import { RateLimiter } from '../ratelimit/limiter.js';
+import { RateLimiter, type KeyRateState, type RateStateStore } from '../ratelimit/limiter.js';
 import { RedisBudget } from '../ratelimit/redis-budget.js';
 import { createWaitAnnouncer, type WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 
@@ -52,7 +52,11 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   const limiter = new RateLimiter({
     clock: o.clock,
     key: rateStateKey(o.envName, o.baseUrl, o.apiKey),
-    store: new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug, signal: o.signal, lockTimeoutMs: timeoutMs }),
+    store: clampedStore(
+      new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug, signal: o.signal, lockTimeoutMs: timeoutMs }),
+      o.clock,
+      o.debug,
+    ),
     leaseMs: timeoutMs + 5000,
     // Slots in blocks and answers published in batches while the quota is plentiful: the file
     // costs a lock, a read and a rename per operation.
@@ -71,6 +75,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     proxy: proxySettingsFromEnv(o.env ?? {}),
     // The per-exchange trace only with --debug (the transport skips formatting it otherwise).
     debug: o.traceRequests ? o.debug : undefined,
+    note: o.debug,
   });
   return new ApiClient(
     transport,
@@ -99,6 +104,33 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       debug: o.debug,
     },
   );
+}
+
+/**
+ * Drops what no server could have meant from a key's stored state before the limiter sees it: a gate
+ * or a window reset more than a day (the longest window of any plan) ahead. This client never stores
+ * such values (src/ratelimit/quota.ts, src/http/api-client.ts clamp them); older versions did, and
+ * a shared file may hold them: without this the key would stay locked out until the file is deleted.
+ */
+function clampedStore(store: RateStateStore, clock: Clock, debug: (line: string) => void): RateStateStore {
+  const clamp = (s: KeyRateState | undefined): KeyRateState | undefined => {
+    if (!s) return s;
+    const limit = clock.now() + MAX_WINDOW_MS;
+    if (s.gateUntil > limit) {
+      debug(`rate-limit state: a gate until ${s.gateUntil} (more than a day ahead) is ignored`);
+      s.gateUntil = 0;
+    }
+    if (s.quota && s.quota.resetAt > limit) {
+      debug(`rate-limit state: a quota window resetting at ${s.quota.resetAt} (more than a day ahead) is ignored`);
+      delete s.quota;
+    }
+    return s;
+  };
+  return {
+    update: (key, change, signal, saved) => store.update(key, (s) => change(clamp(s) ?? s), signal, saved),
+    get: async (key) => clamp(await store.get(key)),
+    ...(store.stamp ? { stamp: () => store.stamp?.() } : {}),
+  };
 }
 
 /** Every retry and rate-limit wait also goes to the --debug trace (the announcement itself is silenced by --quiet). */

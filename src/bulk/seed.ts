@@ -164,6 +164,8 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
     } finally {
       // Stopped before sending (invalid records, no confirmation): a journal it created is removed.
       prepared.journal?.abandon();
+      // Stopped before the sending loop took the journal over (no client could be built): released.
+      await prepared.journal?.close();
     }
   } finally {
     input.dispose();

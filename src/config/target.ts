@@ -79,10 +79,44 @@ export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): 
   return { url, source: overrideUrl ? 'PETSTORE_BASE_URL' : 'config' };
 }
 
-/** An environment's API key and its source: PETSTORE_API_KEY wins over the stored key. */
+/**
+ * An environment's API key and its source: PETSTORE_API_KEY wins over the stored key. Surrounding
+ * whitespace (a trailing newline from a file or `echo`) is trimmed; a PETSTORE_API_KEY of only
+ * whitespace counts as unset. The key is not checked here (checkKeyText does, before a request).
+ */
 export function resolveKey(entry: EnvEntry, env: EnvVars): Pick<Target, 'apiKey' | 'keySource'> {
-  const envKey = env.PETSTORE_API_KEY;
-  return { apiKey: envKey || entry.apiKey, keySource: envKey ? 'PETSTORE_API_KEY' : entry.apiKey ? 'config' : undefined };
+  const envKey = env.PETSTORE_API_KEY?.trim();
+  const stored = entry.apiKey?.trim();
+  return { apiKey: envKey || stored || undefined, keySource: envKey ? 'PETSTORE_API_KEY' : stored ? 'config' : undefined };
+}
+
+/**
+ * What makes a (trimmed) key unfit for `Authorization: Bearer <key>`, or undefined when it is fit: a
+ * key is one token of visible ASCII. The description names the kind of character, never the key.
+ */
+export function keyProblem(key: string): string | undefined {
+  if (key.length === 0) return 'it is empty';
+  for (const ch of key) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c === 0x0a || c === 0x0d) return 'it contains a line break';
+    if (c === 0x20 || c === 0x09) return 'it contains a space or a tab';
+    if (c < 0x20 || c === 0x7f) return 'it contains a control character';
+    if (c > 0xff) return 'it contains a character outside Latin-1, which an HTTP header cannot carry';
+    if (c > 0x7e) return 'it contains a non-ASCII character';
+  }
+  return undefined;
+}
+
+/** The key as it will be sent; a UsageError (exit 2, nothing sent) naming its source and the problem, never the key. */
+export function checkKeyText(key: string, source: string): string {
+  const trimmed = key.trim();
+  const problem = keyProblem(trimmed);
+  if (problem !== undefined) {
+    throw new UsageError(`invalid API key from ${source}: ${problem}; nothing was sent (a key is one token of visible ASCII characters)`, {
+      code: 'invalid_key',
+    });
+  }
+  return trimmed;
 }
 
 /** Which environment, URL and key this invocation uses, and where each came from. */

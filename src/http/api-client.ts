@@ -1,5 +1,5 @@
-import { InterruptedError } from '../errors/errors.js';
-import { announcedSleep, systemClock, type Clock } from '../time/clock.js';
+import { InterruptedError, RateLimitedError } from '../errors/errors.js';
+import { announcedSleep, MAX_WINDOW_MS, systemClock, type Clock } from '../time/clock.js';
 import { backoffDelay } from './backoff.js';
 import { firstValue } from '../wire/headers.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
@@ -7,7 +7,7 @@ import type { TransportError } from '../transport/errors.js';
 import { RateLimiter, type WaitInfo } from '../ratelimit/limiter.js';
 import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
 import { rateLimitGiveUp } from '../ratelimit/give-up.js';
-import { wholeSeconds } from '../time/format.js';
+import { resetPhrase, wholeSeconds } from '../time/format.js';
 import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
 import type { FleetBudget } from '../ratelimit/fleet-budget.js';
@@ -130,6 +130,8 @@ export class ApiClient {
       let res: ApiResponse | undefined;
       let error: unknown;
       let gateUntil: number | undefined;
+      /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
+      let tooLong: { ms: number; value: string } | undefined;
       try {
         this.#requests++;
         res = await this.transport.once(req);
@@ -138,8 +140,11 @@ export class ApiClient {
       } finally {
         const now = this.#clock.now();
         if (res?.quota) this.#lastQuota = res.quota;
-        if (res?.status === 429) gateUntil = now + this.#rateLimitDelay(res, attempt, now);
-        else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
+        if (res?.status === 429) {
+          const delay = this.#rateLimitDelay(res, attempt, now);
+          gateUntil = now + delay.ms;
+          tooLong = delay.tooLong;
+        } else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
         await permit.settle({ quota: res?.quota, gateUntil });
         await this.#fleet?.learn(res?.quota);
       }
@@ -152,6 +157,7 @@ export class ApiClient {
 
       const now = this.#clock.now();
       if (verdict.wait === 'rate_limit') {
+        if (tooLong) throw this.#retryAfterTooLong(tooLong, now);
         if (attempt >= this.#maxRetries) {
           const state = await this.limiter.state();
           const resetAt = Math.max(gateUntil ?? 0, state?.gateUntil ?? 0, res?.quota?.remaining === 0 ? res.quota.resetAt : 0);
@@ -202,18 +208,49 @@ export class ApiClient {
     return ra && ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
   }
 
-  /** How long the key's gate stays closed after this 429: Retry-After, else backoff. */
-  #rateLimitDelay(res: ApiResponse, attempt: number, now: number): number {
+  /**
+   * How long the key's gate stays closed after this 429: Retry-After, else backoff. A Retry-After
+   * longer than --max-wait is given up on (`tooLong`); one longer than a day (the longest window of
+   * any plan) is not believed: the gate closes only for the backoff, so it locks nobody out.
+   */
+  #rateLimitDelay(res: ApiResponse, attempt: number, now: number): { ms: number; tooLong?: { ms: number; value: string } } {
     const ms = this.#retryAfterMs(res, now);
-    if (ms !== undefined) return ms;
+    const value = firstValue(res.headers['retry-after']) ?? '';
+    if (ms !== undefined && ms <= MAX_WINDOW_MS) return ms > this.#maxWaitMs ? { ms, tooLong: { ms, value } } : { ms };
+    const backoff = backoffDelay(attempt, { random: this.#random });
+    if (ms !== undefined) {
+      this.#debug(`Retry-After ${JSON.stringify(value)} is more than a day: not believed; the gate closes for ${backoff} ms only`);
+      return { ms: backoff, tooLong: { ms, value } };
+    }
     this.#debug(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
-    return backoffDelay(attempt, { random: this.#random });
+    return { ms: backoff };
   }
 
-  /** A ban's Retry-After closes the gate too, so parallel processes stop knocking until it ends. */
+  /** Exit 6 for a 429 whose Retry-After is longer than --max-wait, naming the server's value. */
+  #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number): RateLimitedError {
+    const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
+    const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
+    const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
+    if (tooLong.ms > MAX_WINDOW_MS) {
+      return new RateLimitedError(`rate limited: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
+        code: 'rate_limited',
+        status: 429,
+        hint: 'run again later; if it persists, the server is misconfigured',
+      });
+    }
+    const resetAt = now + tooLong.ms;
+    return new RateLimitedError(`rate limited: ${asked}, longer than ${maxWait}; ${resetPhrase(resetAt, now)}`, {
+      code: 'rate_limited',
+      status: 429,
+      resetAt,
+      hint: 'run again after that time, or raise --max-wait',
+    });
+  }
+
+  /** A ban's Retry-After closes the gate too (for a day at most), so parallel processes stop knocking until it ends. */
   #banGate(res: ApiResponse, now: number): number | undefined {
     const ms = this.#retryAfterMs(res, now);
-    return ms === undefined ? undefined : now + ms;
+    return ms === undefined ? undefined : now + Math.min(ms, MAX_WINDOW_MS);
   }
 
   #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {

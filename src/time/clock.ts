@@ -9,6 +9,12 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** A day: the longest window of any plan, so the longest wait a response can impose (and --max-wait, --timeout). */
+export const MAX_WINDOW_MS = 24 * 3600 * 1000;
+
+/** The longest delay a Node timer takes (about 24.8 days): a longer one fires at once, with a TimeoutOverflowWarning. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep(ms, signal) {
@@ -17,17 +23,29 @@ export const systemClock: Clock = {
         reject(signal.reason);
         return;
       }
+      // Never a delay a timer cannot take (NaN, Infinity, beyond MAX_TIMER_MS): a longer sleep re-arms until its end.
+      const delay = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+      const end = Number.isFinite(delay) ? Date.now() + delay : Number.MAX_SAFE_INTEGER;
+      let timer: ReturnType<typeof setTimeout>;
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal?.reason);
       };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
+      const arm = () => {
+        const left = Math.max(0, end - Date.now());
+        timer = setTimeout(
+          () => {
+            if (left > MAX_TIMER_MS) {
+              arm();
+              return;
+            }
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          Math.min(MAX_TIMER_MS, left),
+        );
+      };
+      arm();
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   },

@@ -61,6 +61,8 @@ export interface ClientOptions {
   connectTimeoutMs?: number | undefined;
   /** Receives the request trace (--debug): never the key, nor proxy credentials. */
   debug?: ((line: string) => void) | undefined;
+  /** Receives notes on header values that are ignored (--debug), with or without the trace. */
+  note?: ((line: string) => void) | undefined;
 }
 
 /** What the CLI will buffer of one response body. */
@@ -251,7 +253,7 @@ export class HttpTransport {
         text,
         json,
         isJson,
-        quota: quotaFromHeaders(res.headers, received),
+        quota: quotaFromHeaders(res.headers, received, this.#opts.note && ((line) => this.#opts.note?.(this.#scrub(line, true)))),
         url,
         durationMs: received - started,
       };

@@ -139,7 +139,7 @@ describe('giving up', () => {
       const before429 = s.sandbox.stats().count429;
       const r = await s.cli(['pets', 'list', '--max-wait', '2'], { configDir: fresh.dir });
       expect(r.exitCode).toBe(6);
-      expect(r.stderr).toMatch(/the server asked to wait \d+s before the next request, longer than --max-wait 2s; the limit resets at/);
+      expect(r.stderr).toMatch(/the server asked to wait \d+s before the next request \(Retry-After: \d+\), longer than --max-wait 2s; the limit resets at/);
       expect(s.sandbox.stats().count429 - before429).toBe(1);
       // The gate it recorded stops the next process from sending into the Retry-After window.
       const again = await s.cli(['pets', 'list', '--max-wait', '2'], { configDir: fresh.dir });

@@ -1,3 +1,4 @@
+import { keyProblem } from '../../config/target.js';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { readAll, readHidden } from '../../prompt/hidden.js';
@@ -8,10 +9,12 @@ const PIPE_HINT = 'pipe it instead (echo "$KEY" | petstore auth login) or set PE
 function checkKey(raw: string): string {
   const key = raw.trim();
   if (key.length === 0) throw new UsageError('no API key given: the input was empty', { code: 'empty_key' });
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    throw new UsageError('invalid API key: it contains spaces, line breaks or non-ASCII characters (expected a single token)', {
-      code: 'invalid_key',
-    });
+  const problem = keyProblem(key);
+  if (problem !== undefined) {
+    throw new UsageError(
+      `invalid API key: ${problem}; a key that contains spaces, line breaks or non-ASCII characters cannot be sent in a header (expected a single token), nothing was stored`,
+      { code: 'invalid_key' },
+    );
   }
   return key;
 }

@@ -1,5 +1,5 @@
 import type { ConfigStore } from '../../config/store.js';
-import { maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config/target.js';
+import { checkKeyText, keyProblem, maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
@@ -89,6 +89,14 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
     return row;
   }
   row.baseUrl = baseUrl;
+  if (key && keyProblem(key) !== undefined) {
+    const source = keySource === 'PETSTORE_API_KEY' ? 'PETSTORE_API_KEY' : `the key stored for environment "${envName}"`;
+    // One environment: a usage error (exit 2), nothing sent. --all: a row saying so.
+    if (!all) checkKeyText(key, source);
+    row.key = '****';
+    row.detail = `invalid API key from ${source}: ${keyProblem(key)}`;
+    return row;
+  }
   if (key) Object.assign(row, await check(f, envName, baseUrl, key));
   return row;
 }

@@ -86,7 +86,11 @@ async function fleet(opts: { processes: number; perProcess: number; perWindow: n
   const clients = Array.from(
     { length: opts.processes },
     () =>
-      new ApiClient(server.transport, { envName: 't' }, { clock, maxWaitMs: 600_000, limiter: new RateLimiter({ clock, key: 'k', store: new MemoryRateStateStore(), batch: true }) }),
+      new ApiClient(
+        server.transport,
+        { envName: 't' },
+        { clock, maxWaitMs: 600_000, limiter: new RateLimiter({ clock, key: 'k', store: new MemoryRateStateStore(), batch: true }) },
+      ),
   );
   const start = clock.now();
   await Promise.all(

@@ -104,9 +104,10 @@ export class FleetEstimator {
 
   /**
    * Takes in one of this process's own answers: its quota, the time it took (ms, from the permit to the
-   * answer) and whether the server counted it (not a 429 or a ban).
+   * answer), whether the server counted it (not a 429 or a ban), and how many other requests of this
+   * process are still out (the server may have counted them already: a gap they may fill is not others').
    */
-  observe(q: Quota, latencyMs: number | undefined, counted = true): void {
+  observe(q: Quota, latencyMs: number | undefined, counted = true, outstanding = 0): void {
     if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
       this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * this.#rttWeight;
     }
@@ -144,7 +145,7 @@ export class FleetEstimator {
     if (q.remaining < this.#last!.remaining) this.#last = { remaining: q.remaining, at: q.seenAt };
     const f = this.#first!;
     const l = this.#last!;
-    const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own);
+    const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - outstanding);
     this.#othersInWindow = others;
     if (others > 0) this.#seen = true;
     const span = l.at - f.at;

@@ -556,7 +556,7 @@ export class RateLimiter {
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
-      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined);
+      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, this.#out.size);
       this.#quota = mergeQuota(this.#quota, info.quota);
       this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
       // Down to the low-water mark: the others should know now.

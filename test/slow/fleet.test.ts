@@ -30,7 +30,7 @@ async function fleet(processes: number) {
     const started = Date.now();
     const runs = await Promise.all(
       files.map((file, p) =>
-        spawnCli(['pets', 'add', '--file', file, '--concurrency', '4', '--max-wait', '60'], {
+        spawnCli(['pets', 'add', '--file', file, '--concurrency', '4', '--max-wait', '60', '--yes'], {
           // Its own config and state folder: a separate machine.
           configDir: join(tmp.dir, `machine${processes}-${p}`),
           env: { PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key },

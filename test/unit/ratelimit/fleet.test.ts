@@ -8,7 +8,9 @@ import { FleetEstimator, quotaWindow } from '../../../src/ratelimit/fleet.js';
 import { MemoryRateStateStore, RateLimiter } from '../../../src/ratelimit/limiter.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
 import { FakeClock } from '../http/fake-clock.js';
-import { modelServer } from '../http/transport-fakes.js';
+import { modelServer, scripted } from '../http/transport-fakes.js';
+import { rateLimitGiveUp } from '../../../src/ratelimit/give-up.js';
+import { RateLimitedError } from '../../../src/errors/errors.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 const GET = { method: 'GET', path: '/pets' } as const;
@@ -74,6 +76,52 @@ describe('quotaWindow: which limit binds', () => {
     const minute = q(10, T0, T0 + 2000, 20);
     expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 50), minute)).toBe('day');
     expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 10), minute)).toBe('short');
+  });
+});
+
+describe('the daily limit named in messages', () => {
+  const day = (remaining: number, resetAt: number, limit = 1000) => ({
+    status: 200,
+    headers: { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(resetAt / 1000) },
+    body: [],
+  });
+
+  it('the wait for its reset is announced as the daily limit', async () => {
+    const clock = new FakeClock(T0);
+    const { transport } = scripted(clock, [day(0, T0 + 3 * 3600_000), day(999, T0 + 27 * 3600_000)]);
+    const lines: string[] = [];
+    const client = new ApiClient(transport, { envName: 't' }, { clock, maxWaitMs: 4 * 3600_000, onWait: (n) => void lines.push(n.text(n.ms)) });
+    await call(client, GET);
+    await call(client, GET);
+    expect(lines).toEqual(['daily limit reached (0/1000 left); waiting 10801s for the daily window to reset']);
+  });
+
+  it('exit 6 (longer than --max-wait) names it, and when it resets', async () => {
+    const clock = new FakeClock(T0);
+    const { transport, sent } = scripted(clock, [day(0, T0 + 3 * 3600_000)]);
+    const client = new ApiClient(transport, { envName: 't' }, { clock, maxWaitMs: 120_000 });
+    await call(client, GET);
+    const error = await call(client, GET).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(
+      /^daily limit reached \(0\/1000 left\): waiting for the daily window would take 10801s, longer than --max-wait 120s; the daily limit resets at .* \(in 1080\ds\)$/,
+    );
+    expect(sent).toHaveLength(1);
+  });
+
+  it('a 429 by the daily limit, and running out of retries, say so too', () => {
+    const gate = rateLimitGiveUp(
+      { kind: 'too_long', waitMs: 7_200_000, maxWaitMs: 120_000, cause: 'gate', remaining: 0, limit: 1000, window: 'day' },
+      T0 + 7_200_000,
+      T0,
+    );
+    expect(gate.message).toMatch(/^rate limited by the daily limit \(0\/1000 left\): the server asked to wait 7200s .*; the daily limit resets at/);
+    const retries = rateLimitGiveUp({ kind: 'retries', maxRetries: 3, window: 'day' }, T0 + 60_000, T0);
+    expect(retries.message).toMatch(/^rate limited by the daily limit: still limited after 3 retries; the daily limit resets at/);
+    // The minute window keeps its words.
+    expect(rateLimitGiveUp({ kind: 'retries', maxRetries: 3 }, T0 + 60_000, T0).message).toMatch(
+      /^rate limited: still limited after 3 retries; the limit resets at/,
+    );
   });
 });
 

@@ -67,6 +67,30 @@ describe('FleetEstimator', () => {
   });
 });
 
+describe('RateLimiter with others on other machines', () => {
+  it('stops before Remaining reaches 0: what the others will use is kept, and the wait says so', async () => {
+    const clock = new FakeClock(T0);
+    const limiter = new RateLimiter({ clock, key: 'k' });
+    // Its own answers, one at a time, 10 ms each: 3 others' requests counted between each two.
+    for (const r of [99, 95, 91, 87, 6]) {
+      const p = await limiter.acquire();
+      await clock.sleep(10);
+      await p.settle({ quota: q(r, clock.now()) });
+    }
+    expect(limiter.fleet).toMatchObject({ active: true });
+    // 6 left, but the others take about 3 in a round trip (+1 kept): it waits for the reset.
+    const waits: Array<{ kept?: number | undefined; reason: string }> = [];
+    const error = await limiter.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(/^rate limit reached \(\d\/100 left\): waiting for the window would take/);
+    const later = await limiter.acquire({ maxWaitMs: 120_000, onWait: (w) => void waits.push(w) });
+    expect(waits[0]).toMatchObject({ reason: 'quota' });
+    expect(waits[0]!.kept).toBeGreaterThan(0);
+    expect(clock.now()).toBeGreaterThanOrEqual(T0 + 60_000);
+    expect(later.probe).toBe(true);
+  });
+});
+
 describe('quotaWindow: which limit binds', () => {
   it('a reset further ahead than a minute window can be is the daily limit', () => {
     expect(quotaWindow(q(3, T0, T0 + 5 * 3600_000, 1000))).toBe('day');

@@ -161,7 +161,8 @@ export class ApiClient {
         if (attempt >= this.#maxRetries) {
           const state = await this.limiter.state();
           const resetAt = Math.max(gateUntil ?? 0, state?.gateUntil ?? 0, res?.quota?.remaining === 0 ? res.quota.resetAt : 0);
-          throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries }, resetAt, now, 429);
+          const window = this.limiter.windowOf(res?.quota);
+          throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, ...(window ? { window } : {}) }, resetAt, now, 429);
         }
         this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(gateUntil ?? now).toISOString()}`);
         retry = { attempt: attempt + 1, announced: false };
@@ -255,16 +256,18 @@ export class ApiClient {
 
   #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {
     let text: (left: number) => string;
+    const daily = info.window === 'day';
     if (retry && !retry.announced) {
       retry.announced = true;
       const n = `(attempt ${retry.attempt}/${this.#maxRetries})`;
-      text = (left) => `rate limited; retrying in ${seconds(left)} ${n}`;
+      text = (left) => `rate limited${daily ? ' by the daily limit' : ''}; retrying in ${seconds(left)} ${n}`;
     } else if (info.reason === 'gate') {
-      text = (left) => `rate limited (the server asked this key to wait); sending in ${seconds(left)}`;
+      text = (left) => `rate limited${daily ? ' by the daily limit' : ''} (the server asked this key to wait); sending in ${seconds(left)}`;
     } else {
       const q = info.quota;
-      const used = q ? ` (${q.remaining}/${q.limit} left)` : '';
-      text = (left) => `rate limit reached${used}; waiting ${seconds(left)} for the window to reset`;
+      const kept = info.kept ? `, kept for the other clients of this key` : '';
+      const used = q ? ` (${q.remaining}/${q.limit} left${kept})` : '';
+      text = (left) => `${daily ? 'daily limit' : 'rate limit'} reached${used}; waiting ${seconds(left)} for the ${daily ? 'daily ' : ''}window to reset`;
     }
     return this.#onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
   }

@@ -34,6 +34,7 @@
 
 import { InterruptedError } from '../errors/errors.js';
 import { announcedSleep, sleep, type Clock } from '../time/clock.js';
+import { FleetEstimator, quotaWindow, type FleetOptions } from './fleet.js';
 import { rateLimitGiveUp } from './give-up.js';
 import type { Quota } from './quota.js';
 
@@ -149,15 +150,17 @@ function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, mar
 
 /**
  * Whether a request may leave now (pure; `state` should be pruned first). `self` is the asking
- * limiter's holder id: its own unused reservations are not a reason to poll.
+ * limiter's holder id: its own unused reservations are not a reason to poll. `reserve` requests of the
+ * remaining are kept for others who share the key and not the state (src/ratelimit/fleet.ts).
  */
-export function decide(state: KeyRateState, now: number, marginMs: number, self?: string): Decision {
+export function decide(state: KeyRateState, now: number, marginMs: number, self?: string, reserve = 0): Decision {
   if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };
   const ids = Object.keys(state.leases);
   const inFlight = ids.length;
   const q = state.quota;
   if (windowCurrent(q, state.gateUntil, now, marginMs)) {
-    if (q.remaining - inFlight > 0) return { kind: 'go', probe: false };
+    if (q.remaining - inFlight - reserve > 0) return { kind: 'go', probe: false };
+    if (reserve > 0 && q.remaining - inFlight > 0) return { kind: 'wait', reason: 'quota', until: q.resetAt + marginMs };
     // Some of what is counted is another process's unused reservation, which comes back when it
     // lapses or is returned: look again shortly instead of waiting for the reset.
     if (q.remaining > 0 && ids.some((id) => isSpare(id) && !(self !== undefined && isOwn(id, self)))) return { kind: 'poll' };
@@ -194,6 +197,11 @@ export interface LimiterOptions {
   batch?: boolean | BatchOptions;
   /** Problems of background store operations. */
   debug?: (line: string) => void;
+  /**
+   * Learn from X-RateLimit-Remaining how fast others who share the key but not the store use it, and keep
+   * a margin for them (src/ratelimit/fleet.ts). On by default; `false` turns it off.
+   */
+  fleet?: boolean | FleetOptions;
 }
 
 export interface WaitInfo {
@@ -204,6 +212,10 @@ export interface WaitInfo {
   until: number;
   /** The stored quota, with `remaining` less the slots already reserved. */
   quota: Quota | undefined;
+  /** The window whose quota binds: 'day' when it is the daily limit (see quotaWindow in fleet.ts). */
+  window?: 'day' | undefined;
+  /** Requests of the remaining kept for other users of the key (separate machines), when that is why it waits. */
+  kept?: number | undefined;
 }
 
 /** Called before each wait; may return a function called when the wait ends (a spinner's stop). */
@@ -250,6 +262,12 @@ export class RateLimiter {
   readonly #flushMs: number;
   readonly #holdMs: number;
   readonly #debug: (line: string) => void;
+  /** What this process learns about others using the key from its own answers; undefined when off. */
+  readonly #fleet: FleetEstimator | undefined;
+  /** The reserve kept for them in the last store operation that asked for slots. */
+  #kept = 0;
+  /** When the store last showed another holder's slots (a process on this machine). */
+  #localPeersAt = Number.NEGATIVE_INFINITY;
   /** This limiter's name in the store's lease ids. */
   readonly #holder = `${process.pid}.${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
@@ -313,6 +331,20 @@ export class RateLimiter {
     this.#flushMs = Math.max(0, batch?.flushMs ?? 100);
     this.#holdMs = Math.max(1, batch?.holdMs ?? 2000);
     this.#debug = opts.debug ?? (() => {});
+    this.#fleet = opts.fleet === false ? undefined : new FleetEstimator(opts.fleet === true ? {} : opts.fleet);
+  }
+
+  /** Others' use of the key as this process has measured it (for --debug and tests). */
+  get fleet(): { active: boolean; othersPerSecond: number; rttMs: number } | undefined {
+    const f = this.#fleet;
+    return f && { active: f.active, othersPerSecond: f.othersPerSecond, rttMs: f.rttMs };
+  }
+
+  /** 'day' when `q` (by default the latest quota) is the daily limit's. */
+  windowOf(q: Quota | undefined = this.#quota): 'day' | undefined {
+    if (!q) return undefined;
+    const w = this.#fleet ? this.#fleet.window(q) : quotaWindow(q);
+    return w === 'day' ? 'day' : undefined;
   }
 
   get marginMs(): number {
@@ -419,6 +451,7 @@ export class RateLimiter {
           maxWaitMs,
           cause: d.reason,
           ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
+          ...(this.windowOf(quota ?? this.#quota) === 'day' ? { window: 'day' as const } : {}),
         },
         resetAt,
         now,
@@ -429,7 +462,9 @@ export class RateLimiter {
       return;
     }
     const { onWait } = opts;
-    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota })));
+    const window = this.windowOf(quota ?? this.#quota);
+    const kept = d.reason === 'quota' && this.#kept > 0 ? this.#kept : undefined;
+    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, kept })));
   }
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
@@ -466,9 +501,12 @@ export class RateLimiter {
     return false;
   }
 
-  /** Below this many remaining requests the limiter works one request at a time. */
+  /**
+   * Below this many remaining requests (less those kept for others) the limiter works one request at a
+   * time; with others on other machines, from half the limit, since their blocks are not in the store.
+   */
   #lowWater(limit: number): number {
-    return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / 10));
+    return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / (this.#fleet?.active ? 2 : 10)));
   }
 
   /** Whether the free slots may still be handed out without a store operation. */
@@ -477,7 +515,7 @@ export class RateLimiter {
     // Slots belong to the window they were reserved in, and only while it runs.
     if (!windowCurrent(q, this.#gateUntil, now, this.#marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
     // Fresh headers say the quota has become scarce: back to one request at a time.
-    return this.#eager || this.#closed || q.remaining >= this.#lowWater(q.limit);
+    return this.#eager || this.#closed || q.remaining - (this.#fleet?.reserve(now) ?? 0) >= this.#lowWater(q.limit);
   }
 
   /** Hands out a free slot, if there is one and it is still good. */
@@ -518,6 +556,7 @@ export class RateLimiter {
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
+      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, this.#out.size);
       this.#quota = mergeQuota(this.#quota, info.quota);
       this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
       // Down to the low-water mark: the others should know now.
@@ -600,7 +639,23 @@ export class RateLimiter {
     this.#probeFree = false; // not taken since the last operation: decide again
     const current = windowCurrent(s.quota, s.gateUntil, now, this.#marginMs);
     const q = s.quota;
-    this.#eager = !this.#batch || this.#closed || !current || q === undefined || q.remaining < this.#lowWater(q.limit);
+    // Others who share the key but not this store show only in the answers: keep what they will
+    // probably use (fleet.ts). Until two of this limiter's answers could show a gap, nothing is known of
+    // them: one request at a time (the probe's answer is the first).
+    // Others who share the key and not this store (other machines): what they will probably have used
+    // by the time a request sent now arrives is kept for them (fleet.ts). While they are all this
+    // limiter knows of, one request at a time, so each decision is made on a fresh answer and their pace
+    // stays even (the rate it learns holds); with other holders in the store (this machine), as before.
+    const reserve = this.#fleet?.reserve(now) ?? 0;
+    for (const id of Object.keys(s.leases)) {
+      if (!isOwn(id, this.#holder)) {
+        this.#localPeersAt = now;
+        break;
+      }
+    }
+    const alone = now - this.#localPeersAt > this.#holdMs;
+    const learning = current && this.#fleet !== undefined && (this.#fleet.learning || (this.#fleet.active && alone));
+    this.#eager = !this.#batch || this.#closed || learning || !current || q === undefined || q.remaining - reserve < this.#lowWater(q.limit);
     if (this.#free > 0 && !this.#usable(now)) this.#free = 0;
     if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
     const holder = this.#holder;
@@ -619,10 +674,15 @@ export class RateLimiter {
     let granted = 0;
     this.#decision = undefined;
     this.#decisionQuota = undefined;
-    const wanted = Math.max(this.#demand - this.#free, this.#prefetch && !this.#eager ? 1 : 0);
+    let wanted = Math.max(this.#demand - this.#free, this.#prefetch && !this.#eager ? 1 : 0);
     this.#prefetch = false;
+    if (learning) {
+      wanted = Math.min(wanted, Math.max(0, 1 - this.#out.size - this.#free));
+      if (this.#demand > 0 && wanted === 0) this.#decision = { kind: 'poll' };
+    }
     if (wanted > 0) {
-      const d = decide(s, now, this.#marginMs, holder);
+      const d = decide(s, now, this.#marginMs, holder, reserve);
+      this.#kept = d.kind === 'wait' && d.reason === 'quota' ? reserve : 0;
       const reserved = Object.keys(s.leases).length;
       this.#decision = d;
       this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - reserved) };
@@ -634,11 +694,13 @@ export class RateLimiter {
         const unreserved = q.remaining - reserved;
         let k: number;
         if (this.#eager) {
-          k = Math.min(wanted, unreserved);
+          k = Math.max(1, Math.min(wanted, unreserved - reserve));
         } else {
           const others = new Set<string>();
           for (const id of Object.keys(s.leases)) if (!isOwn(id, holder)) others.add(leaseHolder(id));
-          const share = Math.floor(unreserved / (2 * others.size + 1));
+          // Others seen only in the answers (another machine) count as one more holder at least.
+          const holders = others.size + (this.#fleet?.active ? 1 : 0);
+          const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
           k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, 2 * this.#lastBlock), unreserved));
           this.#lastBlock = k;
         }

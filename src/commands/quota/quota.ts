@@ -3,6 +3,7 @@ import { checkKey } from '../../api/pets.js';
 import type { Factory } from '../../factory.js';
 import { secondsUntil } from '../../time/format.js';
 import type { Quota } from '../../ratelimit/quota.js';
+import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
@@ -27,13 +28,18 @@ export interface QuotaReport {
   source: 'live' | 'cached';
   /** When the values were received. */
   seenAt: string;
+  /**
+   * The window the values describe: "day" when the daily limit is the one that binds (its reset is further
+   * ahead than a minute window's can be, or this key showed a smaller limit that resets sooner), else "minute".
+   */
+  window: 'minute' | 'day';
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { format: resolveFormat(opts), cached: opts.cached === true });
 }
 
-export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number): QuotaReport {
+export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number, window: QuotaWindow = quotaWindow(quota)): QuotaReport {
   return {
     env,
     limit: quota.limit,
@@ -43,10 +49,11 @@ export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached'
     resetInSeconds: secondsUntil(quota.resetAt, now),
     source,
     seenAt: new Date(quota.seenAt).toISOString(),
+    window: window === 'day' ? 'day' : 'minute',
   };
 }
 
-async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<Quota> {
+async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<{ quota: Quota; window: QuotaWindow }> {
   const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../ratelimit/rate-state.js'), f.config()]);
   const store = new FileRateStateStore(rateStatePath(config.dir), { clock: f.clock, debug: (line) => f.debug(line) });
   const quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
@@ -56,10 +63,10 @@ async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey:
       hint: 'run "petstore quota" without --cached to ask the server',
     });
   }
-  return quota;
+  return { quota, window: quotaWindow(quota) };
 }
 
-async function liveQuota(f: Factory): Promise<Quota> {
+async function liveQuota(f: Factory): Promise<{ quota: Quota; window: QuotaWindow }> {
   const client = await f.client();
   // The cheapest request the interface has.
   const res = await checkKey(client);
@@ -69,20 +76,24 @@ async function liveQuota(f: Factory): Promise<Quota> {
       { status: res.status, code: 'no_rate_limit_headers' },
     );
   }
-  return res.quota;
+  return { quota: res.quota, window: client.limiter.windowOf(res.quota) === 'day' ? 'day' : 'short' };
 }
 
 export async function run(f: Factory, options: QuotaOptions): Promise<void> {
   const target = await f.target();
-  let quota: Quota;
+  let seen: { quota: Quota; window: QuotaWindow };
   if (options.cached) {
     if (!target.apiKey) throw noApiKeyError(target.envName);
-    quota = await cachedQuota(f, target.envName, target.baseUrl, target.apiKey);
+    seen = await cachedQuota(f, target.envName, target.baseUrl, target.apiKey);
   } else {
-    quota = await liveQuota(f);
+    seen = await liveQuota(f);
   }
+  const { quota } = seen;
   const now = f.clock.now();
-  const report = quotaReport(target.envName, quota, options.cached ? 'cached' : 'live', now);
+  const report = quotaReport(target.envName, quota, options.cached ? 'cached' : 'live', now, seen.window);
+  if (report.window === 'day') {
+    f.info(`note: the daily limit is the one that binds: ${quota.remaining}/${quota.limit} left today, resets at ${report.reset}`);
+  }
   if (options.cached && quota.resetAt <= now) {
     f.info(`note: the window seen at ${report.seenAt} has reset since; run "petstore quota" for live values`);
   }

@@ -155,7 +155,8 @@ describe('shared gate within one process', () => {
   it('requests already in flight when a 429 arrives are not held back, but none leaves after it', async () => {
     const clock = new FakeClock(T0);
     const { transport, sent } = scripted(clock, [ok(3, T0 + 2000), tooMany('2', T0 + 2000), ok(1, T0 + 2000), ok(0, T0 + 2000), ok(4, T0 + 5000)], 10);
-    const client = new ApiClient(transport, { envName: 'test' }, { clock });
+    // Made-up answers whose Remaining jumps would read as others using the key (src/ratelimit/fleet.ts): fleet pacing off.
+    const client = new ApiClient(transport, { envName: 'test' }, { clock, limiter: new RateLimiter({ clock, key: 'test', fleet: false }) });
     await call(client, GET);
     await Promise.all([call(client, GET), call(client, GET), call(client, GET)]);
     // Three left after the first answer (T0+10): all three leave; one is refused at T0+20 and retried

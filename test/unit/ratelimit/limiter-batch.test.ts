@@ -62,7 +62,8 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
   it('reserves a block for the requests waiting, grows it, and hands slots out without the store', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
-    const l = limiter(clock, store);
+    // Made-up answers whose Remaining jumps would read as others using the key (src/ratelimit/fleet.ts): fleet pacing off.
+    const l = limiter(clock, store, { fleet: false });
     // Eight requests at once: one store operation reserves eight slots (a second one, once half
     // of them are out, fetches the next block).
     const first = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
@@ -246,7 +247,8 @@ describe('scarce quota: one request at a time, as without batching', () => {
   it('under the low-water mark, slots only for the requests waiting and answers published at once', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(12, T0 + 60_000, 100)); // under 2 × 8 in flight
-    const l = limiter(clock, store);
+    // Made-up answers whose Remaining jumps would read as others using the key (src/ratelimit/fleet.ts): fleet pacing off.
+    const l = limiter(clock, store, { fleet: false });
     const ps = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
     expect(await slots(store)).toHaveLength(8);
     expect((await slots(store)).every((id) => id.includes('#'))).toBe(true); // in flight, none spare

@@ -1,0 +1,191 @@
+// Pacing for a fleet that shares a key and nothing else (separate machines, separate config folders):
+// what one process can learn about the others from X-RateLimit-Remaining alone.
+//
+// Within one window every request the server counts gets its own Remaining value (limit-1, limit-2, …, 0),
+// so the values of this process's own answers leave gaps, and each gap is a request of someone else.
+// Between this process's first and latest counted answer of a window, the others sent
+//   (highest remaining seen − lowest remaining seen + 1) − own answers in the window
+// requests, over the time between those two answers: the others' rate. From it, when this process is about
+// to send, the others have probably used `rate × (time since the latest answer + one round trip)` of the
+// remaining it last saw, and that many (rounded up, plus one) are kept for them: the process stops before
+// Remaining reaches 0 instead of after, and waits for the reset.
+//
+// The estimate carries over from one window to the next (a fleet keeps its pace), and fades when the others
+// stop (a window in which no gap is seen brings the rate down). Nothing is stored: each process learns on
+// its own, from its own answers.
+
+import type { Quota } from './quota.js';
+
+/** A per-minute window never resets further ahead than this; a reset further away is the daily limit's. */
+const SHORT_WINDOW_MAX_MS = 15 * 60_000;
+
+export type QuotaWindow = 'short' | 'day';
+
+/**
+ * Which window a quota describes. The interface gives one set of X-RateLimit-* headers (the most
+ * constrained window) and does not say which: a reset more than 15 minutes ahead can only be the daily
+ * limit's (the spec's windows are a minute and a day; 15 minutes leaves room for
+ * servers with longer short windows); so is a larger limit that resets later than a smaller one `other` seen from the same key in a
+ * window still running then (two windows seen, this the longer).
+ */
+export function quotaWindow(q: Quota, other?: Quota): QuotaWindow {
+  if (q.resetAt - q.seenAt > SHORT_WINDOW_MAX_MS) return 'day';
+  if (other && other.limit < q.limit && other.resetAt < q.resetAt && other.resetAt > other.seenAt && q.seenAt - other.seenAt < 120_000) return 'day';
+  return 'short';
+}
+
+interface Point {
+  remaining: number;
+  at: number;
+}
+
+export interface FleetOptions {
+  /** Rounds up the others' expected requests and adds this many. Default 1. */
+  cushion?: number;
+  /** Weight of a new round-trip sample. Default 0.3. */
+  rttWeight?: number;
+}
+
+/** Learns how fast others consume the key from this process's own answers; see the file's comment. */
+export class FleetEstimator {
+  readonly #cushion: number;
+  readonly #rttWeight: number;
+  #resetAt = Number.NaN;
+  #limit = Number.NaN;
+  #first: Point | undefined;
+  #last: Point | undefined;
+  /** Own counted answers in the current window. */
+  #own = 0;
+  /** Others' requests per ms, as last measured (carries over windows). */
+  #rate = 0;
+  /** Others' requests per own request, as last measured: about how many others send as this one does. */
+  #perOwn = 0;
+  /** Others' requests seen in the current window (between own answers). */
+  #othersInWindow = 0;
+  /** Others were seen (a gap, or a fresh window already used) in this or an earlier window. */
+  #seen = false;
+  #rtt = 0;
+  /** Own counted answers, all windows (up to 2). */
+  #counted = 0;
+  /** The first answer showed others' requests ahead of it. */
+  #doubt = false;
+  /** The latest quota of a different window (limit or reset), to tell a daily limit from the short one. */
+  #otherWindow: Quota | undefined;
+  #current: Quota | undefined;
+
+  constructor(opts: FleetOptions = {}) {
+    this.#cushion = opts.cushion ?? 1;
+    this.#rttWeight = opts.rttWeight ?? 0.3;
+  }
+
+  /** Others' requests per second, as last measured. */
+  get othersPerSecond(): number {
+    return this.#rate * 1000;
+  }
+
+  /**
+   * This process's first answer showed requests counted before it in the window, and no second answer
+   * could show a gap yet: others may be starting too (a fleet starts at once), so it should send one
+   * request at a time until it knows.
+   */
+  get learning(): boolean {
+    return this.#counted === 1 && this.#doubt;
+  }
+
+  /** Whether other users of the key have been seen. */
+  get active(): boolean {
+    return this.#seen;
+  }
+
+  /** Mean round trip of this process's requests, in ms. */
+  get rttMs(): number {
+    return this.#rtt;
+  }
+
+  /**
+   * Takes in one of this process's own answers: its quota, the time it took (ms, from the permit to the
+   * answer), whether the server counted it (not a 429 or a ban), and how many other requests of this
+   * process are still out (the server may have counted them already: a gap they may fill is not others').
+   */
+  observe(q: Quota, latencyMs: number | undefined, counted = true, outstanding = 0): void {
+    if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
+      this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * this.#rttWeight;
+    }
+    if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === this.#resetAt)) {
+      this.#counted++;
+      if (this.#counted === 1) this.#doubt = q.limit - q.remaining - 1 > 0;
+    }
+    if (q.resetAt !== this.#resetAt || q.limit !== this.#limit) {
+      // A later window (an answer of an earlier one arriving late is not news).
+      if (this.#first !== undefined && q.resetAt < this.#resetAt && q.limit === this.#limit) return;
+      if (this.#current) this.#otherWindow = this.#current;
+      this.#closeWindow();
+      this.#resetAt = q.resetAt;
+      this.#limit = q.limit;
+      this.#current = q;
+      if (!counted) return;
+      this.#first = { remaining: q.remaining, at: q.seenAt };
+      this.#last = this.#first;
+      // Requests counted ahead of this one in a window new to this process say nothing (the window may
+      // have opened long ago, or another command just ran): only gaps between its own answers count.
+      this.#own = 1;
+      return;
+    }
+    this.#current = q;
+    if (!counted) return;
+    if (this.#first === undefined) {
+      this.#first = { remaining: q.remaining, at: q.seenAt };
+      this.#last = this.#first;
+      this.#own = 1;
+      return;
+    }
+    this.#own++;
+    const first = this.#first;
+    if (q.remaining > first.remaining) this.#first = { remaining: q.remaining, at: Math.min(first.at, q.seenAt) };
+    if (q.remaining < this.#last!.remaining) this.#last = { remaining: q.remaining, at: q.seenAt };
+    const f = this.#first!;
+    const l = this.#last!;
+    const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - outstanding);
+    this.#othersInWindow = others;
+    if (others > 0) this.#seen = true;
+    const span = l.at - f.at;
+    // A rate over a span too short to measure would be noise: at least one round trip.
+    this.#perOwn = others > 0 ? Math.max(others / (this.#own - 1), this.#perOwn * 0.5) : this.#perOwn;
+    if (span > 0 && (others > 0 || span >= 2 * Math.max(this.#rtt, 1))) {
+      const rate = others / Math.max(span, this.#rtt, 1);
+      // Never below what this window has shown so far, and falling only as the window goes on quietly.
+      this.#rate = others > 0 ? Math.max(rate, this.#rate * 0.5) : rate;
+    }
+  }
+
+  #closeWindow(): void {
+    // A window in which this process saw no one else: the others' pace fades.
+    if (this.#own >= 2 && this.#othersInWindow === 0) {
+      this.#rate *= 0.5;
+      this.#perOwn *= 0.5;
+    }
+    this.#first = undefined;
+    this.#last = undefined;
+    this.#own = 0;
+    this.#othersInWindow = 0;
+  }
+
+  /**
+   * How many of the remaining requests last seen to keep for the others at `now`: those they have
+   * probably sent since this process's latest answer, and during its next request's way to the server.
+   */
+  reserve(now: number): number {
+    if (!this.#seen) return 0;
+    const last = this.#last;
+    const age = last ? Math.max(0, now - last.at) : 0;
+    const expected = this.#rate * (age + Math.max(this.#rtt, 1));
+    if (expected <= 0) return 0;
+    return Math.ceil(expected) + this.#cushion;
+  }
+
+  /** Which window the quota describes (see quotaWindow), with what this process has seen of the key. */
+  window(q: Quota): QuotaWindow {
+    const other = this.#otherWindow && this.#otherWindow.resetAt !== q.resetAt ? this.#otherWindow : undefined;
+    return quotaWindow(q, other);
+  }
+}

@@ -1,0 +1,204 @@
+// Pacing for a fleet that shares a key and nothing else (src/ratelimit/fleet.ts): what one process learns
+// from X-RateLimit-Remaining, and N limiters with separate stores against the sandbox's own limiter on the
+// fake clock (the e2e run with real processes: test/slow/fleet.test.ts).
+import { describe, expect, it } from 'vitest';
+import { call } from '../../../src/api/pets.js';
+import { ApiClient } from '../../../src/http/api-client.js';
+import { FleetEstimator, quotaWindow } from '../../../src/ratelimit/fleet.js';
+import { MemoryRateStateStore, RateLimiter } from '../../../src/ratelimit/limiter.js';
+import type { Quota } from '../../../src/ratelimit/quota.js';
+import { FakeClock } from '../http/fake-clock.js';
+import { modelServer, scripted } from '../http/transport-fakes.js';
+import { rateLimitGiveUp } from '../../../src/ratelimit/give-up.js';
+import { RateLimitedError } from '../../../src/errors/errors.js';
+
+const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
+const GET = { method: 'GET', path: '/pets' } as const;
+const q = (remaining: number, seenAt: number, resetAt = T0 + 60_000, limit = 100): Quota => ({ limit, remaining, resetAt, seenAt });
+
+describe('FleetEstimator', () => {
+  it('alone (no gaps between its own answers): keeps nothing for others', () => {
+    const f = new FleetEstimator();
+    for (let i = 0; i < 10; i++) f.observe(q(99 - i, T0 + i * 10), 5);
+    expect(f.active).toBe(false);
+    expect(f.reserve(T0 + 1000)).toBe(0);
+  });
+
+  it('the drop between its own answers less its own requests is the others’ use: their rate and a margin for them', () => {
+    const f = new FleetEstimator();
+    // Each 10 ms: one own request counted, and 3 of others in between (remaining drops by 4).
+    for (let i = 0; i < 5; i++) f.observe(q(99 - 4 * i, T0 + 10 * i), 10);
+    expect(f.active).toBe(true);
+    // 12 others' requests in 40 ms.
+    expect(f.othersPerSecond).toBeCloseTo(300, 0);
+    // Right after the latest answer: the others' requests during one round trip (3) + 1.
+    expect(f.reserve(T0 + 40)).toBe(4);
+    // The longer since the latest answer, the more of what it saw the others have probably used.
+    expect(f.reserve(T0 + 140)).toBe(34);
+  });
+
+  it('answers arriving out of order count the same', () => {
+    const f = new FleetEstimator();
+    for (const r of [99, 95, 97, 91, 93]) f.observe(q(r, T0 + (99 - r) * 2), 4);
+    // 99..91: 9 values, 5 own: 4 others.
+    expect(f.active).toBe(true);
+    expect(f.othersPerSecond).toBeGreaterThan(0);
+  });
+
+  it('the pace carries over to the next window, and fades in windows where no one else shows', () => {
+    const f = new FleetEstimator();
+    for (let i = 0; i < 5; i++) f.observe(q(99 - 4 * i, T0 + 10 * i), 10);
+    const before = f.othersPerSecond;
+    // Next window: first answer only, the estimate holds.
+    f.observe(q(99, T0 + 60_100, T0 + 120_000), 10);
+    expect(f.othersPerSecond).toBe(before);
+    expect(f.reserve(T0 + 60_100)).toBeGreaterThan(1);
+    // A quiet window (no gaps over a long span): the rate drops.
+    for (let i = 1; i < 10; i++) f.observe(q(99 - i, T0 + 60_100 + 100 * i, T0 + 120_000), 10);
+    expect(f.othersPerSecond).toBeLessThan(before / 10);
+  });
+
+  it('a 429 (not counted) is no gap', () => {
+    const f = new FleetEstimator();
+    f.observe(q(5, T0), 5);
+    f.observe(q(0, T0 + 5), 5, false);
+    f.observe(q(4, T0 + 10), 5);
+    expect(f.active).toBe(false);
+  });
+});
+
+describe('RateLimiter with others on other machines', () => {
+  it('stops before Remaining reaches 0: what the others will use is kept, and the wait says so', async () => {
+    const clock = new FakeClock(T0);
+    const limiter = new RateLimiter({ clock, key: 'k' });
+    // Its own answers, one at a time, 10 ms each: 3 others' requests counted between each two.
+    for (const r of [99, 95, 91, 87, 6]) {
+      const p = await limiter.acquire();
+      await clock.sleep(10);
+      await p.settle({ quota: q(r, clock.now()) });
+    }
+    expect(limiter.fleet).toMatchObject({ active: true });
+    // 6 left, but the others take about 3 in a round trip (+1 kept): it waits for the reset.
+    const waits: Array<{ kept?: number | undefined; reason: string }> = [];
+    const error = await limiter.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(/^rate limit reached \(\d\/100 left\): waiting for the window would take/);
+    const later = await limiter.acquire({ maxWaitMs: 120_000, onWait: (w) => void waits.push(w) });
+    expect(waits[0]).toMatchObject({ reason: 'quota' });
+    expect(waits[0]!.kept).toBeGreaterThan(0);
+    expect(clock.now()).toBeGreaterThanOrEqual(T0 + 60_000);
+    expect(later.probe).toBe(true);
+  });
+});
+
+describe('quotaWindow: which limit binds', () => {
+  it('a reset further ahead than a minute window can be is the daily limit', () => {
+    expect(quotaWindow(q(3, T0, T0 + 5 * 3600_000, 1000))).toBe('day');
+    expect(quotaWindow(q(3, T0, T0 + 42_000, 60))).toBe('short');
+  });
+  it('two windows seen from one key: the larger limit that resets later is the daily one, however close its reset', () => {
+    const minute = q(10, T0, T0 + 2000, 20);
+    expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 50), minute)).toBe('day');
+    expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 10), minute)).toBe('short');
+  });
+});
+
+describe('the daily limit named in messages', () => {
+  const day = (remaining: number, resetAt: number, limit = 1000) => ({
+    status: 200,
+    headers: { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(resetAt / 1000) },
+    body: [],
+  });
+
+  it('the wait for its reset is announced as the daily limit', async () => {
+    const clock = new FakeClock(T0);
+    const { transport } = scripted(clock, [day(0, T0 + 3 * 3600_000), day(999, T0 + 27 * 3600_000)]);
+    const lines: string[] = [];
+    const client = new ApiClient(transport, { envName: 't' }, { clock, maxWaitMs: 4 * 3600_000, onWait: (n) => void lines.push(n.text(n.ms)) });
+    await call(client, GET);
+    await call(client, GET);
+    expect(lines).toEqual(['daily limit reached (0/1000 left); waiting 10801s for the daily window to reset']);
+  });
+
+  it('exit 6 (longer than --max-wait) names it, and when it resets', async () => {
+    const clock = new FakeClock(T0);
+    const { transport, sent } = scripted(clock, [day(0, T0 + 3 * 3600_000)]);
+    const client = new ApiClient(transport, { envName: 't' }, { clock, maxWaitMs: 120_000 });
+    await call(client, GET);
+    const error = await call(client, GET).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(
+      /^daily limit reached \(0\/1000 left\): waiting for the daily window would take 10801s, longer than --max-wait 120s; the daily limit resets at .* \(in 1080\ds\)$/,
+    );
+    expect(sent).toHaveLength(1);
+  });
+
+  it('a 429 by the daily limit, and running out of retries, say so too', () => {
+    const gate = rateLimitGiveUp(
+      { kind: 'too_long', waitMs: 7_200_000, maxWaitMs: 120_000, cause: 'gate', remaining: 0, limit: 1000, window: 'day' },
+      T0 + 7_200_000,
+      T0,
+    );
+    expect(gate.message).toMatch(/^rate limited by the daily limit \(0\/1000 left\): the server asked to wait 7200s .*; the daily limit resets at/);
+    const retries = rateLimitGiveUp({ kind: 'retries', maxRetries: 3, window: 'day' }, T0 + 60_000, T0);
+    expect(retries.message).toMatch(/^rate limited by the daily limit: still limited after 3 retries; the daily limit resets at/);
+    // The minute window keeps its words.
+    expect(rateLimitGiveUp({ kind: 'retries', maxRetries: 3 }, T0 + 60_000, T0).message).toMatch(
+      /^rate limited: still limited after 3 retries; the limit resets at/,
+    );
+  });
+});
+
+async function fleet(opts: { processes: number; perProcess: number; perWindow: number; windowMs: number; concurrency: number; maxLatency: number }) {
+  const clock = new FakeClock(T0 + 321);
+  let seed = 11;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const server = modelServer(clock, { perWindow: opts.perWindow, windowMs: opts.windowMs, latency: () => 1 + Math.floor(random() * opts.maxLatency) });
+  // Separate stores: nothing shared but the key (separate machines), batch on as in the CLI.
+  const clients = Array.from(
+    { length: opts.processes },
+    () =>
+      new ApiClient(
+        server.transport,
+        { envName: 't' },
+        { clock, maxWaitMs: 600_000, limiter: new RateLimiter({ clock, key: 'k', store: new MemoryRateStateStore(), batch: true }) },
+      ),
+  );
+  const start = clock.now();
+  await Promise.all(
+    clients.map(async (c) => {
+      let next = 0;
+      const worker = async () => {
+        while (next < opts.perProcess) {
+          next++;
+          expect((await call(c, GET)).status).toBe(200);
+        }
+      };
+      await Promise.all(Array.from({ length: opts.concurrency }, worker));
+      await c.close();
+    }),
+  );
+  const ideal = ((opts.processes * opts.perProcess) / opts.perWindow) * opts.windowMs;
+  return { server, ratio: (clock.now() - start) / ideal };
+}
+
+describe('a fleet on separate stores against the sandbox limiter (fake clock)', () => {
+  // The sandbox's windows end on whole seconds (and petstore waits 250 ms past a reset), so even one
+  // process takes ~1.2× plan-ideal over many 3 s windows: the fleet is compared with one process
+  // seeding the same records on the same server, and with the plan-ideal.
+  const records = 480;
+  const shape = { perWindow: 40, windowMs: 3000, concurrency: 4, maxLatency: 8 };
+  for (const processes of [4, 8]) {
+    it(`${processes} processes, concurrency 4, a binding limit: zero 429s and bans, each request once, close to one process's time`, async () => {
+      const alone = await fleet({ processes: 1, perProcess: records, ...shape });
+      const { server, ratio } = await fleet({ processes, perProcess: records / processes, ...shape });
+      console.info(
+        `fleet of ${processes}: ${server.count(200)} × 200, ${server.count(429)} × 429, ${server.count(403)} × 403, wall ÷ plan-ideal ${ratio.toFixed(2)} (one process: ${alone.ratio.toFixed(2)})`,
+      );
+      expect(server.count(200)).toBe(records);
+      expect(server.count(403)).toBe(0);
+      expect(server.count(429)).toBeLessThanOrEqual(2);
+      expect(ratio).toBeLessThanOrEqual(alone.ratio * 1.15);
+    });
+  }
+});

@@ -9,8 +9,12 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** A day: the longest window of any plan, so the longest wait a response can impose (and --max-wait, --timeout). */
-export const MAX_WINDOW_MS = 24 * 3600 * 1000;
+/**
+ * The longest wait a response can impose: a day (the longest window of any plan, the daily limit's),
+ * plus an hour for a reset rounded up to a whole second or minute and for clocks that disagree (a
+ * daily reset is legitimately 86,401 s away from a sandbox that rounds up).
+ */
+export const MAX_WINDOW_MS = 25 * 3600 * 1000;
 
 /** The longest delay a Node timer takes (about 24.8 days): a longer one fires at once, with a TimeoutOverflowWarning. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

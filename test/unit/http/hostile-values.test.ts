@@ -18,7 +18,8 @@ describe('X-RateLimit-Reset heuristic', () => {
   it.each([
     ['0', NOW],
     ['42', NOW + 42_000],
-    ['86400', NOW + MAX_WINDOW_MS],
+    ['86400', NOW + 86_400_000],
+    ['86401', NOW + 86_401_000], // a daily reset rounded up: within the hour of slack
     [String(NOW / 1000 + 42), NOW + 42_000],
     [String(NOW + 42_000), NOW + 42_000],
     [String(NOW / 1000 - 3600), NOW - 3_600_000],
@@ -27,7 +28,7 @@ describe('X-RateLimit-Reset heuristic', () => {
   });
 
   it.each([
-    ['86401'], // delta beyond a day
+    [String(MAX_WINDOW_MS / 1000 + 1)], // delta beyond a day and its hour of slack
     ['999999999'], // delta of 31 years
     [String(NOW / 1000 + 2 * 86400)],
     [String(NOW + 2 * MAX_WINDOW_MS)],

@@ -12,7 +12,7 @@ import { UsageError } from '../../../src/errors/errors.js';
 import { runInProcess } from '../../helpers/inprocess.js';
 import { MOCK_BASE_URL, MOCK_KEY, mockApi, tempConfigDir } from '../../helpers/mock-api.js';
 
-const RUNS = 300;
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 const CLI_RUNS = 100;
 
 const cfg = tempConfigDir();

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { build } from 'esbuild';
+import { bundleForWorker } from '../helpers/bundle.js';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
 import { parseSandboxOptions, runSandbox, SandboxStartError } from '../../src/sandbox/run.js';
@@ -113,19 +113,7 @@ process.exit(0);
 `,
         );
         const bundle = join(dir, 'entry.mjs');
-        // CommonJS dependencies (write-file-atomic) use require() and __filename: give the ES module bundle
-        // both, as scripts/build.mjs does (builtins plugin, define).
-        const banner = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-        await build({
-          entryPoints: [entry],
-          bundle: true,
-          platform: 'node',
-          format: 'esm',
-          outfile: bundle,
-          logLevel: 'silent',
-          banner: { js: banner },
-          define: { __filename: 'import.meta.filename' },
-        });
+        await bundleForWorker(entry, bundle);
         const file = join(dir, 'pets.json');
         const child = spawn(process.execPath, [bundle, JSON.stringify({ port: '0', key: ['k'], data: file })], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { bundleForWorker } from '../../helpers/bundle.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/cli.js';
 
@@ -20,14 +20,7 @@ afterEach(() => tmp.cleanup());
 
 it('8 processes racing over stale locks: never two holders at once', async () => {
   const bundle = join(tmp.dir, 'lock.mjs');
-  await build({
-    entryPoints: [new URL('../../../src/fs/lock.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    outfile: bundle,
-    logLevel: 'silent',
-  });
+  await bundleForWorker(new URL('../../../src/fs/lock.ts', import.meta.url).pathname, bundle);
   const script = join(tmp.dir, 'worker.mjs');
   writeFileSync(
     script,

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync,
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { bundleForWorker } from '../../helpers/bundle.js';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../src/ratelimit/limiter.js';
@@ -240,14 +240,7 @@ describe('lock file', () => {
     [', after a directory lock', (p) => mkdirSync(p)],
   ])('serialises read-modify-write across real processes: no lost updates%s', async (_what, make) => {
     const bundle = join(tmp.dir, 'rate-state.mjs');
-    await build({
-      entryPoints: [new URL('../../../src/ratelimit/rate-state.ts', import.meta.url).pathname],
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+    await bundleForWorker(new URL('../../../src/ratelimit/rate-state.ts', import.meta.url).pathname, bundle);
     const script = join(tmp.dir, 'worker.mjs');
     writeFileSync(
       script,

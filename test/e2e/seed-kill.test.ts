@@ -309,6 +309,25 @@ async function afterKill9(w: World, kind: JournalKind, journal: string, opts: { 
   return { killed, unknown, settled: await settleUnknown(w, command, unknown) };
 }
 
+/**
+ * A run whose record at `index` is held by the proxy while the others flow, returned once at least
+ * `later` records after it have their outcome journaled and it is still `sending`.
+ */
+async function startWithOneHeld(prefix: string, index: number, later: number) {
+  const w = await world(prefix, { latencyMs: 2, proxy: true });
+  const proxy = w.proxy as HoldingProxy;
+  const slow = w.records[index] as SeedRecord;
+  proxy.holdName(slow.name);
+  const s = await start(w, 'results');
+  await until('later records to complete while the slow one is held', () => {
+    s.stderr();
+    const v = readJournalNow(s.journal);
+    const done = [...v.lastWord].filter(([line, word]) => line > slow.line && word !== 'sending').length;
+    return v.lastWord.get(slow.line) === 'sending' && done >= later;
+  });
+  return { w, proxy, slow, s };
+}
+
 describe.concurrent('kill -9, then the same command with --resume', () => {
   it('early (the first outcomes), --results: every record once, the records in flight reported unknown and settled', async () => {
     const w = await world('early');
@@ -397,17 +416,7 @@ describe.concurrent('kill -9, then the same command with --resume', () => {
    * at the kill all the requests in flight are in the proxy and none at the sandbox.
    */
   async function killWhileHeld(prefix: string) {
-    const w = await world(prefix, { latencyMs: 2, proxy: true });
-    const proxy = w.proxy as HoldingProxy;
-    const slow = w.records[19] as SeedRecord;
-    proxy.holdName(slow.name);
-    const s = await start(w, 'results');
-    await until('later records to complete while the slow one is held', () => {
-      s.stderr();
-      const v = readJournalNow(s.journal);
-      const later = [...v.lastWord].filter(([line, word]) => line > slow.line && word !== 'sending').length;
-      return v.lastWord.get(slow.line) === 'sending' && later >= 100;
-    });
+    const { w, proxy, slow, s } = await startWithOneHeld(prefix, 19, 100);
     proxy.holdEverything();
     await until('every request in flight to be held', () => {
       s.stderr();
@@ -510,16 +519,7 @@ describe.concurrent('SIGTERM, SIGINT, SIGHUP: the message names the command that
   });
 
   it('SIGINT, then SIGINT again while a record is held: exit 130 at once; that record is in flight in the journal, the resume reports it unknown, --retry-unknown sends it', async () => {
-    const w = await world('int-twice', { latencyMs: 2, proxy: true });
-    const proxy = w.proxy as HoldingProxy;
-    const slow = w.records[24] as SeedRecord;
-    proxy.holdName(slow.name);
-    const s = await start(w, 'results');
-    await until('later records to complete while the slow one is held', () => {
-      s.stderr();
-      const v = readJournalNow(s.journal);
-      return v.lastWord.get(slow.line) === 'sending' && v.outcomes >= 60;
-    });
+    const { w, proxy, slow, s } = await startWithOneHeld('int-twice', 24, 40);
     // Ctrl-C, then Ctrl-C again until it ends (two signals sent back to back may reach it as one).
     let ended = false;
     void s.child.then(() => {
@@ -544,16 +544,7 @@ describe.concurrent('SIGTERM, SIGINT, SIGHUP: the message names the command that
   });
 
   it('SIGTERM while a slow record is held: the run waits for it (a rerun meanwhile is refused), records it, exits 143; the printed command sends the rest', async () => {
-    const w = await world('term-held', { latencyMs: 2, proxy: true });
-    const proxy = w.proxy as HoldingProxy;
-    const slow = w.records[29] as SeedRecord;
-    proxy.holdName(slow.name);
-    const s = await start(w, 'results');
-    await until('later records to complete while the slow one is held', () => {
-      s.stderr();
-      const v = readJournalNow(s.journal);
-      return v.lastWord.get(slow.line) === 'sending' && v.outcomes >= 60;
-    });
+    const { w, proxy, slow, s } = await startWithOneHeld('term-held', 29, 40);
     s.child.kill('SIGTERM');
     // Once the others have wound down, only the held record is in flight; then the server answers it.
     await until('only the held record in flight', () => {

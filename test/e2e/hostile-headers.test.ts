@@ -207,4 +207,26 @@ describe('a state file holding absurd values (written by an older version) locks
     expect(r.stderr).toContain('more than a day ahead) is ignored');
     expect(s.requests()).toHaveLength(1);
   });
+  it('`quota --cached` over such a state file: no cached quota (exit 5), never "Invalid time value"', async () => {
+    const { s, dir, cli } = await setup(healthy());
+    const folder = join(dir, 'petstore');
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const key = `production:${createHash('sha256').update(`${s.baseUrl}\n${KEY}`).digest('hex').slice(0, 16)}`;
+    const quota = { limit: 60, remaining: 0, resetAt: 9e15, seenAt: Date.now() };
+    writeFileSync(join(folder, 'rate-state.json'), JSON.stringify({ version: 1, keys: { [key]: { quota, leases: {} } } }), { mode: 0o600 });
+    const r = await cli(['quota', '--cached']);
+    expect(r.exitCode, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/^error: no quota seen yet for environment "production"/);
+    expect(r.stderr).not.toMatch(/Invalid time value|NaN/);
+    expect(s.requests()).toHaveLength(0);
+  });
+});
+
+describe('`petstore quota` against headers it cannot use', () => {
+  it('names the value it could not use, not "no rate-limit headers"', async () => {
+    const { cli } = await setup(json(200, [], { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': 'soon' }));
+    const r = await cli(['quota']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^error: the server's rate-limit headers cannot be used: X-RateLimit-Reset "soon" is not a whole number of seconds/);
+  });
 });

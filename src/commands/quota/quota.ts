@@ -2,7 +2,8 @@ import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../erro
 import { checkKey } from '../../api/pets.js';
 import type { Factory } from '../../factory.js';
 import { secondsUntil } from '../../time/format.js';
-import type { Quota } from '../../ratelimit/quota.js';
+import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
+import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
 import { resolveFormat, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
@@ -56,7 +57,12 @@ export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached'
 async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<{ quota: Quota; window: QuotaWindow }> {
   const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../ratelimit/rate-state.js'), f.config()]);
   const store = new FileRateStateStore(rateStatePath(config.dir), { clock: f.clock, debug: (line) => f.debug(line) });
-  const quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
+  let quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
+  // Written by an older petstore that believed any header: a reset beyond the longest window is not shown.
+  if (quota && !(Number.isFinite(quota.resetAt) && Math.abs(quota.resetAt - f.clock.now()) <= MAX_WINDOW_MS)) {
+    f.debug(`rate-limit state: a quota window resetting at ${quota.resetAt} (more than a day away) is ignored`);
+    quota = undefined;
+  }
   if (!quota) {
     throw new NotFoundError(`no quota seen yet for environment "${envName}" with this key`, {
       code: 'no_cached_quota',
@@ -71,8 +77,15 @@ async function liveQuota(f: Factory): Promise<{ quota: Quota; window: QuotaWindo
   // The cheapest request the interface has.
   const res = await checkKey(client);
   if (!res.quota) {
+    // Sent, but not usable (an absurd reset): say which value, not that there were none.
+    let problem: string | undefined;
+    quotaFromHeaders(res.headers, f.clock.now(), (line) => {
+      problem = line;
+    });
     throw new MalformedResponseError(
-      `the server sent no rate-limit headers (X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset) (HTTP ${res.status})`,
+      problem !== undefined
+        ? `the server's rate-limit headers cannot be used: ${problem} (HTTP ${res.status})`
+        : `the server sent no rate-limit headers (X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset) (HTTP ${res.status})`,
       { status: res.status, code: 'no_rate_limit_headers' },
     );
   }

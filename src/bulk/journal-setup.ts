@@ -69,7 +69,7 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
   const fromDefault = o.resultsPath === undefined && resumeFile === undefined ? await defaultPath(f, input) : undefined;
   const path = o.resultsPath ?? resumeFile ?? (fromDefault?.path as string);
   const label = o.resultsPath !== undefined ? '--results' : resumeFile !== undefined ? '--resume' : 'the journal';
-  const journal = Journal.open(path, { input: input.identity, inputLabel: input.absPath === '-' ? '--file -, stdin' : `--file ${o.file}`, label });
+  const journal = await Journal.open(path, { input: input.identity, inputLabel: input.absPath === '-' ? '--file -, stdin' : `--file ${o.file}`, label });
   try {
     if (fromDefault) f.info(`journal: ${path}`);
     const inPlace = o.resume !== undefined && (resumeFile === undefined || sameFile(journal, resumeFile));

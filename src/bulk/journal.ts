@@ -18,19 +18,17 @@ import {
   fdatasyncSync,
   fstatSync,
   ftruncateSync,
-  linkSync,
   openSync,
-  readFileSync,
   renameSync,
-  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { UsageError } from '../errors/errors.js';
+import { type CliError, UsageError } from '../errors/errors.js';
+import { FileLock } from '../fs/lock.js';
+import { systemClock } from '../time/clock.js';
 import { storageProblem } from '../io/storage-problem.js';
 
 /** The same file (device and inode), however it is named: ./, .., a symbolic or a hard link. */
@@ -75,75 +73,21 @@ function syncFolder(path: string): void {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A lock that is not `<pid> <host>` this long after it was made is debris, not a run making it. */
-const DEBRIS_AFTER_MS = 10_000;
-
-/** Whether a lock file that cannot be read as `<pid> <host>` is old enough to be debris. */
-function isDebris(lockPath: string): boolean {
-  try {
-    const stat = statSync(lockPath);
-    // Never a lock of ours: a folder or anything but a file is debris too, once old enough.
-    return Date.now() - stat.mtimeMs > DEBRIS_AFTER_MS;
-  } catch {
-    return true;
-  }
-}
-
 /**
- * `<journal>.lock`: two runs appending to one journal would each send the records the other has in
- * flight. It is written whole under a private name and then linked into place, so a kill at any
- * instant leaves either no lock or a complete one. A lock left by a process that is gone (kill -9)
- * on this host is taken over, and so is an unreadable one old enough to be debris.
+ * `<journal>.lock` (src/fs/lock.ts, the rule of every petstore lock): two runs appending to one
+ * journal would each send the records the other has in flight. Held for the whole run, so never
+ * broken by age, and never waited for: a live holder means a refusal naming it. A lock left by a
+ * process that is gone, or that is not a petstore lock at all, is taken over.
  */
-function lock(path: string): string {
-  const lockPath = `${path}.lock`;
-  const me = `${process.pid} ${hostname()}\n`;
-  const mine = `${lockPath}.${process.pid}`;
-  for (let attempt = 0; ; attempt++) {
-    writeFileSync(mine, me, { mode: 0o600 });
-    try {
-      linkSync(mine, lockPath);
-      return lockPath;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 1) throw error;
-    } finally {
-      unlinkSync(mine);
-    }
-    let holder = '';
-    try {
-      holder = readFileSync(lockPath, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-    }
-    const match = /^(\d+) (\S+)\n$/.exec(holder);
-    // Our own pid before we took the lock: a dead process's that had it (pid 1 in a container).
-    const stale = match ? match[2] === hostname() && (Number(match[1]) === process.pid || !isAlive(Number(match[1]))) : isDebris(lockPath);
-    if (stale) {
-      try {
-        // Only the lock we read: another run may have taken it over meanwhile.
-        if (statSync(lockPath).isDirectory()) rmSync(lockPath, { recursive: true, force: true });
-        else if (readFileSync(lockPath, 'utf8') === holder) unlinkSync(lockPath);
-      } catch {
-        // Gone already: try again.
-      }
-      continue;
-    }
-    const who = !match
-      ? `petstore (its lock is being written, or is not a lock file: ${JSON.stringify(holder.slice(0, 40))})`
-      : match[2] === hostname()
-        ? `petstore (pid ${match[1]})`
-        : `petstore on ${match[2]} (pid ${match[1]})`;
+async function lockJournal(path: string): Promise<FileLock | undefined> {
+  const lock = new FileLock(`${path}.lock`, { clock: systemClock, staleMs: Number.POSITIVE_INFINITY, pollMs: 1, timeoutMs: 0 });
+  try {
+    return (await lock.acquire()) ? lock : undefined;
+  } catch (error) {
+    if ((error as CliError).code !== 'lock_timeout') throw error;
+    const holder = lock.holder();
     throw new UsageError(
-      `the journal ${path} is in use by another ${who}: two runs on one journal would send records twice. Wait for it to end; if it is not running, remove ${lockPath}`,
+      `the journal ${path} is in use by another petstore${holder ? ` (pid ${holder.pid})` : ''}: two runs on one journal would send records twice. Wait for it to end; if it is not running, remove ${path}.lock`,
     );
   }
 }
@@ -176,7 +120,7 @@ export class Journal {
   private constructor(
     readonly path: string,
     private fd: number,
-    private readonly lockPath: string,
+    private readonly lock: FileLock | undefined,
     /** Created by this run (it did not exist before). */
     readonly created: boolean,
     /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
@@ -189,7 +133,7 @@ export class Journal {
     this.#bytes = size;
   }
 
-  static open(path: string, o: JournalOpenOptions): Journal {
+  static async open(path: string, o: JournalOpenOptions): Promise<Journal> {
     const refuse = (problem: string) => new UsageError(`${o.label} ${path}: ${problem}; nothing was sent`);
     let fd: number;
     let created = true;
@@ -218,16 +162,16 @@ export class Journal {
         `${o.label} ${path} is the input file (${o.inputLabel}): writing the journal there would destroy the records; name another file (nothing was sent)`,
       );
     }
-    let lockPath: string;
+    let lock: FileLock | undefined;
     try {
-      lockPath = stat.isFile() ? lock(path) : '';
+      lock = stat.isFile() ? await lockJournal(path) : undefined;
     } catch (error) {
       closeSync(fd);
       if (created) unlinkSync(path);
       if (error instanceof UsageError) throw error;
       throw refuse(`cannot make its lock file: ${storageProblem(error)}`);
     }
-    return new Journal(path, fd, lockPath, created, stat.isFile(), stat.size, stat.dev, stat.ino);
+    return new Journal(path, fd, lock, created, stat.isFile(), stat.size, stat.dev, stat.ino);
   }
 
   /** The error of the first failed write, if any. */
@@ -358,7 +302,7 @@ export class Journal {
       // Reported by the write that failed, if any; a sync error alone loses nothing a process kill would.
     }
     closeSync(this.fd);
-    if (this.lockPath) removeIfThere(this.lockPath);
+    this.lock?.release();
   }
 
   /** The run ended before start(): a journal it created is removed, an existing one was not touched. */
@@ -368,6 +312,6 @@ export class Journal {
     clearInterval(this.#timer);
     closeSync(this.fd);
     if (this.created) removeIfThere(this.path);
-    if (this.lockPath) removeIfThere(this.lockPath);
+    this.lock?.release();
   }
 }

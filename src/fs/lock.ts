@@ -124,6 +124,12 @@ export class FileLock {
     }
   }
 
+  /** The live petstore process holding the lock now, if any (for a refusal naming it). */
+  holder(): { pid: number } | undefined {
+    const now = this.#inspect();
+    return now.kind === 'live' ? { pid: now.pid } : undefined;
+  }
+
   release(): void {
     const held = this.#held;
     if (!held) return;

@@ -456,6 +456,15 @@ async function rowSeed() {
 
 const LIMITED = { records: 80, perWindow: 20, windowMs: 3000 };
 
+/** A limited run's sandbox: every record created, its 429s and bans added to `tally`. */
+async function tallyLimited(sb, records, who, tally) {
+  const s = await sb.stats();
+  if (s.created !== records) throw new Error(`${who} ${s.created} pets, not ${records}`);
+  tally.count429 += s.count429;
+  tally.bans += s.bansIssued;
+  tally.banned403 += s.count403bans;
+}
+
 async function rowSeedLimited() {
   const ideal = (LIMITED.records / LIMITED.perWindow) * LIMITED.windowMs;
   const target = { op: '<=', value: 1.15, also: 'zero bans' };
@@ -464,9 +473,7 @@ async function rowSeedLimited() {
   log(`seeding under a limit: ${LIMITED.records} records at ${LIMITED.perWindow} per ${LIMITED.windowMs / 1000}s window (ideal ${ideal / 1000}s)`);
   const file = await recordsFile(LIMITED.records);
   const elapsed = [];
-  let count429 = 0;
-  let bans = 0;
-  let banned403 = 0;
+  const tally = { count429: 0, bans: 0, banned403: 0 };
   const count = runs(2, 1);
   for (let i = 0; i < count; i++) {
     const key = `bench-key-limited-${i}`;
@@ -475,12 +482,8 @@ async function rowSeedLimited() {
     try {
       const env = cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key });
       const { ms: t } = await timeOnce([NODE, BIN, '--quiet', 'pets', 'add', '--file', file, '--concurrency', String(SEED_CONCURRENCY), '--yes'], env);
-      const s = await sb.stats();
-      if (s.created !== LIMITED.records) throw new Error(`petstore created ${s.created} pets, not ${LIMITED.records}`);
+      await tallyLimited(sb, LIMITED.records, 'petstore created', tally);
       elapsed.push(t);
-      count429 += s.count429;
-      bans += s.bansIssued;
-      banned403 += s.count403bans;
     } finally {
       await sb.close();
     }
@@ -498,8 +501,8 @@ async function rowSeedLimited() {
     ratio: t / ideal,
     target,
     runs: count,
-    pass: t / ideal <= 1.15 && bans === 0 && banned403 === 0,
-    detail: { bans, banned403, count429 },
+    pass: t / ideal <= 1.15 && tally.bans === 0 && tally.banned403 === 0,
+    detail: tally,
   });
 }
 
@@ -528,9 +531,7 @@ async function rowFleet() {
     files.push(file);
   }
   const elapsed = [];
-  let count429 = 0;
-  let bans = 0;
-  let banned403 = 0;
+  const tally = { count429: 0, bans: 0, banned403: 0 };
   const count = runs(2, 1);
   for (let i = 0; i < count; i++) {
     const key = `bench-key-fleet-${i}`;
@@ -554,12 +555,8 @@ async function rowFleet() {
         ),
       );
       const t = Number(process.hrtime.bigint() - started) / 1e6;
-      const s = await sb.stats();
-      if (s.created !== FLEET.records) throw new Error(`the fleet created ${s.created} pets, not ${FLEET.records}`);
+      await tallyLimited(sb, FLEET.records, 'the fleet created', tally);
       elapsed.push(t);
-      count429 += s.count429;
-      bans += s.bansIssued;
-      banned403 += s.count403bans;
     } finally {
       await sb.close();
     }
@@ -581,8 +578,8 @@ async function rowFleet() {
     ratio: t / ideal,
     target,
     runs: count,
-    pass: t / ideal <= 1.3 && bans === 0 && banned403 === 0,
-    detail: { bans, banned403, count429 },
+    pass: t / ideal <= 1.3 && tally.bans === 0 && tally.banned403 === 0,
+    detail: tally,
   });
 }
 

@@ -1,3 +1,4 @@
+import { listenOnLoopback, type Loopback } from './loopback.js';
 // A tiny HTTP proxy for tests (127.0.0.1 only): CONNECT tunnels (what undici's
 // ProxyAgent uses for https URLs) and absolute-URI forwarding (what it uses for
 // plain http URLs). It records every request, can demand credentials (407), or
@@ -42,7 +43,8 @@ export interface TestProxy {
 
 export async function startTestProxy(opts: TestProxyOptions = {}): Promise<TestProxy> {
   const log: ProxyLogEntry[] = [];
-  const sockets = new Set<Socket>();
+  // Assigned once listening, before any connection can arrive.
+  let lb: Loopback;
   const expected = opts.credentials ? `Basic ${Buffer.from(opts.credentials).toString('base64')}` : undefined;
 
   /** The status the proxy answers with itself, or undefined to pass the request on. */
@@ -90,8 +92,7 @@ export async function startTestProxy(opts: TestProxyOptions = {}): Promise<TestP
   });
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
+    lb.track(client);
     client.on('error', () => {});
     const authority = req.url ?? '';
     const refusedWith = verdict(req);
@@ -107,27 +108,12 @@ export async function startTestProxy(opts: TestProxyOptions = {}): Promise<TestP
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
+    lb.track(upstream);
     upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n'));
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    log,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  lb = await listenOnLoopback(server);
+  const { port } = lb;
+  return { url: `http://127.0.0.1:${port}`, port, log, close: lb.close };
 }
 
 export interface TlsFront {

@@ -1,10 +1,10 @@
+import { listenOnLoopback } from './loopback.js';
 // Helpers for the end-to-end tests that stop a seeding run (`pets add --file`) the hard way and
 // continue it: records to seed, `petstore` on PATH as a user has it, the journal as a test sees it
 // while the run goes on, the sandbox's pets counted by name, and a proxy that holds chosen requests.
 
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseJson } from '../../src/json/int64.js';
@@ -181,7 +181,6 @@ export async function startHoldingProxy(upstream: string): Promise<HoldingProxy>
   let everything = false;
   let held: HeldRequest[] = [];
   let forwarding = 0;
-  const sockets = new Set<Socket>();
 
   const forward = (h: HeldRequest): Promise<void> => {
     forwarding++;
@@ -232,12 +231,8 @@ export async function startHoldingProxy(upstream: string): Promise<HoldingProxy>
       else void forward(h);
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
+  const lb = await listenOnLoopback(server);
+  const { port } = lb;
 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -258,11 +253,7 @@ export async function startHoldingProxy(upstream: string): Promise<HoldingProxy>
       }
       await Promise.all(now.map(forward));
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: lb.close,
   };
 }
 

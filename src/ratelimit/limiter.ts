@@ -549,6 +549,10 @@ export class RateLimiter {
     return { probe, settle: (info?: SettleInfo) => this.#settle(out, info) };
   }
 
+  *#outIssued(): Generator<number> {
+    for (const o of this.#out) yield o.issuedAt;
+  }
+
   async #settle(out: Out, info: SettleInfo = {}): Promise<void> {
     if (out.settled) return;
     out.settled = true;
@@ -556,7 +560,7 @@ export class RateLimiter {
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
-      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, this.#out.size);
+      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.issuedAt, this.#outIssued());
       this.#quota = mergeQuota(this.#quota, info.quota);
       this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
       // Down to the low-water mark: the others should know now.

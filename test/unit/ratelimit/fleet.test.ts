@@ -149,7 +149,16 @@ describe('the daily limit named in messages', () => {
   });
 });
 
-async function fleet(opts: { processes: number; perProcess: number; perWindow: number; windowMs: number; concurrency: number; maxLatency: number }) {
+async function fleet(opts: {
+  processes: number;
+  perProcess: number;
+  perWindow: number;
+  windowMs: number;
+  concurrency: number;
+  maxLatency: number;
+  /** Process i starts i × stagger ms after the first. */
+  stagger?: number;
+}) {
   const clock = new FakeClock(T0 + 321);
   let seed = 11;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -166,7 +175,8 @@ async function fleet(opts: { processes: number; perProcess: number; perWindow: n
   );
   const start = clock.now();
   await Promise.all(
-    clients.map(async (c) => {
+    clients.map(async (c, i) => {
+      await clock.sleep(i * (opts.stagger ?? 0));
       let next = 0;
       const worker = async () => {
         while (next < opts.perProcess) {
@@ -199,6 +209,28 @@ describe('a fleet on separate stores against the sandbox limiter (fake clock)', 
       expect(server.count(403)).toBe(0);
       expect(server.count(429)).toBeLessThanOrEqual(2);
       expect(ratio).toBeLessThanOrEqual(alone.ratio * 1.15);
+    });
+  }
+
+  // CI jobs do not start at one instant: processes that join while the others are using up the window.
+  for (const stagger of [150, 300]) {
+    it(`4 processes starting ${stagger} ms apart: zero bans, each request once`, async () => {
+      const { server, ratio } = await fleet({ processes: 4, perProcess: records / 4, ...shape, maxLatency: 50, stagger });
+      console.info(`staggered ${stagger} ms: ${server.count(200)} × 200, ${server.count(429)} × 429, ${server.count(403)} × 403, wall ÷ plan-ideal ${ratio.toFixed(2)}`);
+      expect(server.count(403)).toBe(0);
+      expect(server.count(200)).toBe(records);
+      expect(server.count(429)).toBeLessThanOrEqual(2);
+    });
+  }
+
+  // A process whose first request lands in a window the others have used up gets a 429 it could not
+  // foresee: it honours the whole Retry-After, and the others (who saw Remaining 0) wait for the reset too.
+  for (const stagger of [700, 1100]) {
+    it(`a process joining ${stagger} ms later, into a used-up window: its one 429 is honoured, no ban`, async () => {
+      const { server } = await fleet({ processes: 2, perProcess: records / 2, ...shape, maxLatency: 50, stagger });
+      expect(server.count(403)).toBe(0);
+      expect(server.count(200)).toBe(records);
+      expect(server.count(429)).toBeLessThanOrEqual(1);
     });
   }
 });

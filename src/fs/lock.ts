@@ -1,8 +1,8 @@
 import { closeSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { CliError, InterruptedError } from '../errors/errors.js';
 import type { Clock } from '../time/clock.js';
+import { processAlive, thisHost } from './local-process.js';
 
 export interface FileLockOptions {
   clock: Clock;
@@ -49,8 +49,7 @@ const LOCK_LINE = /^(\d{1,10}) (\S{1,255}) (\d{1,16})(?: ([a-z0-9]{1,32}))?\n?$/
  *   as stale never removes its successor's.
  */
 export class FileLock {
-  /** One word, as the lock line needs: a nodename may hold spaces (or be empty). */
-  readonly #host = hostname().replace(/\s/g, '_') || 'localhost';
+  readonly #host = thisHost;
   readonly #guard: string;
   /** The inode and token of the lock this object holds. */
   #held: { ino: number; token: string } | undefined;
@@ -175,7 +174,7 @@ export class FileLock {
       if (pid === process.pid) {
         // Ours, or a dead process's that had our pid (a container's pid 1, a recycled pid).
         if (token !== undefined && !heldHere.has(token)) return { kind: 'stale', reason: `left by an earlier process ${pid}`, dir: false };
-      } else if (pid === 0 || !alive(pid)) {
+      } else if (pid === 0 || !processAlive(pid)) {
         return { kind: 'stale', reason: `process ${pid} is gone`, dir: false };
       }
     }
@@ -237,16 +236,6 @@ export class FileLock {
       `timed out after ${(waited / 1000).toFixed(1)} s waiting for the lock ${this.path} (${holder}); if no petstore process is running, delete that file`,
       { code: 'lock_timeout' },
     );
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

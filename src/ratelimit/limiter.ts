@@ -33,6 +33,7 @@
 // published at once.
 
 import { InterruptedError } from '../errors/errors.js';
+import { processAlive, thisHost } from '../fs/local-process.js';
 import { announcedSleep, sleep, type Clock } from '../time/clock.js';
 import { FleetEstimator, quotaWindow, type FleetOptions } from './fleet.js';
 import { rateLimitGiveUp } from './give-up.js';
@@ -122,8 +123,34 @@ export type Decision =
   | { kind: 'poll' };
 
 /** Drops reservations whose owner never came back. */
-export function pruneLeases(state: KeyRateState, now: number): void {
-  for (const [id, expires] of Object.entries(state.leases)) if (expires <= now) delete state.leases[id];
+export function pruneLeases(state: KeyRateState, now: number, gone?: (holder: string) => boolean): void {
+  const judged = new Map<string, boolean>();
+  for (const [id, expires] of Object.entries(state.leases)) {
+    if (expires <= now) {
+      delete state.leases[id];
+      continue;
+    }
+    if (!gone) continue;
+    const holder = leaseHolder(id);
+    let dead = judged.get(holder);
+    if (dead === undefined) {
+      dead = gone(holder);
+      judged.set(holder, dead);
+    }
+    if (dead) delete state.leases[id];
+  }
+}
+
+/**
+ * Whether a holder ("<pid>@<host>/<n>") is a process of this host that no longer runs: its slots are
+ * free at once, not when they lapse (a run killed with kill -9 would otherwise make the next one wait
+ * up to a minute). Holders of other hosts, and ids of older versions, lapse as before.
+ */
+export function deadHolder(alive: (pid: number) => boolean = processAlive): (holder: string) => boolean {
+  return (holder) => {
+    const m = /^(\d+)@(.+)\/[0-9a-z]+$/.exec(holder);
+    return m !== null && m[2] === thisHost && Number(m[1]) !== process.pid && !alive(Number(m[1]));
+  };
 }
 
 /** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
@@ -197,6 +224,8 @@ export interface LimiterOptions {
   batch?: boolean | BatchOptions;
   /** Problems of background store operations. */
   debug?: (line: string) => void;
+  /** Whether a process of this host runs (the slots of one that does not are freed). Default: ask the OS. */
+  processAlive?: (pid: number) => boolean;
   /**
    * Learn from X-RateLimit-Remaining how fast others who share the key but not the store use it, and keep
    * a margin for them (src/ratelimit/fleet.ts). On by default; `false` turns it off.
@@ -269,7 +298,8 @@ export class RateLimiter {
   /** When the store last showed another holder's slots (a process on this machine). */
   #localPeersAt = Number.NEGATIVE_INFINITY;
   /** This limiter's name in the store's lease ids. */
-  readonly #holder = `${process.pid}.${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  readonly #holder = `${process.pid}@${thisHost}/${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  readonly #gone: (holder: string) => boolean;
 
   // What this process knows: its own answers plus what it last read from the store.
   #quota: Quota | undefined;
@@ -331,6 +361,7 @@ export class RateLimiter {
     this.#flushMs = Math.max(0, batch?.flushMs ?? 100);
     this.#holdMs = Math.max(1, batch?.holdMs ?? 2000);
     this.#debug = opts.debug ?? (() => {});
+    this.#gone = deadHolder(opts.processAlive);
     this.#fleet = opts.fleet === false ? undefined : new FleetEstimator(opts.fleet === true ? {} : opts.fleet);
   }
 
@@ -624,7 +655,7 @@ export class RateLimiter {
    */
   #apply(s: KeyRateState): number {
     const now = this.#clock.now();
-    pruneLeases(s, now);
+    pruneLeases(s, now, this.#gone);
     // Publish. The slots used since the last operation are dropped below, in this same write, so
     // every request stays counted until the quota of its answer is in the store.
     if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota);

@@ -216,7 +216,9 @@ describe('a fleet on separate stores against the sandbox limiter (fake clock)', 
   for (const stagger of [150, 300]) {
     it(`4 processes starting ${stagger} ms apart: zero bans, each request once`, async () => {
       const { server, ratio } = await fleet({ processes: 4, perProcess: records / 4, ...shape, maxLatency: 50, stagger });
-      console.info(`staggered ${stagger} ms: ${server.count(200)} × 200, ${server.count(429)} × 429, ${server.count(403)} × 403, wall ÷ plan-ideal ${ratio.toFixed(2)}`);
+      console.info(
+        `staggered ${stagger} ms: ${server.count(200)} × 200, ${server.count(429)} × 429, ${server.count(403)} × 403, wall ÷ plan-ideal ${ratio.toFixed(2)}`,
+      );
       expect(server.count(403)).toBe(0);
       expect(server.count(200)).toBe(records);
       expect(server.count(429)).toBeLessThanOrEqual(2);

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, RateLimitedError } from '../../../src/errors/errors.js';
-import { decide, emptyState, mergeQuota, MemoryRateStateStore, pruneLeases, RateLimiter, type KeyRateState } from '../../../src/ratelimit/limiter.js';
+import { thisHost } from '../../../src/fs/local-process.js';
+import {
+  deadHolder,
+  decide,
+  emptyState,
+  mergeQuota,
+  MemoryRateStateStore,
+  pruneLeases,
+  RateLimiter,
+  type KeyRateState,
+} from '../../../src/ratelimit/limiter.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
 import { FakeClock } from '../http/fake-clock.js';
 
@@ -42,6 +52,42 @@ describe('decide', () => {
     const s = state({ leases: { old: T0 - 1, live: T0 + 1 } });
     pruneLeases(s, T0);
     expect(Object.keys(s.leases)).toEqual(['live']);
+  });
+
+  it("a process of this host that is gone: its slots are dropped at once; other hosts' and old ids lapse", () => {
+    const dead = 4_000_001;
+    const s = state({
+      leases: {
+        [`${dead}@${thisHost}/k1#0`]: T0 + 60_000,
+        [`${dead}@${thisHost}/k1~1`]: T0 + 60_000,
+        [`${dead}@other-host/k1#0`]: T0 + 60_000,
+        [`${process.pid}@${thisHost}/k2#0`]: T0 + 60_000,
+        [`${dead}.k3#0`]: T0 + 60_000,
+      },
+    });
+    pruneLeases(
+      s,
+      T0,
+      deadHolder((pid) => pid !== dead),
+    );
+    expect(Object.keys(s.leases).sort()).toEqual([`${dead}.k3#0`, `${dead}@other-host/k1#0`, `${process.pid}@${thisHost}/k2#0`].sort());
+  });
+});
+
+describe('a run killed with its slots reserved (kill -9)', () => {
+  it('the next one goes at once instead of waiting for them to lapse', async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryRateStateStore();
+    const dead = 4_000_002;
+    // 5 of 5 remaining reserved by a process that is gone, in a window that ended.
+    await store.update('k', (s) => {
+      s.quota = quota(5, T0 - 1000);
+      for (let i = 0; i < 5; i++) s.leases[`${dead}@${thisHost}/x${i}#0`] = T0 + 60_000;
+    });
+    const limiter = new RateLimiter({ clock, key: 'k', store, processAlive: (pid) => pid !== dead });
+    const permit = await limiter.acquire({ maxWaitMs: 0 });
+    expect(permit.probe).toBe(true);
+    expect(clock.now()).toBe(T0);
   });
 });
 

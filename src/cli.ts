@@ -60,14 +60,21 @@ function retries(text: string): number {
   return n;
 }
 
-/** --limiter and PETSTORE_LIMITER: a redis:// or rediss:// URL with a host (and maybe a port and a database number). */
+/**
+ * --limiter and PETSTORE_LIMITER: a redis:// or rediss:// URL with a host (and maybe a port and a database
+ * number). A password is a secret: never echoed, and only from the environment (a command line shows in `ps`).
+ */
 function limiterUrl(text: string, from = '--limiter'): string {
   let url: URL | undefined;
   try {
     url = new URL(text.trim());
   } catch {}
   if (!url || !['redis:', 'rediss:'].includes(url.protocol) || !url.hostname || !/^(\/\d*)?$/.test(url.pathname) || url.search || url.hash) {
-    throw new UsageError(`invalid ${from} "${text}": must be redis://HOST[:PORT][/DB] or rediss://HOST[:PORT][/DB]`);
+    const shown = text.trim().replace(/^([^/]*\/\/)[^/]*@/, '$1***@');
+    throw new UsageError(`invalid ${from} "${shown}": must be redis://HOST[:PORT][/DB] or rediss://HOST[:PORT][/DB]`);
+  }
+  if (from === '--limiter' && (url.password || url.username)) {
+    throw new UsageError('--limiter carries a password, and a command line is visible to other users of this machine: set PETSTORE_LIMITER instead');
   }
   return text.trim();
 }

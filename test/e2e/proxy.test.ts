@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { closedPortUrl, E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
 import { missingTool } from '../helpers/tools.js';
-import { haveOpenssl, startTestProxy, startTlsFront, type TestProxy, type TlsFront } from '../helpers/proxy.js';
+import { startTestProxy, startTlsFront, type TestProxy, type TlsFront } from '../helpers/proxy.js';
+import { haveOpenssl } from '../helpers/tls-cert.js';
 
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY (README "Proxies"), through a local proxy that records what it was asked.
 // The sandbox is plain http on loopback, which undici forwards (absolute URI); https goes through a CONNECT tunnel,

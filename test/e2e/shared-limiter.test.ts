@@ -9,6 +9,7 @@ import { spawnCli, tempDir } from '../helpers/cli.js';
 import { E2E_KEY, e2e, expectNoKey, type E2E } from '../helpers/e2e.js';
 import { freePort, hasRedisServer, startRedis, type RedisHandle } from '../helpers/redis.js';
 import { seedRecords, writeNdjson } from '../helpers/seeding.js';
+import { selfSignedCert, haveOpenssl } from '../helpers/tls-cert.js';
 import { missingTool } from '../helpers/tools.js';
 
 describe('--limiter without Redis', () => {
@@ -31,6 +32,20 @@ describe('--limiter without Redis', () => {
     expect(t.sb.stats().requests).toBe(before);
   });
 
+  it('a password is never echoed, and never taken from the command line', async () => {
+    const before = t.sb.stats().requests;
+    const onFlag = await t.cli(['--limiter', 'redis://:hunter2pw@127.0.0.1:6379/0', 'pets', 'list']);
+    expect(onFlag.exitCode).toBe(2);
+    expect(onFlag.stderr).toBe(
+      'error: --limiter carries a password, and a command line is visible to other users of this machine: set PETSTORE_LIMITER instead\n',
+    );
+    const invalid = await t.cli(['pets', 'list'], { env: { PETSTORE_LIMITER: 'http://user:hunter2pw@127.0.0.1:6379' } });
+    expect(invalid.exitCode).toBe(2);
+    expect(invalid.stderr).toMatch(/^error: invalid PETSTORE_LIMITER "http:\/\/\*\*\*@127\.0\.0\.1:6379": must be/);
+    for (const r of [onFlag, invalid]) expect(r.stderr).not.toContain('hunter2');
+    expect(t.sb.stats().requests).toBe(before);
+  });
+
   it('PETSTORE_LIMITER is checked as the flag is; empty means unset', async () => {
     const bad = await t.cli(['pets', 'list'], { env: { PETSTORE_LIMITER: 'mysql://db' } });
     expect(bad.exitCode).toBe(2);
@@ -42,7 +57,7 @@ describe('--limiter without Redis', () => {
   it('a Redis nobody listens on: one warning line, the command completes on local pacing', async () => {
     const port = await freePort();
     const started = Date.now();
-    const r = await t.cli(['--limiter', `redis://:secretpw@127.0.0.1:${port}/0`, 'pets', 'list', '-o', 'json']);
+    const r = await t.cli(['pets', 'list', '-o', 'json'], { env: { PETSTORE_LIMITER: `redis://:secretpw@127.0.0.1:${port}/0` } });
     expect(r.exitCode, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
     expect(warnings).toEqual([
@@ -115,6 +130,60 @@ describe.skipIf(missingTool('redis-server', hasRedisServer()))('--limiter with a
       await sb.close();
     }
   });
+
+  it('a Redis with a password (requirepass): the right one shares the budget; a wrong one is one warning that never shows it', async () => {
+    const locked = await startRedis({ password: 'sesame-pw-42' });
+    const t = await e2e({ perMinute: 3, windowMs: 500 });
+    try {
+      const ok = await t.cli(['pets', 'list', '-o', 'json'], { env: { PETSTORE_LIMITER: locked.url } });
+      expect(ok.exitCode, ok.stderr).toBe(0);
+      expect(ok.stderr).not.toContain('warning');
+      const { Redis } = await import('ioredis');
+      const client = new Redis(locked.url);
+      try {
+        expect((await client.keys('petstore:limiter:fleet:*')).length).toBeGreaterThan(0);
+      } finally {
+        client.disconnect();
+      }
+      const wrong = await t.cli(['pets', 'list', '-o', 'json'], { env: { PETSTORE_LIMITER: locked.url.replace('sesame-pw-42', 'wrong-pw-17') } });
+      expect(wrong.exitCode, wrong.stderr).toBe(0);
+      expect(wrong.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
+        expect.stringMatching(/^warning: shared limiter redis:\/\/127\.0\.0\.1:\d+\/0 unavailable \(.*\); pacing from this process's own view of the quota$/),
+      ]);
+      for (const r of [ok, wrong]) {
+        expect(r.stderr).not.toContain('sesame');
+        expect(r.stderr).not.toContain('wrong-pw');
+      }
+    } finally {
+      await t.close();
+      await locked.stop();
+    }
+  });
+
+  it.skipIf(missingTool('openssl', haveOpenssl()))(
+    'rediss:// (TLS, with a password): works when the certificate is trusted; an untrusted one is one warning and local pacing',
+    async () => {
+      const cert = selfSignedCert();
+      const tls = await startRedis({ tls: cert, password: 'tls-pw-9' });
+      const t = await e2e({ perMinute: 3, windowMs: 500 });
+      try {
+        expect(tls.url).toMatch(/^rediss:/);
+        const trusted = await t.cli(['pets', 'list', '-o', 'json'], { env: { PETSTORE_LIMITER: tls.url, NODE_EXTRA_CA_CERTS: cert.certFile } });
+        expect(trusted.exitCode, trusted.stderr).toBe(0);
+        expect(trusted.stderr).not.toContain('warning');
+        const untrusted = await t.cli(['pets', 'list', '-o', 'json'], { env: { PETSTORE_LIMITER: tls.url } });
+        expect(untrusted.exitCode, untrusted.stderr).toBe(0);
+        expect(untrusted.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
+          expect.stringMatching(/^warning: shared limiter rediss:\/\/127\.0\.0\.1:\d+\/0 unavailable \(.*\); pacing from/),
+        ]);
+        for (const r of [trusted, untrusted]) expect(r.stderr).not.toContain('tls-pw');
+      } finally {
+        await t.close();
+        await tls.stop();
+        cert.remove();
+      }
+    },
+  );
 
   it('PETSTORE_LIMITER works as the flag; the key is not in Redis', async () => {
     const t = await e2e({ perMinute: 3, windowMs: 500 });

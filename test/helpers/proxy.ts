@@ -1,15 +1,14 @@
 import { listenOnLoopback, type Loopback } from './loopback.js';
+import { selfSignedCert } from './tls-cert.js';
 // A tiny HTTP proxy for tests (127.0.0.1 only): CONNECT tunnels (what undici's
 // ProxyAgent uses for https URLs) and absolute-URI forwarding (what it uses for
 // plain http URLs). It records every request, can demand credentials (407), or
 // refuse every request with a status. Plus a TLS front for an http server, so
 // an https URL can be tested through a CONNECT tunnel.
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 
@@ -127,42 +126,11 @@ export interface TlsFront {
   close(): Promise<void>;
 }
 
-/** True when the openssl command is available to make a test certificate. */
-export function haveOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Terminates TLS on 127.0.0.1 (self-signed certificate for IP 127.0.0.1) and passes the bytes to a local port. */
 export async function startTlsFront(targetPort: number): Promise<TlsFront> {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-tls-'));
-  const keyFile = join(dir, 'key.pem');
-  const caFile = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      caFile,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const cert = selfSignedCert();
+  const keyFile = cert.keyFile;
+  const caFile = cert.certFile;
   let connections = 0;
   const sockets = new Set<Socket>();
   const server = createTlsServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (tlsSocket) => {
@@ -186,7 +154,7 @@ export async function startTlsFront(targetPort: number): Promise<TlsFront> {
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => {
-          rmSync(dir, { recursive: true, force: true });
+          cert.remove();
           resolve();
         });
       }),

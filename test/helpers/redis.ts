@@ -4,6 +4,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
+import type { TestCert } from './tls-cert.js';
 
 export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -37,12 +38,19 @@ function accepting(port: number): Promise<boolean> {
 }
 
 /** Starts redis-server on a free loopback port and waits until it accepts connections. */
-export async function startRedis(): Promise<RedisHandle> {
+/** `password`: requirepass. `tls`: the port speaks only TLS with this certificate (rediss://). */
+export async function startRedis(opts: { password?: string; tls?: TestCert } = {}): Promise<RedisHandle> {
   for (let tries = 0; ; tries++) {
     const port = await freePort();
     const child: ChildProcess = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+      [
+        ...(opts.tls
+          ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', opts.tls.certFile, '--tls-key-file', opts.tls.keyFile, '--tls-auth-clients', 'no']
+          : ['--port', String(port)]),
+        ...['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+        ...(opts.password ? ['--requirepass', opts.password] : []),
+      ],
       {
         stdio: 'ignore',
       },
@@ -57,7 +65,7 @@ export async function startRedis(): Promise<RedisHandle> {
     if (!dead && (await accepting(port))) {
       return {
         port,
-        url: `redis://127.0.0.1:${port}/0`,
+        url: `${opts.tls ? 'rediss' : 'redis'}://${opts.password ? `:${opts.password}@` : ''}127.0.0.1:${port}/0`,
         async stop(hard = false) {
           if (!dead) child.kill(hard ? 'SIGKILL' : 'SIGTERM');
           await exited;

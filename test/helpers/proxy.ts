@@ -9,7 +9,6 @@ import { selfSignedCert } from './tls-cert.js';
 import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 
 interface ProxyLogEntry {

@@ -41,6 +41,8 @@ export function scripted(clock: Clock, steps: Step[], latencyMs = 0) {
 export interface ModelOptions {
   perWindow: number;
   windowMs: number;
+  /** Requests per day (default 1,000,000). */
+  perDay?: number;
   /** One-way latency, ms (request travel = response travel). */
   latency?: (n: number) => number;
 }
@@ -54,7 +56,7 @@ export function modelServer(clock: Clock, opts: ModelOptions) {
   const limiter = new QuotaKeeper({
     perWindow: opts.perWindow,
     windowMs: opts.windowMs,
-    perDay: 1_000_000,
+    perDay: opts.perDay ?? 1_000_000,
     dayWindowMs: 86_400_000,
     ban: true,
     banMs: 60_000,

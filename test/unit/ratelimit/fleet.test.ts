@@ -235,4 +235,42 @@ describe('a fleet on separate stores against the sandbox limiter (fake clock)', 
       expect(server.count(429)).toBeLessThanOrEqual(1);
     });
   }
+
+  it('4 processes and the daily limit binds: zero bans, at most a few 429s, each stops naming the daily limit', async () => {
+    const clock = new FakeClock(T0 + 321);
+    const server = modelServer(clock, { perWindow: 60, windowMs: 60_000, perDay: 100, latency: () => 20 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const c = new ApiClient(
+          server.transport,
+          { envName: 't' },
+          { clock, maxWaitMs: 120_000, limiter: new RateLimiter({ clock, key: 'k', store: new MemoryRateStateStore(), batch: true }) },
+        );
+        let created = 0;
+        let next = 0;
+        const worker = async () => {
+          while (next < 40) {
+            next++;
+            await call(c, GET);
+            created++;
+          }
+        };
+        const error = await Promise.all(Array.from({ length: 4 }, worker)).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        await c.close();
+        return { created, error };
+      }),
+    );
+    // The day's 100, less the one or two each keeps back for the others' requests in flight.
+    expect(server.count(200)).toBeGreaterThanOrEqual(95);
+    expect(outcomes.reduce((n, o) => n + o.created, 0)).toBe(server.count(200));
+    expect(server.count(403)).toBe(0);
+    expect(server.count(429)).toBeLessThanOrEqual(2);
+    for (const o of outcomes) {
+      expect(o.error).toBeInstanceOf(RateLimitedError);
+      expect((o.error as Error).message).toMatch(/daily limit/);
+    }
+  });
 });

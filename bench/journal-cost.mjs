@@ -28,7 +28,7 @@ let bytes = 0;
 async function loop(n, journaled) {
   let journal;
   if (journaled) {
-    journal = Journal.open(join(folder, `journal-${file++}.ndjson`), { input: undefined, label: 'bench' });
+    journal = await Journal.open(join(folder, `journal-${file++}.ndjson`), { input: undefined, inputLabel: 'bench', label: 'bench' });
     journal.start(
       formatResult({ journal: 'petstore pets add', version: 1, input: '-', sha256: '0', target: 'http://127.0.0.1/v1', started: new Date().toISOString() }),
     );

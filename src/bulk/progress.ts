@@ -16,12 +16,13 @@ function duration(seconds: number): string {
   return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
 }
 
+// Short: the line must fit 80 columns with the counts, and the wait is what matters while it lasts.
 const WAITING_FOR: Record<WaitNotice['reason'], string> = {
   rate_limited: 'after a 429',
-  gate: 'for the rate limit',
-  quota: 'for the quota to reset',
-  server: 'to retry a server error',
-  network: 'to retry a network error',
+  gate: 'for the limit',
+  quota: 'for the reset',
+  server: 'to retry (server error)',
+  network: 'to retry (network error)',
 };
 
 function progressText(s: ProgressState, now: number, wait: WaitNotice | undefined): string {
@@ -30,8 +31,9 @@ function progressText(s: ProgressState, now: number, wait: WaitNotice | undefine
   const pct = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 100;
   const eta = rate > 0 ? duration((s.total - s.done) / rate) : '?';
   const quota = s.quota ? ` · quota ${s.quota.remaining}/${s.quota.limit}` : '';
-  const waiting = wait ? ` · waiting ${duration(Math.max(0, wait.until - now) / 1000)} ${WAITING_FOR[wait.reason]}` : '';
-  return `seeding ${s.done}/${s.total} (${pct}%)${waiting} · ${rate.toFixed(1)}/s${quota} · ETA ${eta}`;
+  // While waiting nothing is sent: the wait takes the rate's place.
+  const middle = wait ? `waiting ${duration(Math.max(0, wait.until - now) / 1000)} ${WAITING_FOR[wait.reason]}` : `${rate.toFixed(1)}/s`;
+  return `seeding ${s.done}/${s.total} (${pct}%) · ${middle}${quota} · ETA ${eta}`;
 }
 
 /**
@@ -61,6 +63,18 @@ export class Progress {
     if (!force && now - this.#last < 100) return;
     this.#draw(now);
   }
+
+  /**
+   * Output to a stdout that is this terminal passes here: the live line is taken down first, so a
+   * result line never shares its row (the next update, at most ~100 ms later, draws it again below).
+   */
+  readonly aboveLine = (write: () => void): void => {
+    if (this.#shown) {
+      this.io.stderr.write('\r\x1b[K');
+      this.#shown = false;
+    }
+    write();
+  };
 
   #draw(now: number): void {
     if (!this.#state) return;

@@ -11,7 +11,11 @@ export class StdoutLines {
   #scheduled = false;
   #drain: Promise<void> | undefined;
 
-  constructor(private readonly stdout: { stream: Writable; failed: AbortSignal }) {}
+  /** `around`: how a write reaches a terminal that also shows a live line (Progress.aboveLine). */
+  constructor(
+    private readonly stdout: { stream: Writable; failed: AbortSignal },
+    private readonly around: (write: () => void) => void = (write) => write(),
+  ) {}
 
   async write(text: string): Promise<void> {
     this.#pending += text;
@@ -30,7 +34,11 @@ export class StdoutLines {
     const text = this.#pending;
     this.#pending = '';
     if (text === '' || this.stdout.failed.aborted) return;
-    if (!this.stdout.stream.write(text)) {
+    let full = false;
+    this.around(() => {
+      full = !this.stdout.stream.write(text);
+    });
+    if (full) {
       this.#drain ??= once(this.stdout.stream, 'drain', { signal: this.stdout.failed }).then(
         () => {
           this.#drain = undefined;

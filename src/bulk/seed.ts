@@ -227,7 +227,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     o.dryRun || plan.toSend === 0
       ? undefined
       : await clientFor(f, { inflight: inflight.signal, stop: stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
-  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }) : undefined;
+  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
   let fatal: unknown;
   let done = 0;
 

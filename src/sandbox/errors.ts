@@ -19,6 +19,7 @@ const ERROR_CODES = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  storage_failed: 500,
   not_implemented: 501,
   injected_failure: 503,
   ids_exhausted: 507,

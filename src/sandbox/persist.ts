@@ -1,23 +1,28 @@
-// The --data file: the pets kept across restarts.
+// The --data file: the pets kept across restarts, read at start (src/sandbox/data-log.ts writes it).
 //
-// Format (UTF-8 JSON, int64 values as exact integer literals):
-//   {"version":1,"nextId":12,"pets":[
-//   {"id":1,"name":"Rex","categoryId":3,"status":"available"},
-//   ...
-//   ]}
-// Writes are atomic (write-file-atomic: temp file in the same directory, fsync,
-// rename), debounced and serialised: one write at a time, the latest state wins.
+// Format 2, an append-only log (UTF-8, one JSON value per line, int64 values as exact integer literals):
+//   {"petstore-sandbox-data":2,"nextId":12}
+//   {"id":1,"name":"Rex","categoryId":3,"status":"available"}
+//   {"id":11,"name":"Tom","categoryId":1}
+// The first line is written when the file is compacted (rewritten whole); each created pet is appended
+// as one line, synced before its 201 is sent. A last line without its newline is a create the sandbox
+// never acknowledged (the process died writing it): it is dropped. The next id is never lower than the
+// header's nor than the highest id + 1, so an id is never handed out twice.
+// Format 1 (earlier versions, read only): {"version":1,"nextId":12,"pets":[...]}.
 
-import { open, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { PET_STATUSES } from '../flag-values.js';
 import { INT64_MAX, parseJson, toInt64 } from '../json/int64.js';
 import { SandboxStartError } from './errors.js';
 import { isPetStatus, type Pet } from './types.js';
 
+export const HEADER_KEY = 'petstore-sandbox-data';
+
 export interface DataFile {
   nextId: bigint;
   pets: Pet[];
+  /** The file must be rewritten before anything is appended: an older format, or a torn last line. */
+  needsCompaction: boolean;
 }
 
 class CorruptData extends Error {}
@@ -26,46 +31,83 @@ function fail(reason: string): never {
   throw new CorruptData(reason);
 }
 
-/** Validates the parsed file content. */
-function decodeData(value: unknown): DataFile {
+function decodePet(item: unknown, where: string): Pet {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) fail(`${where} must be an object`);
+  const p = item as Record<string, unknown>;
+  const id = toInt64(p.id);
+  if (id === undefined) fail(`${where}.id must be an int64 integer`);
+  if (typeof p.name !== 'string') fail(`${where}.name must be a string`);
+  const categoryId = toInt64(p.categoryId);
+  if (categoryId === undefined) fail(`${where}.categoryId must be an int64 integer`);
+  const pet: Pet = { id, name: p.name, categoryId };
+  if (p.status !== undefined) {
+    if (!isPetStatus(p.status)) fail(`${where}.status must be ${PET_STATUSES.slice(0, -1).join(', ')} or ${PET_STATUSES.at(-1)}`);
+    pet.status = p.status;
+  }
+  return pet;
+}
+
+function decodeNextId(value: unknown): bigint {
+  const n = typeof value === 'bigint' ? value : toInt64(value);
+  // nextId may be INT64_MAX + 1 once the last id is used up.
+  if (n === undefined || n < 1n || n > INT64_MAX + 1n) fail('"nextId" must be a positive integer');
+  return n;
+}
+
+/** Checks ids are unique and raises nextId above the highest. */
+function assemble(pets: Pet[], nextId: bigint | undefined, where: (i: number) => string, needsCompaction: boolean): DataFile {
+  const seen = new Set<bigint>();
+  let maxId: bigint | undefined;
+  pets.forEach((pet, i) => {
+    if (seen.has(pet.id)) fail(`${where(i)}.id ${pet.id} is a duplicate`);
+    seen.add(pet.id);
+    if (maxId === undefined || pet.id > maxId) maxId = pet.id;
+  });
+  let next = nextId ?? (maxId === undefined ? 1n : maxId + 1n);
+  if (maxId !== undefined && next <= maxId) next = maxId + 1n;
+  return { nextId: next, pets, needsCompaction };
+}
+
+function decodeVersion1(value: unknown): DataFile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('the top level must be a JSON object');
   const doc = value as Record<string, unknown>;
   if (doc.version !== 1) fail(`unsupported "version" ${JSON.stringify(doc.version) ?? 'undefined'} (expected 1)`);
   if (!Array.isArray(doc.pets)) fail('"pets" must be an array');
-  const seen = new Set<bigint>();
-  const pets: Pet[] = [];
-  let maxId: bigint | undefined;
-  doc.pets.forEach((item: unknown, i: number) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) fail(`pets[${i}] must be an object`);
-    const p = item as Record<string, unknown>;
-    const id = toInt64(p.id);
-    if (id === undefined) fail(`pets[${i}].id must be an int64 integer`);
-    if (seen.has(id)) fail(`pets[${i}].id ${id} is a duplicate`);
-    seen.add(id);
-    if (typeof p.name !== 'string') fail(`pets[${i}].name must be a string`);
-    const categoryId = toInt64(p.categoryId);
-    if (categoryId === undefined) fail(`pets[${i}].categoryId must be an int64 integer`);
-    const pet: Pet = { id, name: p.name, categoryId };
-    if (p.status !== undefined) {
-      if (!isPetStatus(p.status)) fail(`pets[${i}].status must be ${PET_STATUSES.slice(0, -1).join(', ')} or ${PET_STATUSES.at(-1)}`);
-      pet.status = p.status;
-    }
-    pets.push(pet);
-    if (maxId === undefined || id > maxId) maxId = id;
-  });
-  let nextId: bigint;
-  if (doc.nextId === undefined) nextId = maxId === undefined ? 1n : maxId + 1n;
-  else {
-    const n = typeof doc.nextId === 'bigint' ? doc.nextId : toInt64(doc.nextId);
-    // nextId may be INT64_MAX + 1 once the last id is used up.
-    if (n === undefined || n < 1n || n > INT64_MAX + 1n) fail('"nextId" must be a positive integer');
-    nextId = n;
-  }
-  if (maxId !== undefined && nextId <= maxId) nextId = maxId + 1n;
-  return { nextId, pets };
+  const pets = doc.pets.map((item: unknown, i: number) => decodePet(item, `pets[${i}]`));
+  return assemble(pets, doc.nextId === undefined ? undefined : decodeNextId(doc.nextId), (i) => `pets[${i}]`, true);
 }
 
-/** Loads the data file; undefined when it does not exist. Throws SandboxStartError when unusable. */
+/** The log format, or undefined when the first line is not its header. */
+function decodeLog(text: string): DataFile | undefined {
+  const lines = text.split('\n');
+  let header: unknown;
+  try {
+    header = parseJson(lines[0] ?? '');
+  } catch {
+    return undefined;
+  }
+  if (typeof header !== 'object' || header === null || !(HEADER_KEY in header)) return undefined;
+  const h = header as Record<string, unknown>;
+  if (h[HEADER_KEY] !== 2) fail(`unsupported "${HEADER_KEY}" ${JSON.stringify(h[HEADER_KEY]) ?? 'undefined'} (expected 2)`);
+  const nextId = decodeNextId(h.nextId);
+  // A last line without its newline was never acknowledged (see the top of this file).
+  const torn = !text.endsWith('\n');
+  const body = lines.slice(1, torn ? -1 : undefined);
+  if (!torn) body.pop();
+  const pets: Pet[] = [];
+  body.forEach((line, i) => {
+    let item: unknown;
+    try {
+      item = parseJson(line);
+    } catch (error) {
+      fail(`line ${i + 2} is not valid JSON (${(error as Error).message})`);
+    }
+    pets.push(decodePet(item, `line ${i + 2}`));
+  });
+  return assemble(pets, nextId, (i) => `line ${i + 2}`, torn);
+}
+
+/** Loads the data file; undefined when it does not exist or is empty. Throws SandboxStartError when unusable. */
 export async function loadData(file: string): Promise<DataFile | undefined> {
   let text: string;
   try {
@@ -76,130 +118,12 @@ export async function loadData(file: string): Promise<DataFile | undefined> {
   }
   if (text.trim().length === 0) return undefined;
   try {
-    return decodeData(parseJson(text));
+    return decodeLog(text) ?? decodeVersion1(parseJson(text));
   } catch (error) {
     const reason = error instanceof CorruptData ? error.message : `not valid JSON (${(error as Error).message})`;
     throw new SandboxStartError(
       `cannot load --data file ${file}: ${reason}. The file was left untouched; fix it, move it away or choose another --data file.`,
       { cause: error },
     );
-  }
-}
-
-/**
- * Writes `text` to `file` atomically with write-file-atomic (loaded on the first write): a temp file in
- * the same directory, fsync, rename; the temp file is removed on failure and on exit. fsync stays on:
- * the file holds writes the sandbox has acknowledged, which must survive a crash once written. A new
- * file gets 0666 minus the umask (0644 as a rule), an existing one keeps its mode and owner.
- */
-export async function writeAtomic(file: string, text: string | Buffer): Promise<void> {
-  const { default: writeFileAtomic } = await import('write-file-atomic');
-  await writeFileAtomic(file, text, { fsync: true });
-  // write-file-atomic syncs the file, not the rename: make that durable too. Best effort, as not
-  // every platform can fsync a directory.
-  try {
-    const d = await open(dirname(file), 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    // best effort
-  }
-}
-
-export interface PersisterOptions {
-  /** Least delay between a change and its write, in ms. */
-  delayMs?: number;
-  onError?: (error: unknown) => void;
-  onWrite?: () => void;
-}
-
-/**
- * Debounced, serialised snapshot writer. markDirty() after each change; the
- * snapshot is taken when the write starts, so the file always holds a whole,
- * consistent state. The delay grows with the cost of a write so large stores
- * do not spend the event loop serialising.
- */
-export class Persister {
-  private dirty = false;
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> | undefined;
-  private lastCostMs = 0;
-  private lastSyncCostMs = 0;
-  private closed = false;
-  writes = 0;
-  errors = 0;
-
-  constructor(
-    readonly file: string,
-    private readonly snapshot: () => string,
-    private readonly options: PersisterOptions = {},
-  ) {}
-
-  markDirty(): void {
-    this.dirty = true;
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.closed || this.timer || this.writing) return;
-    // Keep the event-loop time spent on snapshots to about a tenth.
-    const delay = Math.max(this.options.delayMs ?? 50, 2 * this.lastCostMs, 10 * this.lastSyncCostMs);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.writeOnce().then(
-        () => {
-          if (this.dirty) this.schedule();
-        },
-        (error: unknown) => {
-          this.options.onError?.(error);
-          if (this.dirty) this.schedule();
-        },
-      );
-    }, delay);
-    this.timer.unref();
-  }
-
-  private writeOnce(): Promise<void> {
-    if (this.writing) return this.writing;
-    if (!this.dirty) return Promise.resolve();
-    this.dirty = false;
-    const started = performance.now();
-    const bytes = Buffer.from(this.snapshot(), 'utf8');
-    this.lastSyncCostMs = performance.now() - started;
-    const p = writeAtomic(this.file, bytes).then(
-      () => {
-        this.writes++;
-        this.lastCostMs = performance.now() - started;
-        this.options.onWrite?.();
-      },
-      (error: unknown) => {
-        this.errors++;
-        this.dirty = true;
-        throw error;
-      },
-    );
-    this.writing = p.finally(() => {
-      this.writing = undefined;
-    });
-    return this.writing;
-  }
-
-  /** Writes now if anything changed, after any write in progress. Rejects when the write fails. */
-  async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.writing) await this.writing.catch(() => {});
-    if (this.dirty) await this.writeOnce();
-  }
-
-  /** Final flush; no more scheduled writes afterwards. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.flush();
   }
 }

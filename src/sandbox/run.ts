@@ -62,7 +62,7 @@ export async function runSandbox(opts: SandboxCommandOptions, io: SandboxIO, sig
     recordRequests: false,
     ...(opts.log ? { onRequest: (r: RecordedRequest) => void io.stderr.write(logLine(r)) } : {}),
     onError: (error) => {
-      io.stderr.write(`petstore sandbox: cannot save ${opts.data ?? 'data'}: ${(error as Error)?.message ?? String(error)} (will retry)\n`);
+      io.stderr.write(`petstore sandbox: cannot write ${opts.data ?? 'the data file'}: ${(error as Error)?.message ?? String(error)}\n`);
     },
   });
   io.stderr.write(formatBanner(sandbox));

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { toInt64 } from '../json/int64.js';
 import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
-import { loadData, Persister, writeAtomic } from './persist.js';
+import { DataLog } from './data-log.js';
+import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { PetStore } from './store.js';
 import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
@@ -53,11 +54,9 @@ export interface SandboxOptions {
   maxBodyBytes?: number;
   /** Keep the last N requests for requests() (default 10,000); false or 0 disables. */
   recordRequests?: boolean | number;
-  /** Least delay between a change and its write to dataFile, in ms (default 50). */
-  persistDelayMs?: number;
   /** Called after each response (e.g. for a request log). */
   onRequest?: (request: RecordedRequest) => void;
-  /** Called when a background write of dataFile fails. */
+  /** Called when a write of dataFile fails (the create gets a 500 storage_failed). */
   onError?: (error: unknown) => void;
 }
 
@@ -102,6 +101,7 @@ interface SandboxStats {
   bansIssued: number;
   /** Requests being handled right now. */
   inFlight: number;
+  /** Appends to the data file that reached the disk (each a batch of creates), and writes that failed. */
   persistWrites: number;
   persistErrors: number;
 }
@@ -357,19 +357,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const data = dataFile === undefined ? undefined : await loadData(dataFile);
   if (data && data.nextId > firstId) firstId = data.nextId;
   const store = new PetStore(firstId, data?.pets ?? []);
-  let persister: Persister | undefined;
+  let log: DataLog | undefined;
+  let lastStorageError: unknown;
   if (dataFile !== undefined) {
-    persister = new Persister(dataFile, () => store.snapshot(), {
-      delayMs: options.persistDelayMs ?? 50,
-      onError: (error) => options.onError?.(error),
-    });
-    if (!data) {
-      // Create the file now, so an unwritable location fails at start, not later.
-      try {
-        await writeAtomic(dataFile, store.snapshot());
-      } catch (error) {
-        throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
-      }
+    try {
+      log = await DataLog.open(dataFile, { text: () => store.snapshot(), pets: () => store.size }, { onError: (error) => options.onError?.(error) });
+    } catch (error) {
+      throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -385,7 +379,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let records: RecordedRequest[] = [];
   let seq = 0;
-  // The persister's counters are read when stats() is asked, not kept here.
+  // The data file's counters are read when stats() is asked, not kept here.
   const stats: Omit<SandboxStats, 'persistWrites' | 'persistErrors'> = {
     requests: 0,
     byStatus: {},
@@ -430,9 +424,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     got.body = text;
     const input: NewPet = validateNewPet(parseBody(text));
-    const { pet, json } = store.create(input);
+    const stored = store.reserve(input);
+    if (log) {
+      try {
+        await log.append(`${stored.json}\n`);
+      } catch (error) {
+        // The creates of one batch share its error: one log line for them.
+        if (error !== lastStorageError) options.onError?.(error);
+        lastStorageError = error;
+        throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
+      }
+    }
+    store.insert(stored);
+    const { pet, json } = stored;
     stats.created++;
-    persister?.markDirty();
     answer.status = 201;
     answer.headers.location = `/v1/pets/${pet.id}`;
     answer.body = json;
@@ -631,8 +636,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats: () => ({
       ...stats,
       byStatus: { ...stats.byStatus },
-      persistWrites: persister?.writes ?? 0,
-      persistErrors: persister?.errors ?? 0,
+      persistWrites: log?.writes ?? 0,
+      persistErrors: log?.errors ?? 0,
     }),
     resetRateLimits: () => limiter.reset(),
     seed: (pets) => {
@@ -645,8 +650,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         if (p.status !== undefined) input.status = p.status as NewPet['status'];
         return input;
       });
-      const created = inputs.map((input) => store.create(input).pet);
-      persister?.markDirty();
+      const created = inputs.map((input) => {
+        const stored = store.create(input);
+        log?.append(`${stored.json}\n`).catch((error: unknown) => options.onError?.(error));
+        return stored.pet;
+      });
       return created.map((p) => ({ ...p }));
     },
     setLatency: (ms) => {
@@ -661,7 +669,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
     },
     flush: async () => {
-      await persister?.flush();
+      await log?.idle();
     },
     close: () => {
       if (closePromise) return closePromise;
@@ -676,7 +684,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           });
           server.closeIdleConnections();
         });
-        await persister?.close();
+        await log?.close();
       })();
       return closePromise;
     },

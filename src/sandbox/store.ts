@@ -3,6 +3,7 @@
 
 import { INT64_MAX } from '../json/int64.js';
 import { apiError } from './errors.js';
+import { HEADER_KEY } from './persist.js';
 import { petJson, type NewPet, type Pet, type PetStatus } from './types.js';
 
 interface Stored {
@@ -34,14 +35,27 @@ export class PetStore {
 
   /** Stores a new pet with the next id. Throws ids_exhausted past int64. */
   create(input: NewPet): { pet: Pet; json: string } {
+    const stored = this.reserve(input);
+    this.insert(stored);
+    return stored;
+  }
+
+  /**
+   * Gives a new pet the next id without storing it yet (it is stored once its line is on disk; an id
+   * whose write failed is never handed out again). Throws ids_exhausted past int64.
+   */
+  reserve(input: NewPet): { pet: Pet; json: string } {
     const id = this.next;
     if (id > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
     this.next = id + 1n;
     const pet: Pet = { id, name: input.name, categoryId: input.categoryId };
     if (input.status !== undefined) pet.status = input.status;
-    const stored = { pet, json: petJson(pet) };
-    this.byId.set(id, stored);
-    return stored;
+    return { pet, json: petJson(pet) };
+  }
+
+  /** Stores a reserved pet. Reserved pets are inserted in id order (the data file's appends keep it). */
+  insert(stored: { pet: Pet; json: string }): void {
+    this.byId.set(stored.pet.id, stored);
   }
 
   /** The exact JSON text of one pet, or undefined. */
@@ -64,11 +78,11 @@ export class PetStore {
     return Array.from(this.byId.values(), (s) => clonePet(s.pet));
   }
 
-  /** The persistence file's text (see persist.ts for the format). */
+  /** The data file's whole text (see persist.ts for the format). */
   snapshot(): string {
-    const lines = Array.from(this.byId.values(), (s) => s.json);
-    const pets = lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n]`;
-    return `{"version":1,"nextId":${this.next},"pets":${pets}}\n`;
+    let text = `{"${HEADER_KEY}":2,"nextId":${this.next}}\n`;
+    for (const s of this.byId.values()) text += `${s.json}\n`;
+    return text;
   }
 }
 

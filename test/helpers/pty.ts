@@ -78,7 +78,7 @@ export async function runOnPty(
 }
 
 /** What a terminal of cols × rows shows after receiving `raw` (every line, scrollback included). */
-export async function renderScreen(raw: Buffer, cols: number, rows: number): Promise<string[]> {
+async function renderScreen(raw: Buffer, cols: number, rows: number): Promise<string[]> {
   const { Terminal } = await import('@xterm/headless');
   const term = new Terminal({ cols, rows, scrollback: 100_000, allowProposedApi: true });
   await new Promise<void>((resolve) => term.write(raw, resolve));

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/json/int64.js';
+import { loadData } from '../../src/sandbox/persist.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { call, createPet } from './helpers.js';
 
@@ -30,7 +30,7 @@ describe('sandbox concurrency', () => {
   it('64 parallel POSTs mixed with rejected ones and reads, persisted exactly', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-sandbox-'));
     const file = join(dir, 'pets.json');
-    const sb = await startSandbox({ keys: ['k'], perMinute: 1000, dataFile: file, persistDelayMs: 1 });
+    const sb = await startSandbox({ keys: ['k'], perMinute: 1000, dataFile: file });
     try {
       const jobs = Array.from({ length: 64 }, (_, i) => createPet(sb, { name: `pet-${i}`, categoryId: i }));
       const bad = Array.from({ length: 16 }, () => createPet(sb, { name: '', categoryId: 1 }));
@@ -40,9 +40,9 @@ describe('sandbox concurrency', () => {
       expect(rejected.every((r) => r.status === 400)).toBe(true);
       expect(listed.every((r) => r.status === 200)).toBe(true);
       await sb.close();
-      const doc = parseJson(await readFile(file, 'utf8')) as { nextId: number; pets: Array<{ id: number }> };
-      expect(doc.nextId).toBe(65);
-      expect(doc.pets.map((p) => p.id)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
+      const doc = await loadData(file);
+      expect(doc?.nextId).toBe(65n);
+      expect(doc?.pets.map((p) => p.id)).toEqual(Array.from({ length: 64 }, (_, i) => BigInt(i + 1)));
     } finally {
       await sb.close();
       await rm(dir, { recursive: true, force: true });

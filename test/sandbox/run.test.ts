@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { bundleForWorker } from '../helpers/bundle.js';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/json/int64.js';
+import { loadData } from '../../src/sandbox/persist.js';
 import { parseSandboxOptions, runSandbox, SandboxStartError } from '../../src/sandbox/run.js';
 
 function capture() {
@@ -134,9 +134,9 @@ process.exit(0);
         child.kill(signal);
         expect(await exited).toBe(0);
         expect(err).toContain('stopped; 5 pets saved');
-        const doc = parseJson(await readFile(file, 'utf8')) as { pets: Array<{ categoryId: bigint }> };
-        expect(doc.pets).toHaveLength(5);
-        expect(doc.pets[0]?.categoryId).toBe(9223372036854775807n);
+        const doc = await loadData(file);
+        expect(doc?.pets).toHaveLength(5);
+        expect(doc?.pets[0]?.categoryId).toBe(9223372036854775807n);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

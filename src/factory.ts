@@ -1,6 +1,7 @@
 import type { ConfigStore } from './config/store.js';
 import type { Target } from './config/target.js';
 import { noApiKeyError } from './errors/errors.js';
+import { Redactor } from './output/redact.js';
 import type { ApiClient } from './http/api-client.js';
 import type { EnvVars, IO } from './io/io.js';
 import type { WaitAnnouncer } from './ratelimit/wait-announcer.js';
@@ -47,8 +48,10 @@ export interface Factory {
   clientFor(target: { envName: string; baseUrl: string }, apiKey: string, options?: ClientForOptions): Promise<ApiClient>;
   /** Clients built during this run (for the quota line and cleanup). */
   readonly clients: readonly ApiClient[];
-  /** Every API key this run used or was given, so error output can mask them even if a server echoes one. */
+  /** Every API key this run used, was given or found stored, so output can mask them even if a server echoes one. */
   secrets(): string[];
+  /** The text with every form of every secret masked (src/output/redact.ts): for anything printed or journaled. */
+  redact(text: string): string;
   /** Writes a line to stderr unless --quiet. */
   info(line: string): void;
   /** Writes a debug line to stderr with --debug. */
@@ -83,6 +86,8 @@ export function createFactory(deps: FactoryDeps): Factory {
   let client: Promise<ApiClient> | undefined;
   const clients: ApiClient[] = [];
   const keys = new Set<string>();
+  let loaded: ConfigStore | undefined;
+  let redactor: { size: number; redactor: Redactor } | undefined;
 
   const factory: Factory = {
     io: deps.io,
@@ -93,10 +98,16 @@ export function createFactory(deps: FactoryDeps): Factory {
     version: deps.version,
     clients,
     info(line) {
-      if (!deps.globals.quiet) deps.io.stderr.write(`${line}\n`);
+      if (!deps.globals.quiet) deps.io.stderr.write(`${factory.redact(line)}\n`);
     },
     debug(line) {
-      if (deps.globals.debug) deps.io.stderr.write(`debug: ${line}\n`);
+      if (deps.globals.debug) deps.io.stderr.write(`debug: ${factory.redact(line)}\n`);
+    },
+    redact(text) {
+      const secrets = factory.secrets();
+      // Rebuilt only when a key was added since (keys are only ever added during a run).
+      if (redactor?.size !== secrets.length) redactor = { size: secrets.length, redactor: new Redactor(secrets) };
+      return redactor.redactor.text(text);
     },
     config() {
       config ??= (async () => {
@@ -106,6 +117,7 @@ export function createFactory(deps: FactoryDeps): Factory {
           lockTimeoutMs: deps.globals.timeout * 1000,
           debug: (line) => factory.debug(line),
         });
+        loaded = store;
         for (const problem of store.loosePermissions()) {
           factory.info(`warning: ${problem}; others may read your API keys. Fix with: chmod 700 ${store.dir} && chmod 600 ${store.path}`);
         }
@@ -133,7 +145,8 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     secrets() {
       const envKey = deps.env.PETSTORE_API_KEY;
-      return [...keys, ...(envKey ? [envKey, envKey.trim()] : [])];
+      const stored = loaded ? Object.values(loaded.envs()).flatMap((e) => (e.apiKey ? [e.apiKey] : [])) : [];
+      return [...new Set([...keys, ...(envKey ? [envKey, envKey.trim()] : []), ...stored])];
     },
     async clientFor(t, rawKey, options = {}) {
       keys.add(rawKey);
@@ -149,6 +162,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         envName: t.envName,
         baseUrl: t.baseUrl,
         apiKey,
+        secrets: factory.secrets(),
         configDir: config.dir,
         version: deps.version,
         timeoutSeconds: deps.globals.timeout,

@@ -16,6 +16,8 @@ export interface BuildClientOptions {
   envName: string;
   baseUrl: string;
   apiKey: string;
+  /** Other secrets the trace and messages must mask (the other stored keys). */
+  secrets?: readonly string[];
   /** The config folder: the rate-limit state file lives there. */
   configDir: string;
   version: string;
@@ -66,6 +68,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   const transport = new HttpTransport({
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
+    secrets: o.secrets,
     userAgent: `petstore-cli/${o.version}`,
     timeoutMs,
     clock: o.clock,

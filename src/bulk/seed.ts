@@ -243,7 +243,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     } catch (error) {
       // Journaled as in flight, then proven not created (a 401, a 429 that stopped the run, a refused
       // connection, Ctrl-C during a retry's wait): say so, or --resume would take it for unknown.
-      if (journaled) journal?.outcome(formatResult({ line, status: 'not_created', reason: (error as Error).message }));
+      if (journaled) journal?.outcome(f.redact(formatResult({ line, status: 'not_created', reason: (error as Error).message })));
       throw error;
     }
   };
@@ -279,7 +279,8 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     counts[result.status]++;
     if (result.status === 'unknown' && unknownLines.length <= 20) unknownLines.push(result.line);
     done++;
-    const text = formatResult(result as ResultLine);
+    // Server text (an error message, a created pet) may echo a key: masked before it is kept or printed.
+    const text = f.redact(formatResult(result as ResultLine));
     if (append) journal?.outcome(text);
     await stdout?.write(text);
     progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });

@@ -131,7 +131,4 @@ export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string
   return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
 }
 
-/** Shows only the last four characters of a secret. */
-export function maskKey(key: string): string {
-  return key.length < 12 ? '****' : `****${key.slice(-4)}`;
-}
+export { maskKey } from '../output/redact.js';

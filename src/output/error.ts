@@ -2,6 +2,7 @@ import { CliError } from '../errors/errors.js';
 import { exitCodeFor } from '../errors/exit-codes.js';
 import { stringifyJson } from '../json/int64.js';
 import type { IO } from '../io/io.js';
+import { Redactor } from './redact.js';
 import { escapeControl } from './text.js';
 
 export interface RenderErrorOptions {
@@ -9,21 +10,14 @@ export interface RenderErrorOptions {
   /** -o json/ndjson: also print the error as one JSON object. */
   json: boolean;
   red?: (s: string) => string;
-  /** Texts never to print (the API keys in use): shown masked to their last 4 characters wherever they appear. */
+  /** Texts never to print (the API keys this run knows): masked in every form wherever they appear (redact.ts). */
   secrets?: readonly string[];
-}
-
-/** The mask of src/config/target.ts maskKey (inlined: this module loads on every start). */
-const mask = (secret: string) => (secret.length < 12 ? '****' : `****${secret.slice(-4)}`);
-
-function scrubber(secrets: readonly string[] | undefined): (text: string) => string {
-  const list = [...new Set(secrets ?? [])].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
-  return (text) => list.reduce((t, s) => t.split(s).join(mask(s)), text);
 }
 
 /** One line on stderr (plus a JSON object with -o json); stack traces only with --debug. */
 export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): void {
-  const scrub = scrubber(opts.secrets);
+  const redactor = new Redactor(opts.secrets ?? []);
+  const scrub = (text: string) => redactor.text(text);
   const message = scrub(error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`);
   const hint = error instanceof CliError && error.hint ? `; run: ${scrub(error.hint)}` : '';
   const prefix = opts.red ? opts.red('error:') : 'error:';

@@ -37,12 +37,20 @@ async function render<T>(f: { io: IO }, format: Format, view: View<T>, rows: rea
   }
 }
 
+/** Where data is printed; `redact` masks any key a server echoed in it (src/output/redact.ts). */
+interface Printer {
+  io: IO;
+  redact?: (text: string) => string;
+}
+
 /** Prints a list: a table (header only when empty), a JSON array, NDJSON lines or CSV. */
-export async function printList<T>(f: { io: IO }, format: Format, view: View<T>, rows: readonly T[]): Promise<void> {
-  f.io.stdout.write(await render(f, format, view, rows, false));
+export async function printList<T>(f: Printer, format: Format, view: View<T>, rows: readonly T[]): Promise<void> {
+  const text = await render(f, format, view, rows, false);
+  f.io.stdout.write(f.redact ? f.redact(text) : text);
 }
 
 /** Prints one record: a one-row table or CSV, a JSON object, or one NDJSON line. */
-export async function printRecord<T>(f: { io: IO }, format: Format, view: View<T>, row: T): Promise<void> {
-  f.io.stdout.write(await render(f, format, view, [row], true));
+export async function printRecord<T>(f: Printer, format: Format, view: View<T>, row: T): Promise<void> {
+  const text = await render(f, format, view, [row], true);
+  f.io.stdout.write(f.redact ? f.redact(text) : text);
 }

@@ -5,7 +5,7 @@ import { firstValue } from '../wire/headers.js';
 import { isSafeMethod, type HttpMethod } from './method.js';
 import { describeTransportError, TransportError } from './errors.js';
 import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
-import { maskKey } from '../config/target.js';
+import { Redactor } from '../output/redact.js';
 import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
 import { escapeControl } from '../output/text.js';
@@ -42,6 +42,8 @@ export interface ApiResponse {
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
+  /** Other secrets to mask in the trace and in messages (the other stored keys). */
+  secrets?: readonly string[] | undefined;
   userAgent: string;
   timeoutMs: number;
   clock: Clock;
@@ -144,14 +146,14 @@ export class HttpTransport {
   #dispatcher: Dispatcher | Promise<Dispatcher> | undefined;
   readonly #agents: NodeAgents | undefined;
   /** Texts never to print: the key and proxy credentials. */
-  readonly #secrets: string[];
+  readonly #redactor: Redactor;
   #tracedEngine = false;
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
     this.#dispatcher = opts.dispatcher;
     this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : createNodeAgents();
-    this.#secrets = [opts.apiKey, ...proxySecrets(opts.proxy)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+    this.#redactor = new Redactor([opts.apiKey, ...(opts.secrets ?? []), ...proxySecrets(opts.proxy)].filter((s) => s.length > 0));
   }
 
   get baseUrl(): string {
@@ -167,36 +169,27 @@ export class HttpTransport {
     return `undici (${why.join(', ')})`;
   }
 
-  /** One trace line (--debug), with every secret scrubbed. */
+  /** One trace line (--debug). Its parts are masked by the caller (redact.ts), before any cut. */
   #trace(line: string): void {
     const debug = this.#opts.debug;
     if (!debug) return;
-    debug(this.#scrub(line, true));
-  }
-
-  /** The text with every secret replaced by ****; with showKeyEnd, the key by its masked form (****7q7q). */
-  #scrub(text: string, showKeyEnd: boolean): string {
-    let safe = text;
-    for (const secret of this.#secrets) safe = safe.split(secret).join(showKeyEnd && secret === this.#opts.apiKey ? maskKey(secret) : '****');
-    return safe;
+    debug(line);
   }
 
   #traceRequest(method: string, url: string, headers: Record<string, string>, body: string | undefined, proxy: ProxyEndpoint | undefined): void {
-    this.#trace(`> ${method} ${url}`);
+    const r = this.#redactor;
+    this.#trace(`> ${method} ${escapeControl(r.text(url))}`);
     if (proxy) this.#trace(`> (through proxy ${redactProxyUrl(proxy.uri)}, from ${proxy.source})`);
-    for (const [name, value] of Object.entries(headers)) {
-      const shown = name.toLowerCase() === 'authorization' ? `Bearer ${maskKey(this.#opts.apiKey)}` : value;
-      this.#trace(`> ${name}: ${escapeControl(shown)}`);
-    }
-    if (body !== undefined) this.#trace(`> ${traceBody(body)}`);
+    for (const [name, value] of Object.entries(headers)) this.#trace(`> ${name}: ${escapeControl(r.header(name, value))}`);
+    if (body !== undefined) this.#trace(`> ${traceBody(r.text(body))}`);
   }
 
   #traceResponse(status: number, statusText: string, ms: number, headers: ApiResponse['headers'], text: string): void {
     this.#trace(`< ${status} ${statusText || STATUS_CODES[status] || ''} (${Math.round(ms)} ms)`.replace('  (', ' ('));
     for (const [name, value] of Object.entries(headers)) {
-      if (TRACED_RESPONSE_HEADERS.test(name)) this.#trace(`< ${name}: ${escapeControl(headerText(value))}`);
+      if (TRACED_RESPONSE_HEADERS.test(name)) this.#trace(`< ${name}: ${escapeControl(this.#redactor.header(name, headerText(value)))}`);
     }
-    if (text.length > 0) this.#trace(`< ${traceBody(text)}`);
+    if (text.length > 0) this.#trace(`< ${traceBody(this.#redactor.text(text))}`);
   }
 
   async once(req: ApiRequest): Promise<ApiResponse> {
@@ -253,7 +246,7 @@ export class HttpTransport {
         text,
         json,
         isJson,
-        quota: quotaFromHeaders(res.headers, received, this.#opts.note && ((line) => this.#opts.note?.(this.#scrub(line, true)))),
+        quota: quotaFromHeaders(res.headers, received, this.#opts.note && ((line) => this.#opts.note?.(this.#redactor.text(line)))),
         url,
         durationMs: received - started,
       };
@@ -311,7 +304,7 @@ export class HttpTransport {
       return new TransportError(`request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}${waiting}`, written !== false, true, error);
     }
     const { message, sent } = describeTransportError(error, url, proxy);
-    return new TransportError(this.#scrub(message, false), sent && written !== false, false, error);
+    return new TransportError(this.#redactor.text(message), sent && written !== false, false, error);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
 // table as JSON in bench/results.json. Never part of npm test.
 //
 //   node bench/run.mjs [--runs N] [--quick] [--harness auto|hyperfine|node] [--bin path/to/petstore] [--out file|-]
-//                      [--only startup,help,request,seed,seed-limited,fleet,fleet-redis,journal,memory,dry-run]
+//                      [--only startup,help,request,seed,seed-limited,fleet,fleet-redis,sandbox,journal,memory,dry-run]
 //
 // Process timings use hyperfine when it is installed (apt-get install hyperfine), else a small
 // Node harness that spawns the processes itself (interleaved, warm-ups, medians). Everything runs
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
-const ROWS = ['startup', 'help', 'request', 'seed', 'seed-limited', 'fleet', 'fleet-redis', 'journal', 'memory', 'dry-run'];
+const ROWS = ['startup', 'help', 'request', 'seed', 'seed-limited', 'fleet', 'fleet-redis', 'sandbox', 'journal', 'memory', 'dry-run'];
 
 const { values: flags } = parseArgs({
   options: {
@@ -232,9 +232,9 @@ async function sandboxModule() {
 }
 
 /** Starts a sandbox in a child process; resolves to { baseUrl, stats(), seed(n), close() }. */
-async function startSandbox(options) {
-  const lib = await sandboxModule();
-  const child = fork(join(ROOT, 'bench/sandbox-child.mjs'), [lib, JSON.stringify(options)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function startSandbox(options, script = 'bench/sandbox-child.mjs') {
+  const lib = script === 'bench/sandbox-child.mjs' ? await sandboxModule() : '';
+  const child = fork(join(ROOT, script), [lib, JSON.stringify(options)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   children.add(child);
   const next = (type) =>
     new Promise((res, rej) => {
@@ -252,6 +252,11 @@ async function startSandbox(options) {
   const { baseUrl } = await next('ready');
   return {
     baseUrl,
+    async cpu() {
+      child.send({ type: 'cpu' });
+      const { cpu } = await next('cpu');
+      return cpu.user + cpu.system;
+    },
     async stats() {
       child.send({ type: 'stats' });
       return (await next('stats')).stats;
@@ -627,6 +632,82 @@ async function rowFleet(redis = false) {
   });
 }
 
+/**
+ * The sandbox's POST throughput next to a bare node:http server answering a fixed 201 (bench/bare-201.mjs),
+ * each in its own process, driven by autocannon for a fixed duration with a 10 ms sample interval (in
+ * `amount` mode autocannon notices the end only on its 1 s tick), 2xx answers over the measured time.
+ * Interleaved, 5 rounds; the servers' CPU per request is read from their own process.cpuUsage(). The
+ * sandbox runs in memory and with --data (each create on disk before its 201: issue #17).
+ */
+async function rowSandbox() {
+  const { default: autocannon } = await import('autocannon');
+  const target = { op: '>=', value: 0.85 };
+  const key = 'bench-key-sandbox';
+  const dataDir = mkdtempSync(join(tmp, 'sandbox-data-'));
+  const servers = {
+    bare: await startSandbox({}, 'bench/bare-201.mjs'),
+    memory: await startSandbox({ port: 0, keys: [key], perMinute: 1e9, perDay: 1e12, ban: false, recordRequests: false }),
+    data: await startSandbox({ port: 0, keys: [key], perMinute: 1e9, perDay: 1e12, ban: false, recordRequests: false, dataFile: join(dataDir, 'pets.data') }),
+  };
+  log(
+    'sandbox POST throughput: in memory and with --data, vs a bare node:http server answering a fixed 201 (autocannon, 8 connections, 2 s each, interleaved)',
+  );
+  const rps = { bare: [], memory: [], data: [] };
+  const cpuUs = { bare: [], memory: [], data: [] };
+  const body = JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' });
+  const once = async (name, seconds) => {
+    const sb = servers[name];
+    const cpuBefore = await sb.cpu();
+    const res = await autocannon({
+      url: `${sb.baseUrl}/pets`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+      connections: 8,
+      duration: seconds,
+      sampleInt: 10,
+    });
+    const cpu = (await sb.cpu()) - cpuBefore;
+    if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx answers and ${res.errors} errors against ${name}`);
+    return { rps: res['2xx'] / (res.duration || seconds), cpuPerRequest: cpu / Math.max(1, res['2xx']) };
+  };
+  try {
+    for (const name of Object.keys(servers)) await once(name, 1); // warm-up
+    const rounds = runs(5, 3);
+    for (let i = 0; i < rounds; i++) {
+      const order = i % 2 === 0 ? ['bare', 'memory', 'data'] : ['data', 'memory', 'bare'];
+      for (const name of order) {
+        const r = await once(name, 2);
+        rps[name].push(r.rps);
+        cpuUs[name].push(r.cpuPerRequest);
+      }
+    }
+  } finally {
+    for (const sb of Object.values(servers)) await sb.close();
+  }
+  const spread = (xs) => `min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))}`;
+  for (const name of ['memory', 'data']) {
+    results.push({
+      id: 'sandbox',
+      what: name === 'memory' ? 'sandbox POST, in memory' : 'sandbox POST, --data',
+      figure: {
+        what: `${Math.round(median(rps[name]))} req/s median (${spread(rps[name])}), server CPU ${median(cpuUs[name]).toFixed(0)} µs/request`,
+        value: median(rps[name]),
+        unit: 'req/s',
+      },
+      reference: {
+        what: `bare node:http fixed 201: ${Math.round(median(rps.bare))} req/s (${spread(rps.bare)}), ${median(cpuUs.bare).toFixed(0)} µs/request`,
+        value: median(rps.bare),
+        unit: 'req/s',
+      },
+      ratio: median(rps[name]) / median(rps.bare),
+      target,
+      runs: rps[name].length,
+      detail: { rps: rps[name], cpuUs: cpuUs[name], bareRps: rps.bare, bareCpuUs: cpuUs.bare },
+    });
+  }
+}
+
 const JOURNAL_RECORDS = 100_000;
 
 async function rowJournal() {
@@ -813,6 +894,7 @@ const runners = {
   'seed-limited': rowSeedLimited,
   fleet: () => rowFleet(false),
   'fleet-redis': () => rowFleet(true),
+  sandbox: rowSandbox,
   journal: rowJournal,
   memory: rowMemory,
   'dry-run': rowDryRun,

@@ -3,6 +3,7 @@
 // Usage (from bench/run.mjs): fork(this file, [<bundled sandbox module>, <SandboxOptions as JSON>])
 //   -> { type: 'ready', baseUrl }
 //   <- { type: 'stats' }  -> { type: 'stats', stats }
+//   <- { type: 'cpu' }    -> { type: 'cpu', cpu: process.cpuUsage() }
 //   <- { type: 'seed', count } -> { type: 'seeded', count }
 //   <- { type: 'close' }  -> closes the server and exits
 import { pathToFileURL } from 'node:url';
@@ -18,6 +19,7 @@ const close = async () => {
 process.on('disconnect', close);
 process.on('message', async (msg) => {
   if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
+  else if (msg.type === 'cpu') process.send({ type: 'cpu', cpu: process.cpuUsage() });
   else if (msg.type === 'seed') {
     sandbox.seed(Array.from({ length: msg.count }, (_, i) => ({ name: `seed-${i + 1}`, categoryId: i + 1, status: 'available' })));
     process.send({ type: 'seeded', count: msg.count });

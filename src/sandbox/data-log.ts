@@ -1,9 +1,12 @@
 // Writes the --data file (its format: persist.ts). A create is acknowledged only once its line is on disk:
-// the lines of the creates that arrive together are appended with one write and one fdatasync (group
-// commit), and then their 201s go out. The file is rewritten whole (compacted) at start and once the lines
-// appended since the last rewrite outnumber the pets, through a temp file named after this process
+// the lines of the creates that arrive together are written with one write and one fdatasync (group
+// commit), and then their 201s go out. The lines are written into room reserved ahead (zeros at the end of
+// the file, in steps of at least 1 MiB): a sync that need not record a new file size is several times
+// cheaper (0.1 against 0.8 ms here). The file is rewritten whole (compacted) at start and once the lines
+// written since the last rewrite outnumber the pets, through a temp file named after this process
 // (`<file>.tmp-<pid>`), so a rewrite cut short by kill -9 leaves debris the next start recognises and
-// removes. A failed append is cut back to the lines before it, so the file stays whole and valid.
+// removes; a clean close cuts the reserved room off. A failed write is undone (zeros over it), so the file
+// stays whole and valid.
 
 import { type FileHandle, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -26,9 +29,15 @@ export interface DataLogOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The least room reserved at a time. */
+const RESERVE_BYTES = 1 << 20;
+
 export class DataLog {
   #fh: FileHandle;
+  /** Where the next line goes: the end of the lines. */
   #size: number;
+  /** The file's real size: the lines and the zeros reserved after them. */
+  #allocated: number;
   #queue: Waiting[] = [];
   #running: Promise<void> | undefined;
   /** Lines appended since the file was last rewritten whole. */
@@ -49,13 +58,14 @@ export class DataLog {
   ) {
     this.#fh = fh;
     this.#size = size;
+    this.#allocated = size;
   }
 
   /** Removes a dead run's temp files, rewrites the file whole from `snapshot` and opens it for appending. */
   static async open(file: string, source: DataSource, options: DataLogOptions = {}): Promise<DataLog> {
     await removeDebris(file);
     const size = await rewrite(file, source.text());
-    const fh = await open(file, 'a');
+    const fh = await open(file, 'r+');
     return new DataLog(file, source, options, fh, size);
   }
 
@@ -75,10 +85,18 @@ export class DataLog {
     while (this.#running) await this.#running;
   }
 
+  /** Writes what is queued, cuts the reserved room off and closes the file. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.idle();
-    await this.#fh.close();
+    try {
+      if (this.#allocated > this.#size) {
+        await this.#fh.truncate(this.#size);
+        await this.#fh.sync();
+      }
+    } finally {
+      await this.#fh.close();
+    }
   }
 
   async #drain(): Promise<void> {
@@ -93,19 +111,21 @@ export class DataLog {
         continue;
       }
       const bytes = Buffer.from(batch.map((w) => w.text).join(''), 'utf8');
-      const before = this.#size;
+      const at = this.#size;
       try {
-        await writeAll(this.#fh, bytes);
-        this.#size += bytes.length;
+        await this.#reserve(bytes.length);
+        await writeAll(this.#fh, bytes, at);
         await this.#fh.datasync();
+        this.#size += bytes.length;
         this.writes++;
         this.#appended += batch.length;
         for (const w of batch) w.resolve();
       } catch (error) {
         this.errors++;
         try {
-          await this.#fh.truncate(before);
-          this.#size = before;
+          // Zeros over whatever part of the batch reached the file: the lines before stay the file's end.
+          await writeAll(this.#fh, Buffer.alloc(Math.min(bytes.length, Math.max(0, this.#allocated - at))), at);
+          await this.#fh.datasync();
         } catch {
           this.#broken = true;
         }
@@ -114,14 +134,33 @@ export class DataLog {
     }
   }
 
+  /** Makes room for `bytes` more after the lines, reserving at least RESERVE_BYTES at a time. */
+  async #reserve(bytes: number): Promise<void> {
+    if (this.#size + bytes <= this.#allocated) return;
+    const needed = this.#size + bytes - this.#allocated;
+    let grow = Math.max(RESERVE_BYTES, this.#size, needed);
+    try {
+      await writeAll(this.#fh, Buffer.alloc(grow), this.#allocated);
+    } catch (error) {
+      // A disk too full for the room may still take the lines themselves.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOSPC' || grow === needed) throw error;
+      grow = needed;
+      await writeAll(this.#fh, Buffer.alloc(grow), this.#allocated);
+    }
+    // The new size must be on disk before lines written into the room count as stored.
+    await this.#fh.sync();
+    this.#allocated += grow;
+  }
+
   /** Rewrites the file whole (between batches: what is stored then, plus the lines queued after). */
   async #compact(): Promise<void> {
     try {
       const size = await rewrite(this.file, this.source.text());
-      const fh = await open(this.file, 'a');
+      const fh = await open(this.file, 'r+');
       await this.#fh.close().catch(() => {});
       this.#fh = fh;
       this.#size = size;
+      this.#allocated = size;
       this.#appended = 0;
       this.#broken = false;
     } catch (error) {
@@ -131,10 +170,11 @@ export class DataLog {
   }
 }
 
-async function writeAll(fh: FileHandle, bytes: Buffer): Promise<void> {
+/** Writes all of `bytes` at `position` (the file's current position when undefined). */
+async function writeAll(fh: FileHandle, bytes: Buffer, position?: number): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, offset, bytes.length - offset);
+    const { bytesWritten } = await fh.write(bytes, offset, bytes.length - offset, position === undefined ? null : position + offset);
     offset += bytesWritten;
   }
 }

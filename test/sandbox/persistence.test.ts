@@ -60,6 +60,15 @@ describe('sandbox --data persistence', () => {
     await sb.close();
     expect(await readdir(dir)).toEqual(['pets.json']);
     expect(sb.stats().persistWrites).toBeGreaterThanOrEqual(1);
+    // The room reserved for more lines is cut off by a clean stop.
+    expect(await readFile(file, 'utf8')).toBe('{"petstore-sandbox-data":2,"nextId":1}\n{"id":1,"name":"Rex","categoryId":1}\n');
+  });
+
+  it('the room a killed sandbox reserved (zeros after the lines) is where the lines end', async () => {
+    await writeFile(file, `{"petstore-sandbox-data":2,"nextId":1}\n{"id":1,"name":"Rex","categoryId":1}\n{"id":2,"na${'\0'.repeat(4096)}`);
+    const sb = await start();
+    expect(sb.pets().map((p) => p.name)).toEqual(['Rex']);
+    expect(await readFile(file, 'utf8')).toBe('{"petstore-sandbox-data":2,"nextId":2}\n{"id":1,"name":"Rex","categoryId":1}\n');
   });
 
   it('a last line cut short (the process died writing it) is dropped; the file is rewritten whole at start', async () => {

@@ -54,7 +54,11 @@ export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError 
 }
 
 /** Reports a 2xx whose body is not what the interface promises. */
+/** What a body that is not the expected one is, in a few words. */
+export function bodyKind(res: ApiResponse): string {
+  return res.isJson ? 'JSON of the wrong shape' : res.text.length === 0 ? 'an empty body' : unparsedBody(res);
+}
+
 export function malformed(res: ApiResponse, what: string): MalformedResponseError {
-  const body = res.isJson ? 'JSON of the wrong shape' : res.text.length === 0 ? 'an empty body' : unparsedBody(res);
-  return new MalformedResponseError(`malformed response: expected ${what}, got ${body} (HTTP ${res.status})`, { status: res.status });
+  return new MalformedResponseError(`malformed response: expected ${what}, got ${bodyKind(res)} (HTTP ${res.status})`, { status: res.status });
 }

@@ -1,7 +1,9 @@
 import { checkBaseUrl, maskKey, resolveEnvName } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
+import { bodyKind } from '../../api/errors.js';
 import { checkKey } from '../../api/pets.js';
+import { toPets } from '../../pets/pet.js';
 import { readKey } from './key.js';
 
 export interface LoginOptions {
@@ -29,8 +31,17 @@ export async function run(f: Factory, options: LoginOptions): Promise<void> {
   if (options.verify && baseUrl) {
     const client = await f.clientFor({ envName, baseUrl }, key);
     try {
-      await checkKey(client);
+      const res = await checkKey(client);
+      // A 200 from a captive portal or a wrong URL is no proof: only the documented list of pets is.
+      if (!toPets(res.json)) {
+        throw new AuthError(`this does not look like the pet store API at ${baseUrl}: GET /pets answered ${bodyKind(res)} (HTTP ${res.status}); nothing was stored`, {
+          code: 'not_pet_store',
+          status: res.status,
+          hint: `petstore env set ${envName} https://<host>/v1`,
+        });
+      }
     } catch (error) {
+      if (error instanceof AuthError && error.code === 'not_pet_store') throw error;
       if (error instanceof AuthError) {
         throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {
           code: error.code,

@@ -177,16 +177,18 @@ export class ConfigStore {
     return this.#data().currentEnv ?? 'production';
   }
 
+  /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
   envs(): Record<string, EnvEntry> {
     const stored = this.#data().envs ?? {};
-    const all: Record<string, EnvEntry> = {};
+    const all: Record<string, EnvEntry> = Object.create(null);
     for (const name of BUILTIN_ENVS) all[name] = {};
     for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
     return all;
   }
 
   env(name: string): EnvEntry | undefined {
-    return this.envs()[name];
+    const all = this.envs();
+    return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
   // conf re-reads the file on every get, so a read-modify-write under the lock never overwrites
@@ -221,8 +223,8 @@ export class ConfigStore {
 
   async #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): Promise<void> {
     await this.#locked((conf) => {
-      const envs = { ...(conf.get('envs') ?? {}) };
-      envs[name] = change({ ...(envs[name] ?? {}) });
+      const envs: Record<string, EnvEntry> = Object.assign(Object.create(null), conf.get('envs'));
+      envs[name] = change({ ...(Object.hasOwn(envs, name) ? envs[name] : {}) });
       conf.set('envs', envs);
     });
   }

@@ -27,7 +27,13 @@ async function loginAgainst(status: number, type: string, body: string) {
 
 describe('auth login checks that it is talking to the pet store', () => {
   it.each([
-    ['an HTML page with 200 (a captive portal, a wrong URL)', 200, 'text/html', '<!doctype html><title>Sign in to Wi-Fi</title>', /a non-JSON body \(text\/html\)/],
+    [
+      'an HTML page with 200 (a captive portal, a wrong URL)',
+      200,
+      'text/html',
+      '<!doctype html><title>Sign in to Wi-Fi</title>',
+      /a non-JSON body \(text\/html\)/,
+    ],
     ['JSON of another shape with 200', 200, 'application/json', '{"status":"ok","version":"2.1"}', /JSON of the wrong shape/],
     ['an empty 200', 200, 'application/json', '', /an empty body/],
   ])('%s: one line naming the URL, exit 4, nothing stored', async (_label, status, type, body, what) => {

@@ -34,11 +34,14 @@ export async function run(f: Factory, options: LoginOptions): Promise<void> {
       const res = await checkKey(client);
       // A 200 from a captive portal or a wrong URL is no proof: only the documented list of pets is.
       if (!toPets(res.json)) {
-        throw new AuthError(`this does not look like the pet store API at ${baseUrl}: GET /pets answered ${bodyKind(res)} (HTTP ${res.status}); nothing was stored`, {
-          code: 'not_pet_store',
-          status: res.status,
-          hint: `petstore env set ${envName} https://<host>/v1`,
-        });
+        throw new AuthError(
+          `this does not look like the pet store API at ${baseUrl}: GET /pets answered ${bodyKind(res)} (HTTP ${res.status}); nothing was stored`,
+          {
+            code: 'not_pet_store',
+            status: res.status,
+            hint: `petstore env set ${envName} https://<host>/v1`,
+          },
+        );
       }
     } catch (error) {
       if (error instanceof AuthError && error.code === 'not_pet_store') throw error;

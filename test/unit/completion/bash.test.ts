@@ -95,6 +95,19 @@ describe('bash completion (real bash)', () => {
     expect(lines.length).toBeGreaterThan(10);
   });
 
+  it('completes the aliases (pets ls/create/view, env ls) as their commands; -V at the top only, -v (--verbose) everywhere', () => {
+    expect(one('petstore', 'pets', 'l')?.sort()).toEqual(['list', 'ls']);
+    expect(one('petstore', 'pets', 'cr')).toEqual(['create']);
+    expect(one('petstore', 'pets', 'vi')).toEqual(['view']);
+    expect(one('petstore', 'env', 'l')?.sort()).toEqual(['list', 'ls']);
+    expect(one('petstore', 'pets', 'ls', '--st')).toEqual(['--status']);
+    expect(one('petstore', 'pets', 'view', '-o', 'j')).toEqual(['json']);
+    expect(one('petstore', '-')).toEqual(expect.arrayContaining(['-V', '-v', '-q', '-h']));
+    const leaf = one('petstore', 'pets', 'view', '-')!;
+    expect(leaf).toEqual(expect.arrayContaining(['-v', '-o', '-h']));
+    expect(leaf).not.toContain('-V');
+  });
+
   it('short flags complete too', () => {
     expect(one('petstore', 'api', '-')).toEqual(expect.arrayContaining(['-X', '-d', '-H', '-i', '-h', '-q']));
   });

@@ -82,6 +82,7 @@ beforeAll(async () => {
   sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000, dataFile: data, persistDelayMs: 10_000 });
   mkdirSync(join(template, '.local/share/bash-completion/completions'), { recursive: true });
   mkdirSync(join(template, '.config/fish/completions'), { recursive: true });
+  mkdirSync(join(template, '.config/powershell'), { recursive: true });
   writeFileSync(join(template, 'pets.csv'), 'name,categoryId,status\nRex,1,available\nTom,2,sold\n');
   writeFileSync(join(template, 'pets.ndjson'), '{"name":"Rex","categoryId":1}\n{"name":"Tom","categoryId":2,"status":"pending"}\n');
   writeFileSync(join(template, 'pet.json'), '{"name":"Rex","categoryId":1}\n');

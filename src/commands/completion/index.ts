@@ -5,14 +5,14 @@ import { examples, type CommandContext } from '../context.js';
 export function registerCompletion(program: Command, ctx: CommandContext): void {
   const cmd = program
     .command('completion')
-    .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
+    .description('print a shell completion script for bash, zsh, fish or PowerShell (commands, flags, --status and --output values, environment names)')
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
     .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
   examples(cmd, [
     'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',
-    "echo 'source <(petstore completion bash)' >> ~/.bashrc",
     'mkdir -p ~/.zfunc && petstore completion zsh > ~/.zfunc/_petstore   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',
     'petstore completion fish > ~/.config/fish/completions/petstore.fish',
+    'petstore completion powershell > ~/.config/powershell/petstore.ps1   # and ". ~/.config/powershell/petstore.ps1" in $PROFILE',
   ]);
 
   // Called by the completion scripts for values only known at completion time.

@@ -44,7 +44,7 @@ describe('bash completion (real bash)', () => {
     expect(one('petstore', 'pets', 'list', '-o', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
     expect(one('petstore', 'pets', 'list', '--output', 'nd')).toEqual(['ndjson']);
     expect(one('petstore', 'api', '-X', 'P')).toEqual(['POST', 'PUT', 'PATCH']);
-    expect(one('petstore', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(one('petstore', 'completion', '')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
   });
 
   it('completes environment names from the CLI at completion time', () => {

@@ -57,7 +57,7 @@ describe.skipIf(missingTool('zsh', hasShell('zsh')))('zsh completion', () => {
       ['--status'],
       ['sold'],
       ['__files__'],
-      ['bash', 'zsh', 'fish'],
+      ['bash', 'zsh', 'fish', 'powershell'],
       [],
     ]);
   });
@@ -104,7 +104,7 @@ describe.skipIf(missingTool('fish', hasShell('fish')))('fish completion', () => 
       ['mine', 'production', 'staging'],
       ['--status'],
       ['--status=sold'],
-      ['bash', 'fish', 'zsh'],
+      ['bash', 'fish', 'powershell', 'zsh'],
       [],
       ['PATCH', 'POST', 'PUT'],
       [],

@@ -85,7 +85,7 @@ describe('PowerShell completion script', () => {
   it('embeds the completion model of the whole tree, aliases and value lists included', () => {
     const tree = embeddedTree(script);
     expect(tree).toEqual(powerShellTree(completionSpec(program)));
-    expect(tree['pets']!.children).toMatchObject({ list: 'list', ls: 'list', add: 'add', create: 'add', get: 'get', view: 'get' });
+    expect(tree.pets!.children).toMatchObject({ list: 'list', ls: 'list', add: 'add', create: 'add', get: 'get', view: 'get' });
     expect(tree['pets list']!.values['--status']).toEqual({ kind: 'words', words: ['available', 'pending', 'sold'] });
     expect(tree['pets list']!.values['-o']).toEqual({ kind: 'words', words: ['table', 'json', 'ndjson', 'csv'] });
     expect(tree['pets list']!.values['--env']).toEqual({ kind: 'envs' });
@@ -99,7 +99,7 @@ describe('PowerShell completion script', () => {
     odd.command('zzq').description("it's $HOME\n'@ and `tick`").option('--zz <v>', "mode: a|b, '@");
     const text = completionScript('powershell', odd);
     expect(text.split('\n').filter((l) => l.startsWith("'@"))).toHaveLength(1);
-    expect(embeddedTree(text)['zzq']!.values['--zz']).toEqual({ kind: 'words', words: ['a', 'b'] });
+    expect(embeddedTree(text).zzq!.values['--zz']).toEqual({ kind: 'words', words: ['a', 'b'] });
   });
 });
 

@@ -317,6 +317,9 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
     c.commands.forEach(configure);
   };
   configure(program);
+  // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
+  const word = commandIndex(argv, program);
+  if (word === argv.length - 1 && program.commands.some((c) => c.name() === argv[word] && c.commands.length > 0)) argv.push('--help');
 
   const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
   const unknown = helpPath && !topic ? unknownCommand(program, helpPath) : undefined;

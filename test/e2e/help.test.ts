@@ -107,6 +107,14 @@ describe('groups', () => {
     expect(viaHelp.stdout).toBe(r.stdout);
   });
 
+  it.each(groups.map((p) => [p.join(' '), p] as const))('petstore %s alone prints its help on stdout, exit 0', async (_name, path) => {
+    const r = await runInProcess(path);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe((await runInProcess([...path, '--help'])).stdout);
+    expect((await runInProcess(['--env', 'staging', ...path])).stdout).toBe(r.stdout);
+  });
+
   it('petstore help <group> <command> shows the help of that command; an unknown one is exit 2', async () => {
     const r = await runInProcess(['help', 'pets', 'list']);
     expect(r.exitCode).toBe(0);

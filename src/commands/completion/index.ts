@@ -5,7 +5,7 @@ import { examples, type CommandContext } from '../context.js';
 export function registerCompletion(program: Command, ctx: CommandContext): void {
   const cmd = program
     .command('completion')
-    .description('print a shell completion script for bash, zsh, fish or PowerShell (commands, flags, --status and --output values, environment names)')
+    .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
     .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
   examples(cmd, [

@@ -5,8 +5,8 @@
 // Layers, bottom first:
 const LAYERS = [
   // Small shared modules: errors, time, JSON, I/O, files, header values, output, config, the pet
-  // model, prompts, the flags' value lists.
-  ['errors', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt', 'flag-values.ts'],
+  // model, prompts, the flags' value lists, the help topics.
+  ['errors', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt', 'flag-values.ts', 'help'],
   ['ratelimit'],
   ['transport'],
   ['http'],

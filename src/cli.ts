@@ -1,5 +1,5 @@
 import { Command, CommanderError, Help, Option } from 'commander';
-import type { CommandContext, CommandModule } from './commands/context.js';
+import { type CommandContext, type CommandModule, examples } from './commands/context.js';
 import { registerApi } from './commands/api/index.js';
 import { registerAuth } from './commands/auth/index.js';
 import { registerCompletion } from './commands/completion/index.js';
@@ -10,6 +10,7 @@ import { registerSandbox } from './commands/sandbox/index.js';
 import { CliError, InterruptedError, UsageError } from './errors/errors.js';
 import { exitCodeFor, ExitCode } from './errors/exit-codes.js';
 import { createFactory, type Factory, type GlobalOptions } from './factory.js';
+import { HELP_TOPICS, helpTopic } from './help/topics.js';
 import { createIO, type EnvVars, type IO, type IOInputs } from './io/io.js';
 import { storageProblem } from './io/storage-problem.js';
 import { renderError } from './output/error.js';
@@ -158,8 +159,12 @@ function commandIndex(argv: readonly string[], program: Command): number {
   return i;
 }
 
-/** `help pets list` → `pets list --help`, with the command path it names. */
+/**
+ * `help pets list` → `pets list --help`, with the command path it names; no arguments at all → `--help`
+ * (help on stdout, exit 0, as gh does).
+ */
 function expandHelp(argv: readonly string[], program: Command): { argv: string[]; helpPath?: string[] } {
+  if (argv.length === 0) return { argv: ['--help'] };
   const i = commandIndex(argv, program);
   if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
   const helpPath = argv.slice(i + 1);
@@ -184,6 +189,28 @@ function groupOf(argv: readonly string[], program: Command): string | undefined 
 
 const plainHelp = new Help();
 
+const GLOBAL_FLAGS_LINE = 'Global flags: petstore help flags';
+
+/**
+ * commander's help, with the global flags listed once: the program's help shows them as its options
+ * and ends with the help topics; a command's help names the topic instead of repeating them.
+ */
+function formatHelp(cmd: Command, helper: Help): string {
+  const text = plainHelp.formatHelp(cmd, helper);
+  if (cmd.parent) return `${text}\n${GLOBAL_FLAGS_LINE}\n`;
+  const width = Math.max(helper.padWidth(cmd, helper), ...HELP_TOPICS.map((t) => t.name.length));
+  const topics = HELP_TOPICS.map((t) => helper.formatItem(t.name, width, t.summary, helper));
+  return `${text}\nHelp topics (petstore help <topic>):\n${topics.join('\n')}\n`;
+}
+
+/** The global flags as the program's --help lists them (`petstore help flags`). */
+function globalFlagsText(program: Command): string {
+  const helper = program.createHelp();
+  const options = helper.visibleOptions(program).filter((o) => o.long !== '--help' && o.long !== '--version');
+  const width = Math.max(...options.map((o) => helper.optionTerm(o).length));
+  return options.map((o) => helper.formatItem(helper.optionTerm(o), width, helper.optionDescription(o), helper)).join('\n');
+}
+
 /**
  * The help text of an option: commander's, but without its "(choices: …)" when the description
  * already names them (choiceOption() in src/commands/context.ts words them in as "a|b|c").
@@ -195,12 +222,12 @@ function optionDescription(option: Option): string {
 
 /** The program with its global options and no commands yet. */
 function rootProgram(): Command {
-  return new Command('petstore')
+  const program = new Command('petstore')
     .description('Command-line tool for the pet store service')
-    .version(VERSION, '-v, --version', 'print the version')
+    .version(VERSION, '-V, --version', 'print the version')
     .addOption(new Option('--env <name>', 'environment for this call (overrides PETSTORE_ENV and "env use")'))
     .option('-q, --quiet', 'print nothing on stderr but errors')
-    .option('--verbose', 'always print the quota line, even when stderr is not a terminal')
+    .option('-v, --verbose', 'always print the quota line, even when stderr is not a terminal')
     .option('--debug', 'print request traces and stack traces on stderr (or PETSTORE_DEBUG=1)')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail instead when input is needed')
@@ -210,10 +237,17 @@ function rootProgram(): Command {
     .option('--limiter <url>', 'share one rate-limit budget per key through Redis/Valkey: redis://HOST:PORT/N (or PETSTORE_LIMITER)', (text) =>
       limiterUrl(text),
     )
-    .configureHelp({ showGlobalOptions: true, optionDescription })
+    .configureHelp({ optionDescription, formatHelp })
+    .helpCommand('help [command|topic]', 'show the help of a command or a help topic')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride();
+  return examples(program, [
+    'petstore pets list --status available',
+    'petstore pets add --name Rex --category-id 1 -o json',
+    'petstore --env staging pets add --file pets.csv --results seed-journal.ndjson',
+    'petstore help environment',
+  ]);
 }
 
 /** Registers the command groups: all of them, or only the one named `only` (see groupOf). */
@@ -283,16 +317,22 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
     c.commands.forEach(configure);
   };
   configure(program);
+  // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
+  const word = commandIndex(argv, program);
+  if (word === argv.length - 1 && program.commands.some((c) => c.name() === argv[word] && c.commands.length > 0)) argv.push('--help');
 
-  const unknown = helpPath && unknownCommand(program, helpPath);
+  const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
+  const unknown = helpPath && !topic ? unknownCommand(program, helpPath) : undefined;
   if (unknown) {
-    deps.stderr.write(`error: unknown command '${unknown}'\n(run with --help for usage)\n`);
+    const what = unknown === helpPath?.[0] ? 'command or help topic' : 'command';
+    deps.stderr.write(`error: unknown ${what} '${unknown}' (petstore help lists them)\n`);
     return ExitCode.usage;
   }
 
   let code: number = ExitCode.ok;
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    if (topic) deps.stdout.write(topic.body({ globalFlags: globalFlagsText(program) }));
+    else await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and --version end with code 0; every parse error is a usage error.

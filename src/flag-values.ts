@@ -24,7 +24,7 @@ export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTION
 export type HttpMethod = (typeof METHODS)[number];
 
 /** `petstore completion <shell>`. */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
 /** --plan of `petstore sandbox`. */
 export const PLANS = ['free', 'pro', 'business'] as const;

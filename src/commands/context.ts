@@ -38,14 +38,16 @@ export function examples(cmd: Command, lines: string[]): Command {
  */
 export function choiceOption(flags: string, values: readonly string[], describe: (list: string) => string, parse?: (text: string) => unknown): Option {
   const option = new Option(flags, describe(values.join('|'))).choices(values);
-  return option.argParser(
+  const check =
     parse ??
-      ((text: string) => {
-        const choices = option.argChoices ?? [];
-        if (!choices.includes(text)) throw notOneOf(String(option.long), text, choices);
-        return text;
-      }),
-  );
+    ((text: string) => {
+      const choices = option.argChoices ?? [];
+      if (!choices.includes(text)) throw notOneOf(String(option.long), text, choices);
+      return text;
+    });
+  // commander reads `-o=json` as the short flag with the value "=json" (it splits only `--output=json`
+  // at the "="); no value of ours starts with one.
+  return option.argParser((text: string) => check(text.startsWith('=') ? text.slice(1) : text));
 }
 
 /** Declares -o/--output and --json on a command that prints data. */

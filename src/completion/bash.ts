@@ -1,6 +1,6 @@
 // bash completion script, generated from the command tree (see model.ts).
 
-import { fnName, flagNames, shellCaseArms, shQuote, valueAndArgFunctions, type CompletionSpec, type ValueSource } from './model.js';
+import { fnName, flagNames, shellCaseArms, shQuote, subcommandWords, valueAndArgFunctions, type CompletionSpec, type ValueSource } from './model.js';
 
 /** Shell code that fills COMPREPLY with the values of `source` for the word in $cur. */
 function valuesCode(source: ValueSource, fn: string): string | undefined {
@@ -21,7 +21,12 @@ export function bashScript(spec: CompletionSpec): string {
   const arms = shellCaseArms(spec, fn, {
     valuesCode,
     pickChild: (name) => `__${fn}_next=${shQuote(name)}`,
-    offerSubcommands: (c) => `__${fn}_words=${shQuote(c.subcommands.map((s) => s.name).join(' '))}`,
+    offerSubcommands: (c) =>
+      `__${fn}_words=${shQuote(
+        subcommandWords(c)
+          .map((s) => s.word)
+          .join(' '),
+      )}`,
     offerFlags: (c) => `__${fn}_words=${shQuote(c.flags.flatMap(flagNames).join(' '))}`,
   });
 

@@ -1,6 +1,6 @@
 // fish completion script, generated from the command tree (see model.ts).
 
-import { allCommands, fnName, flagNames, pathKey, shortDescription, type CompletionSpec, type FlagSpec, type ValueSource } from './model.js';
+import { allCommands, fnName, flagNames, pathKey, shortDescription, subcommandWords, type CompletionSpec, type FlagSpec, type ValueSource } from './model.js';
 
 /** Single-quotes a string for fish. */
 function fishQuote(text: string): string {
@@ -45,8 +45,8 @@ export function fishScript(spec: CompletionSpec): string {
         childArms.push(`                case ${[s.name, ...s.aliases].map(fishQuote).join(' ')}`, `                    echo ${fishQuote(s.name)}`);
       }
       childArms.push('            end');
-      for (const s of c.subcommands) {
-        lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" 0`)} -a ${fishQuote(s.name)} -d ${fishQuote(shortDescription(s.description))}`);
+      for (const s of subcommandWords(c)) {
+        lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" 0`)} -a ${fishQuote(s.word)} -d ${fishQuote(shortDescription(s.description))}`);
       }
     }
     const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);

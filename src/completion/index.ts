@@ -3,6 +3,7 @@ import { SHELLS } from '../flag-values.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
 import { completionSpec } from './model.js';
+import { powerShellScript } from './powershell.js';
 import { zshScript } from './zsh.js';
 
 export { SHELLS } from '../flag-values.js';
@@ -22,5 +23,7 @@ export function completionScript(shell: Shell, program: Command): string {
       return zshScript(spec);
     case 'fish':
       return fishScript(spec);
+    case 'powershell':
+      return powerShellScript(spec);
   }
 }

@@ -156,6 +156,11 @@ export function pathKey(path: readonly string[]): string {
   return path.join(' ');
 }
 
+/** The words the subcommands of `c` are typed as (each name, then its aliases), with their descriptions. */
+export function subcommandWords(c: CommandSpec): { word: string; description: string }[] {
+  return c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((word) => ({ word, description: s.description })));
+}
+
 /** The names a flag is typed as: --long and -s. */
 export function flagNames(flag: FlagSpec): string[] {
   return [flag.long, flag.short].filter((x): x is string => x !== undefined);

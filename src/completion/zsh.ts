@@ -2,7 +2,17 @@
 // Works both from a directory on $fpath (file named _petstore) and when
 // sourced (`source <(petstore completion zsh)` after compinit).
 
-import { fnName, flagNames, shellCaseArms, shQuote, valueAndArgFunctions, shortDescription, type CompletionSpec, type ValueSource } from './model.js';
+import {
+  fnName,
+  flagNames,
+  shellCaseArms,
+  shQuote,
+  shortDescription,
+  subcommandWords,
+  valueAndArgFunctions,
+  type CompletionSpec,
+  type ValueSource,
+} from './model.js';
 
 /** "name:description" for _describe (colons in the name escaped). */
 function describeItem(name: string, description: string): string {
@@ -27,7 +37,10 @@ export function zshScript(spec: CompletionSpec): string {
   const arms = shellCaseArms(spec, fn, {
     valuesCode,
     pickChild: (name) => `REPLY=${shQuote(name)}`,
-    offerSubcommands: (c) => `items=(${c.subcommands.map((s) => describeItem(s.name, s.description)).join(' ')})`,
+    offerSubcommands: (c) =>
+      `items=(${subcommandWords(c)
+        .map((s) => describeItem(s.word, s.description))
+        .join(' ')})`,
     offerFlags: (c) => `items=(${c.flags.flatMap((f) => flagNames(f).map((name) => describeItem(name, f.description))).join(' ')})`,
   });
 

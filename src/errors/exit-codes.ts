@@ -32,6 +32,28 @@ const BY_KIND: Record<ErrorKind, number> = {
 /** 128 + the signal's number, as a shell reports a process the signal ended. */
 export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGHUP: 129, SIGINT: ExitCode.interrupted, SIGTERM: 143 };
 
+/** What each code tells a script; `petstore help exit-codes` (and the docs made from it) print this with the codes above. */
+export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
+  ok: 'success (an empty list too)',
+  failure: 'other failure: a server error (5xx), a malformed response, output or a journal that cannot be written, anything unexpected',
+  usage:
+    'usage or invalid input, nothing sent: unknown flag or command, invalid value, unknown environment, no base URL, broken config file; also a 400 from the server',
+  partial: 'partial failure of a bulk run (pets add --file): some records failed, were invalid or have an unknown outcome',
+  auth: 'authentication: no API key, or the server answered 401/403',
+  notFound: 'not found (404)',
+  rateLimited: 'rate limited, and gave up (retries used up, or the wait would exceed --max-wait)',
+  network: 'network: connection refused, DNS, TLS, timeout; also a request whose outcome is unknown',
+  interrupted: 'interrupted (Ctrl-C, SIGINT); the run winds down first',
+  stdoutClosed:
+    'stdout closed by its reader before a bulk run had written every record (128 + SIGPIPE); otherwise a reader that leaves early (| head -1) is no error',
+};
+
+/** The exit codes of the other signals that stop a run (SIGINT is `interrupted`). */
+export const SIGNAL_MEANING: Record<Exclude<StopSignal, 'SIGINT'>, string> = {
+  SIGHUP: 'stopped by SIGHUP (the terminal closed); winds down as for Ctrl-C',
+  SIGTERM: "stopped by SIGTERM (a CI runner's timeout, kill); winds down as for Ctrl-C",
+};
+
 /**
  * The exit code for what a run threw. `stop` is why the run was aborted (the signal's reason): an
  * interruption exits with the code of the signal that caused it (130 SIGINT, 143 SIGTERM, 129 SIGHUP).

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CI_SEED_RECIPE } from '../../src/help/topics.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
 import { linesWith, petstoreOnPath, readJournalNow, seedRecords, storedByName, until, writeCsv, type SeedRecord } from '../helpers/seeding.js';
@@ -154,5 +155,11 @@ describe.concurrent('the README recipe "A CI job that seeds staging", run with b
     expect(String(r.stdout)).toBe('');
     expect(String(r.stderr)).toBe('');
     expect(j.sb.requests()).toEqual([]);
+  });
+});
+
+describe('petstore help ci', () => {
+  it('shows this recipe, word for word', () => {
+    expect(CI_SEED_RECIPE).toBe(recipe());
   });
 });

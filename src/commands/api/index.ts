@@ -15,11 +15,8 @@ export function registerApi(program: Command, ctx: CommandContext): void {
     .action(ctx.lazy(() => import('./api.js')));
   examples(cmd, [
     'petstore api /pets',
-    "petstore api '/pets?status=sold&limit=5'",
-    'petstore api /store/orders --include',
+    "petstore api '/pets?status=sold&limit=5' --include",
     'petstore api -X POST /pets -d \'{"name":"Rex","categoryId":9007199254740993}\'',
-    'petstore api /pets --input pet.json',
     'cat pet.json | petstore api /pets --input -',
-    "petstore api /pets -H 'X-Request-Id: 42' --env staging",
   ]);
 }

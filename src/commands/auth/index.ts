@@ -17,7 +17,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
   login.action(ctx.lazy(() => import('./login.js')));
   examples(login, [
     'petstore auth login                      # prompts, input hidden',
-    'echo "$PETSTORE_KEY" | petstore auth login --env staging',
+    'echo "$STAGING_KEY" | petstore auth login --env staging',
     'petstore auth login --env staging --no-verify < key.txt',
   ]);
 

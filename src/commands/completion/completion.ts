@@ -1,4 +1,4 @@
-// petstore completion bash|zsh|fish: a script generated from the command tree itself.
+// petstore completion bash|zsh|fish|powershell: a script generated from the command tree itself.
 
 import type { Command } from 'commander';
 import { completionScript, isShell, SHELLS, type Shell } from '../../completion/index.js';

@@ -10,9 +10,9 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
   examples(cmd, [
     'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',
-    "echo 'source <(petstore completion bash)' >> ~/.bashrc",
     'mkdir -p ~/.zfunc && petstore completion zsh > ~/.zfunc/_petstore   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',
     'petstore completion fish > ~/.config/fish/completions/petstore.fish',
+    'petstore completion powershell > ~/.config/powershell/petstore.ps1   # and ". ~/.config/powershell/petstore.ps1" in $PROFILE',
   ]);
 
   // Called by the completion scripts for values only known at completion time.

@@ -10,7 +10,7 @@ export function registerEnv(program: Command, ctx: CommandContext): void {
     'petstore --env production pets list',
   ]);
 
-  const list = env.command('list').description('list environments: current (*), name, base URL, whether a key is stored');
+  const list = env.command('list').alias('ls').description('list environments: current (*), name, base URL, whether a key is stored');
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
   examples(list, ['petstore env list', 'petstore env list -o json']);
 

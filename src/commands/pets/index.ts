@@ -7,12 +7,13 @@ export function registerPets(program: Command, ctx: CommandContext): void {
   examples(pets, [
     'petstore pets list --status available',
     'petstore pets add --name Rex --category-id 1',
-    'petstore pets add --file pets.csv --results results.ndjson',
+    'petstore --env staging pets add --file pets.csv --results results.ndjson',
     'petstore pets get 42',
   ]);
 
   const list = pets
     .command('list')
+    .alias('ls')
     .description('list pets (GET /pets)')
     .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser((text) => parseLimit(text)))
     .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `only pets with this status: ${list}`));
@@ -26,6 +27,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
 
   const add = pets
     .command('add')
+    .alias('create')
     .description('add a pet (POST /pets) and print it with its new id; or many from a file with --file')
     .option('--name <name>', "the pet's name (non-empty)")
     .option('--category-id <id>', 'category id, a signed 64-bit integer')
@@ -48,15 +50,14 @@ export function registerPets(program: Command, ctx: CommandContext): void {
   outputOptions(add).action(ctx.lazy(() => import('./add.js')));
   examples(add, [
     'petstore pets add --name Rex --category-id 1',
-    'petstore pets add --name Tom --category-id 9007199254740993 --status available -o json',
-    'id=$(petstore pets add --name Rex --category-id 1 -o json | jq -r .id)',
-    'petstore pets add --file pets.csv --results results.ndjson',
-    'petstore pets add --file pets.csv --results results.ndjson --resume',
-    'generate-pets | petstore pets add --file - --format ndjson --dry-run',
+    'id=$(petstore pets add --name Tom --category-id 9007199254740993 --status available -o json | jq -r .id)',
+    'petstore --env staging pets add --file pets.csv --results results.ndjson --resume',
+    'petstore pets add --file pets.ndjson --dry-run',
   ]);
 
   const get = pets
     .command('get')
+    .alias('view')
     .description('show one pet (GET /pets/{petId}, deprecated: removed on 5 December 2030)')
     .argument('<petId>', 'the pet id, a signed 64-bit integer');
   outputOptions(get).action(ctx.lazy(() => import('./get.js')));

@@ -237,6 +237,6 @@ describe('petstore api: refused before anything is sent (exit 2)', () => {
     expect(r.stdout).toContain('Usage: petstore api [options] <path>');
     expect(r.stdout).toContain('-X, --method <method>');
     expect(r.stdout).toContain('Examples:');
-    expect(r.stdout).toContain('$ petstore api /store/orders --include');
+    expect(r.stdout).toContain("$ petstore api '/pets?status=sold&limit=5' --include");
   });
 });

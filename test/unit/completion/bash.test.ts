@@ -44,7 +44,7 @@ describe('bash completion (real bash)', () => {
     expect(one('petstore', 'pets', 'list', '-o', '')).toEqual(['table', 'json', 'ndjson', 'csv']);
     expect(one('petstore', 'pets', 'list', '--output', 'nd')).toEqual(['ndjson']);
     expect(one('petstore', 'api', '-X', 'P')).toEqual(['POST', 'PUT', 'PATCH']);
-    expect(one('petstore', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(one('petstore', 'completion', '')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
   });
 
   it('completes environment names from the CLI at completion time', () => {
@@ -93,6 +93,19 @@ describe('bash completion (real bash)', () => {
     const got = complete(...lines).map((words) => [...new Set(words)].sort());
     expect(got).toEqual(expected);
     expect(lines.length).toBeGreaterThan(10);
+  });
+
+  it('completes the aliases (pets ls/create/view, env ls) as their commands; -V at the top only, -v (--verbose) everywhere', () => {
+    expect(one('petstore', 'pets', 'l')?.sort()).toEqual(['list', 'ls']);
+    expect(one('petstore', 'pets', 'cr')).toEqual(['create']);
+    expect(one('petstore', 'pets', 'vi')).toEqual(['view']);
+    expect(one('petstore', 'env', 'l')?.sort()).toEqual(['list', 'ls']);
+    expect(one('petstore', 'pets', 'ls', '--st')).toEqual(['--status']);
+    expect(one('petstore', 'pets', 'view', '-o', 'j')).toEqual(['json']);
+    expect(one('petstore', '-')).toEqual(expect.arrayContaining(['-V', '-v', '-q', '-h']));
+    const leaf = one('petstore', 'pets', 'view', '-')!;
+    expect(leaf).toEqual(expect.arrayContaining(['-v', '-o', '-h']));
+    expect(leaf).not.toContain('-V');
   });
 
   it('short flags complete too', () => {

@@ -31,7 +31,7 @@ describe('petstore completion <shell>', () => {
     const r = await run(['completion', 'tcsh']);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/bash, zsh, fish/);
+    expect(r.stderr).toMatch(/bash, zsh, fish, powershell/);
     expect((await run(['completion'])).exitCode).toBe(2);
   });
 

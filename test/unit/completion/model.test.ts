@@ -21,6 +21,7 @@ function longFlags(cmd: Command): string[] {
 /** How a long flag is written in each script: a whole word (bash, zsh) or "-l name" (fish). */
 function flagToken(shell: Shell, long: string): RegExp {
   const escaped = long.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (shell === 'powershell') return new RegExp(`"${escaped}"`); // in the JSON tree the script embeds
   return shell === 'fish' ? new RegExp(` -l ${escaped.slice(2)} `) : new RegExp(`[\\s'|(]${escaped}[\\s'|):]`);
 }
 
@@ -36,7 +37,8 @@ describe('generated scripts cover the whole command tree', () => {
   it.each(SHELLS)('%s: every command and every long flag appears', (shell) => {
     const script = completionScript(shell, program);
     for (const { path, cmd } of all) {
-      if (path.length > 0) expect(script, `command ${path.join(' ')}`).toContain(`'${cmd.name()}'`);
+      const quote = shell === 'powershell' ? '"' : "'";
+      if (path.length > 0) expect(script, `command ${path.join(' ')}`).toContain(`${quote}${cmd.name()}${quote}`);
       for (const long of longFlags(cmd)) expect(script, `${path.join(' ') || 'petstore'} ${long}`).toMatch(flagToken(shell, long));
     }
   });

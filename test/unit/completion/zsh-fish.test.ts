@@ -57,13 +57,15 @@ describe.skipIf(missingTool('zsh', hasShell('zsh')))('zsh completion', () => {
       ['--status'],
       ['sold'],
       ['__files__'],
-      ['bash', 'zsh', 'fish'],
+      ['bash', 'zsh', 'fish', 'powershell'],
       [],
     ]);
   });
 
   it('works in a real interactive zsh with compinit, autoloaded from $fpath', () => {
     expect(zshCompleteReal(script, 'petstore pets li', sb)).toEqual(['list']);
+    expect(zshCompleteReal(script, 'petstore pets l', sb).sort()).toEqual(['list', 'ls']);
+    expect(zshCompleteReal(script, 'petstore pets vi', sb)).toEqual(['view']);
     expect(zshCompleteReal(script, 'petstore pets list --status ', sb).sort()).toEqual(['available', 'pending', 'sold']);
     expect(zshCompleteReal(script, 'petstore --env ', sb).sort()).toEqual(['mine', 'production', 'staging']);
   });
@@ -102,11 +104,16 @@ describe.skipIf(missingTool('fish', hasShell('fish')))('fish completion', () => 
       ['mine', 'production', 'staging'],
       ['--status'],
       ['--status=sold'],
-      ['bash', 'fish', 'zsh'],
+      ['bash', 'fish', 'powershell', 'zsh'],
       [],
       ['PATCH', 'POST', 'PUT'],
       [],
     ]);
+  });
+
+  it('offers the aliases (pets ls/create/view, env ls) and completes after them', () => {
+    const got = fishComplete(script, ['petstore pets l', 'petstore pets cr', 'petstore env l', 'petstore pets view -o j'], sb);
+    expect(got.map((words) => [...words].sort())).toEqual([['list', 'ls'], ['create'], ['list', 'ls'], ['json']]);
   });
 
   it('offers every long flag of a command', () => {

@@ -79,7 +79,7 @@ beforeAll(async () => {
     data,
     '{"version":1,"pets":[{"id":42,"name":"Rex","categoryId":1,"status":"available"},{"id":9007199254740993,"name":"Tom","categoryId":2,"status":"sold"}]}\n',
   );
-  sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000, dataFile: data, persistDelayMs: 10_000 });
+  sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000, dataFile: data });
   mkdirSync(join(template, '.local/share/bash-completion/completions'), { recursive: true });
   mkdirSync(join(template, '.config/fish/completions'), { recursive: true });
   mkdirSync(join(template, '.config/powershell'), { recursive: true });

@@ -119,7 +119,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         });
         loaded = store;
         for (const problem of store.loosePermissions()) {
-          factory.info(`warning: ${problem}; others may read your API keys. Fix with: chmod 700 ${store.dir} && chmod 600 ${store.path}`);
+          factory.info(`warning: ${problem}`);
         }
         return store;
       })();

@@ -104,12 +104,15 @@ export class ConfigStore {
   #conf: Conf<ConfigData> | undefined;
   /** What the file held when last read; dropped after each write. */
   #cache: ConfigData | undefined;
+  /** This process created the folder (so its mode is petstore's to set). */
+  readonly #ownsDir: boolean;
 
   constructor(
     readonly dir: string,
     private readonly lockOpts: ConfigLockOptions = {},
   ) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // mkdir answers the first folder it created: only folders of petstore's own making are made private.
+    this.#ownsDir = mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
     this.path = join(dir, `${CONFIG_NAME}.json`);
     this.#cache = readConfig(this.path);
   }
@@ -144,28 +147,37 @@ export class ConfigStore {
     return this.#conf;
   }
 
-  /** Group/other permission bits found on the folder or file, for a warning. */
+  /**
+   * What is unsafe about the folder and file modes, each with its fix, for a warning: a config file
+   * others may read (keys), and a folder others may write to without the sticky bit (they could replace
+   * the file). A folder that is only readable by others is the user's choice and left alone.
+   */
   loosePermissions(): string[] {
     if (process.platform === 'win32') return [];
     const found: string[] = [];
-    for (const [path, want] of [
-      [this.dir, 0o700],
-      [this.path, 0o600],
-    ] as const) {
+    const mode = (path: string) => {
       try {
-        const mode = statSync(path).mode & 0o777;
-        if (mode & 0o077) found.push(`${path} is mode ${mode.toString(8).padStart(4, '0')} (want ${want.toString(8).padStart(4, '0')})`);
+        return statSync(path).mode & 0o7777;
       } catch {
-        // Not written yet: nothing to warn about.
+        return undefined; // not written yet: nothing to warn about
       }
+    };
+    const octal = (m: number) => m.toString(8).padStart(4, '0');
+    const dirMode = mode(this.dir);
+    if (dirMode !== undefined && dirMode & 0o022 && !(dirMode & 0o1000)) {
+      found.push(`${this.dir} is mode ${octal(dirMode)}: others may replace your config file there. Fix with: chmod go-w ${this.dir}`);
+    }
+    const fileMode = mode(this.path);
+    if (fileMode !== undefined && fileMode & 0o077) {
+      found.push(`${this.path} is mode ${octal(fileMode)}: others may read your API keys. Fix with: chmod 600 ${this.path}`);
     }
     return found;
   }
 
-  /** Tightens the folder to 0700 and the file to 0600. */
+  /** The file to 0600, and the folder to 0700 when petstore created it (an existing folder's mode is the user's). */
   tightenPermissions(): void {
     if (process.platform === 'win32') return;
-    chmodSync(this.dir, 0o700);
+    if (this.#ownsDir) chmodSync(this.dir, 0o700);
     try {
       chmodSync(this.path, 0o600);
     } catch {

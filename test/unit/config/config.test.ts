@@ -76,15 +76,25 @@ describe('ConfigStore and resolveTarget', () => {
     expect(JSON.parse(readFileSync(store.path, 'utf8')).envs.production.apiKey).toBe('sk_test_key_0001');
   });
 
-  it.runIf(posix)('tightens loose permissions when a key is stored, and reports them before', async () => {
-    mkdirSync(tmp.dir, { recursive: true, mode: 0o755 });
-    chmodSync(tmp.dir, 0o755);
+  it.runIf(posix)('tightens a loose file when a key is stored, and reports it (and a folder others may write to) before', async () => {
+    mkdirSync(tmp.dir, { recursive: true, mode: 0o777 });
+    chmodSync(tmp.dir, 0o777);
     writeFileSync(join(tmp.dir, 'config.json'), '{}', { mode: 0o644 });
     chmodSync(join(tmp.dir, 'config.json'), 0o644);
     const store = new ConfigStore(tmp.dir);
     expect(store.loosePermissions()).toHaveLength(2);
     await store.setKey('production', 'k');
-    expect(store.loosePermissions()).toEqual([]);
+    // The folder existed before: its mode stays the user's (and is still warned about).
+    expect(store.loosePermissions()).toEqual([`${tmp.dir} is mode 0777: others may replace your config file there. Fix with: chmod go-w ${tmp.dir}`]);
+    expect(statSync(tmp.dir).mode & 0o777).toBe(0o777);
+  });
+
+  it.runIf(posix)('a folder it creates is 0700', async () => {
+    const dir = join(tmp.dir, 'new', 'petstore');
+    const store = new ConfigStore(dir);
+    await store.setKey('production', 'k');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
   });
 
   it('always has production and staging; production is the default', () => {

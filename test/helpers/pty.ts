@@ -25,8 +25,12 @@ export interface PtyResult {
  * Runs the built CLI on a pseudo-terminal and types into it step by step, each step
  * after the expected text has appeared (so nothing is typed before the CLI is ready).
  */
-export async function runOnPty(args: string[], opts: { env: Record<string, string | undefined>; steps?: PtyStep[]; timeoutMs?: number }): Promise<PtyResult> {
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+export async function runOnPty(
+  args: string[],
+  opts: { env: Record<string, string | undefined>; steps?: PtyStep[]; timeoutMs?: number /** The terminal's width (stty cols). */; columns?: number },
+): Promise<PtyResult> {
+  const cli = [process.execPath, BIN, ...args].map(quote).join(' ');
+  const command = opts.columns === undefined ? cli : `stty cols ${opts.columns} rows 40 && exec ${cli}`;
   const child = execa('script', ['-q', '-f', '-e', '-c', command, '/dev/null'], {
     env: { PATH: process.env.PATH, TERM: 'xterm', ...opts.env },
     extendEnv: false,

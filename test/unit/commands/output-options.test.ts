@@ -37,6 +37,23 @@ describe('--no-headers', () => {
   });
 });
 
+describe('-o json on a terminal', () => {
+  it('is coloured only when colour is on: never with NO_COLOR, --no-color or TERM=dumb, and never piped, even with FORCE_COLOR', async () => {
+    cli.api.on('GET', /^\/v1\/pets\?/, { status: 200, body: pets(1) });
+    const ansi = /\u001b\[/;
+    expect((await run(['pets', 'list', '--limit', '5', '-o', 'json'], { stdoutTTY: true })).stdout).toMatch(ansi);
+    for (const [flags, env] of [
+      [[], { NO_COLOR: '1' }],
+      [['--no-color'], {}],
+      [[], { TERM: 'dumb' }],
+    ] as const) {
+      const r = await run(['pets', 'list', '--limit', '5', '-o', 'json', ...flags], { stdoutTTY: true, env });
+      expect(r.stdout).toBe(`${JSON.stringify(JSON.parse(pets(1)), null, 2)}\n`);
+    }
+    expect((await run(['pets', 'list', '--limit', '5', '-o', 'json'], { env: { FORCE_COLOR: '1' } })).stdout).toBe(`${pets(1)}\n`);
+  });
+});
+
 describe('the "there may be more" hint of pets list', () => {
   it('shows on stderr on a terminal when a full page came back; never a total', async () => {
     cli.api.on('GET', /^\/v1\/pets/, { status: 200, body: pets(20) });

@@ -1,6 +1,6 @@
 // Bundles src/ and its dependencies into dist/: one small entry (dist/main.js) plus lazily loaded
 // chunks, so --version loads one file, --help loads commander and the command tree only, and
-// undici, conf, ora, cli-table3, chalk, csv-parse, @inquirer/confirm and write-file-atomic load only
+// undici, conf, ora, chalk, string-width, csv-parse, @inquirer/confirm and write-file-atomic load only
 // on the paths that use them.
 // Measurements behind each choice: README "Performance".
 //
@@ -86,7 +86,7 @@ try {
     // Dependencies are bundled too: one file per chunk instead of dozens of node_modules files to
     // resolve and compile (`pets list`: about 70 ms less). They stay in package.json
     // "dependencies" for their licences and types. The builtins plugin is also what makes the
-    // CommonJS ones (undici, cli-table3) work in an ES module bundle: without it their
+    // CommonJS ones (undici) work in an ES module bundle: without it their
     // require('node:net') fails with "Dynamic require ... is not supported".
     plugins: [builtins],
     sourcemap: false,

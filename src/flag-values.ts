@@ -57,8 +57,11 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
 }
 
+/** --limit of `pets list`: the interface's page size (GET /pets limit: 1 to 100, 20 when not sent). */
+export const PAGE_SIZE = { min: 1, max: 100, serverDefault: 20 } as const;
+
 export function parseLimit(text: string, flag = '--limit'): number {
-  return wholeNumber(flag, 1, 100)(text);
+  return wholeNumber(flag, PAGE_SIZE.min, PAGE_SIZE.max)(text);
 }
 
 export function parseStatus(text: string, flag = '--status'): PetStatus {

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import { stringifyJson } from '../json/int64.js';
+import { escapeControl } from '../output/text.js';
 import { openInput } from './input.js';
 import { readJournal } from './journal-read.js';
 import { defaultPath, journalCounts } from './journal-setup.js';
@@ -38,6 +39,8 @@ export async function report(f: Factory, o: ReportOptions): Promise<void> {
   }
   const state = await readJournal(path, '--report', true);
   const lines = [...state.byLine.keys()].sort((a, b) => a - b);
+  // On a terminal the journal's lines (names from the input and the server) are escaped.
+  const shown = (text: string) => (f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
   let out = '';
   for (const line of lines) {
     const entry = state.byLine.get(line)!;
@@ -46,10 +49,10 @@ export async function report(f: Factory, o: ReportOptions): Promise<void> {
         ? `${stringifyJson({ line, status: 'unknown', reason: 'in flight when the run stopped: it may or may not have been created' })}\n`
         : `${entry.text}\n`;
     if (out.length >= 65_536) {
-      f.io.stdout.write(out);
+      f.io.stdout.write(shown(out));
       out = '';
     }
   }
-  f.io.stdout.write(out);
+  f.io.stdout.write(shown(out));
   f.info(`${path}: ${journalCounts(state.byLine) || 'no records'}${state.finished ? '' : ' (the last run on it did not go through the whole input)'}`);
 }

@@ -10,6 +10,7 @@ import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
 import { firstValue } from '../wire/headers.js';
+import { escapeControl } from '../output/text.js';
 import { confirm } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { continueCommand } from './continue-command.js';
@@ -37,6 +38,8 @@ export interface SeedOptions {
   yes: boolean;
   /** ndjson: one result line per record on stdout (unless --results); table: a summary table on stdout. */
   output: 'ndjson' | 'table';
+  /** false (--no-headers): the summary table without its header line. */
+  headers?: boolean;
   /** After Ctrl-C, how long requests in flight may take to finish before they are abandoned. */
   graceMs: number;
 }
@@ -145,11 +148,11 @@ function summaryLine(c: Counts, elapsedMs: number, requests: number, dryRun: boo
   return `${dryRun ? 'dry run: ' : ''}${parts.join(', ')} in ${seconds.toFixed(1)}s${rate}`;
 }
 
-async function printSummaryTable(f: Factory, c: Counts, dryRun: boolean): Promise<void> {
+async function printSummaryTable(f: Factory, c: Counts, dryRun: boolean, headers: boolean): Promise<void> {
   const { renderTable } = await import('../output/table.js');
   const statuses: (keyof Counts)[] = dryRun ? ['would_create', 'skipped', 'invalid', 'unknown'] : ['created', 'failed', 'unknown', 'skipped', 'invalid'];
   const rows = statuses.map((s) => [{ text: s }, { text: String(c[s]) }]);
-  f.io.stdout.write(await renderTable({ tty: f.io.stdoutIsTTY, color: f.io.colorStdout }, ['status', 'count'], rows));
+  f.io.stdout.write(await renderTable({ tty: f.io.stdoutIsTTY, color: f.io.colorStdout, columns: f.io.columns, headers }, ['status', 'count'], rows));
 }
 
 export async function seed(f: Factory, o: SeedOptions): Promise<void> {
@@ -282,7 +285,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     // Server text (an error message, a created pet) may echo a key: masked before it is kept or printed.
     const text = f.redact(formatResult(result as ResultLine));
     if (append) journal?.outcome(text);
-    await stdout?.write(text);
+    await stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
     progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
   };
 
@@ -333,7 +336,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
       { code: 'results_not_written', cause: stdoutError, hint: resume },
     );
   }
-  if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, counts, o.dryRun);
+  if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, counts, o.dryRun, o.headers !== false);
 
   if (fatal !== undefined) {
     if (fatal instanceof CliError)

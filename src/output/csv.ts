@@ -3,7 +3,7 @@ export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** A header line and one line per row, LF-terminated; an empty list is the header alone. */
-export function renderCsv(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [headers, ...rows].map((r) => `${r.map(csvField).join(',')}\n`).join('');
+/** A header line (unless `headers` is false) and one line per row, LF-terminated. */
+export function renderCsv(headers: readonly string[] | false, rows: readonly (readonly string[])[]): string {
+  return [...(headers ? [headers] : []), ...rows].map((r) => `${r.map(csvField).join(',')}\n`).join('');
 }

@@ -33,13 +33,14 @@ export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): v
         ...(error instanceof CliError && error.hint ? { hint: scrub(error.hint) } : {}),
       },
     };
-    io.stderr.write(`${stringifyJson(body)}\n`);
+    const json = stringifyJson(body);
+    io.stderr.write(`${io.stderrIsTTY ? escapeControl(json, 'json') : json}\n`);
   }
   if (opts.debug && error instanceof Error && error.stack) {
-    io.stderr.write(`${scrub(error.stack)}\n`);
+    io.stderr.write(`${escapeControl(scrub(error.stack), 'text')}\n`);
     let cause = error.cause;
     while (cause instanceof Error) {
-      io.stderr.write(`caused by: ${scrub(cause.stack ?? cause.message)}\n`);
+      io.stderr.write(`caused by: ${escapeControl(scrub(cause.stack ?? cause.message), 'text')}\n`);
       cause = cause.cause;
     }
   }

@@ -23,3 +23,8 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
   }
   return value;
 }
+
+/** The format and --no-headers (declared with -o in src/commands/context.ts outputOptions). */
+export function resolveOutput(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): { format: Format; headers: boolean } {
+  return { format: resolveFormat(opts, allowed), headers: opts.headers !== false };
+}

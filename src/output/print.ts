@@ -1,14 +1,18 @@
 import type { IO } from '../io/io.js';
 import { renderCsv } from './csv.js';
+import type { Truncate } from './fit.js';
 import type { Format } from './format.js';
 import { renderJson, renderNdjson } from './json.js';
 import { renderTable, type Tone } from './table.js';
+import { escapeControl } from './text.js';
 
 interface Column<T> {
   header: string;
   /** The cell as text (table, csv); empty when the value is absent. */
   text(row: T): string;
   tone?(row: T): Tone | undefined;
+  /** On a terminal narrower than the table: `first` to give way, `never` for ids; others after `first`. */
+  truncate?: Truncate;
 }
 
 /** How one kind of record prints: its columns, and its JSON form (the API's JSON for pets). */
@@ -17,22 +21,39 @@ export interface View<T> {
   json(row: T): unknown;
 }
 
-async function render<T>(f: { io: IO }, format: Format, view: View<T>, rows: readonly T[], single: boolean): Promise<string> {
+export interface PrintOptions {
+  /** false (--no-headers): no header line in a table, TSV or CSV. */
+  headers?: boolean | undefined;
+}
+
+// Piped, every format is the data exactly (the table is TSV); on a terminal every one of them is
+// escaped (src/output/text.ts), since a name from the server could otherwise drive the terminal.
+async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T[], single: boolean, opts: PrintOptions): Promise<string> {
+  const headers = opts.headers !== false;
   switch (format) {
-    case 'json':
-      return renderJson(single ? view.json(rows[0] as T) : rows.map((r) => view.json(r)), f.io.stdoutIsTTY);
-    case 'ndjson':
-      return renderNdjson(rows.map((r) => view.json(r)));
-    case 'csv':
+    case 'json': {
+      const json = renderJson(single ? view.json(rows[0] as T) : rows.map((r) => view.json(r)), io.stdoutIsTTY);
+      if (!io.stdoutIsTTY) return json;
+      const { terminalJson } = await import('./json-terminal.js');
+      return terminalJson(json, io.colorStdout);
+    }
+    case 'ndjson': {
+      const ndjson = renderNdjson(rows.map((r) => view.json(r)));
+      return io.stdoutIsTTY ? escapeControl(ndjson, 'json') : ndjson;
+    }
+    case 'csv': {
+      const cell = io.stdoutIsTTY ? (text: string) => escapeControl(text, 'cell') : (text: string) => text;
       return renderCsv(
-        view.columns.map((c) => c.header),
-        rows.map((r) => view.columns.map((c) => c.text(r))),
+        headers && view.columns.map((c) => c.header),
+        rows.map((r) => view.columns.map((c) => cell(c.text(r)))),
       );
+    }
     case 'table':
       return renderTable(
-        { tty: f.io.stdoutIsTTY, color: f.io.colorStdout },
+        { tty: io.stdoutIsTTY, color: io.colorStdout, columns: io.columns, headers },
         view.columns.map((c) => c.header),
         rows.map((r) => view.columns.map((c) => ({ text: c.text(r), tone: c.tone?.(r) }))),
+        view.columns.map((c) => c.truncate),
       );
   }
 }
@@ -44,13 +65,13 @@ interface Printer {
 }
 
 /** Prints a list: a table (header only when empty), a JSON array, NDJSON lines or CSV. */
-export async function printList<T>(f: Printer, format: Format, view: View<T>, rows: readonly T[]): Promise<void> {
-  const text = await render(f, format, view, rows, false);
+export async function printList<T>(f: Printer, format: Format, view: View<T>, rows: readonly T[], opts: PrintOptions = {}): Promise<void> {
+  const text = await render(f.io, format, view, rows, false, opts);
   f.io.stdout.write(f.redact ? f.redact(text) : text);
 }
 
 /** Prints one record: a one-row table or CSV, a JSON object, or one NDJSON line. */
-export async function printRecord<T>(f: Printer, format: Format, view: View<T>, row: T): Promise<void> {
-  const text = await render(f, format, view, [row], true);
+export async function printRecord<T>(f: Printer, format: Format, view: View<T>, row: T, opts: PrintOptions = {}): Promise<void> {
+  const text = await render(f.io, format, view, [row], true, opts);
   f.io.stdout.write(f.redact ? f.redact(text) : text);
 }

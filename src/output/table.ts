@@ -1,3 +1,4 @@
+import type { Truncate } from './fit.js';
 import { escapeControl, tsvField } from './text.js';
 
 export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'gray';
@@ -9,32 +10,69 @@ export interface Cell {
 }
 
 export interface TableTarget {
-  /** stdout is a terminal: a bordered table; otherwise tab-separated rows. */
+  /** stdout is a terminal: aligned columns; otherwise tab-separated rows. */
   tty: boolean;
   /** Colour allowed on stdout (TTY, no NO_COLOR/--no-color/TERM=dumb). */
   color: boolean;
+  /** The terminal's width: rows are cut to it. Unknown: not cut. */
+  columns?: number | undefined;
+  /** false (--no-headers): rows only. */
+  headers?: boolean | undefined;
 }
 
-/** Tab-separated: a header line, then one line per row; no colour, no borders. */
-export function renderTsv(headers: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  return [headers.map((h) => tsvField(h)), ...rows.map((r) => r.map((c) => tsvField(c.text)))].map((r) => `${r.join('\t')}\n`).join('');
+/** Between two columns, as in `gh pr list` and kubectl. */
+const GAP = '  ';
+
+/** Tab-separated: a header line (unless `headers` is false), then one line per row; no colour. */
+export function renderTsv(headers: readonly string[] | false, rows: readonly (readonly Cell[])[]): string {
+  const lines = rows.map((r) => r.map((c) => tsvField(c.text)));
+  if (headers) lines.unshift(headers.map((h) => tsvField(h)));
+  return lines.map((r) => `${r.join('\t')}\n`).join('');
+}
+
+/** `categoryId` -> `CATEGORY ID`: the heading of a column on a terminal. */
+export function heading(header: string): string {
+  return header
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toUpperCase();
 }
 
 /**
- * A cli-table3 table on a terminal (colour when allowed), tab-separated text otherwise.
- * cli-table3 and chalk are loaded only for the terminal case, to keep piped runs fast.
+ * Aligned columns on a terminal, with no borders and no rule between rows; tab-separated text
+ * otherwise. Cells are escaped first, so widths are those of what the terminal shows. Our own writer,
+ * not cli-table3: it measures with string-width 4 (older emoji widths than ours) and has no notion of
+ * which column may be cut. What only a terminal needs (widths, colour) loads only for a terminal.
  */
-export async function renderTable(target: TableTarget, headers: readonly string[], rows: readonly (readonly Cell[])[]): Promise<string> {
-  if (!target.tty) return renderTsv(headers, rows);
-  const [{ default: Table }, { Chalk }] = await Promise.all([import('cli-table3'), import('chalk')]);
+export async function renderTable(
+  target: TableTarget,
+  headers: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  truncate: readonly (Truncate | undefined)[] = [],
+): Promise<string> {
+  if (!target.tty) return renderTsv(target.headers !== false && headers, rows);
+  const [{ default: stringWidth }, { Chalk }, { fitWidths }, { cut }] = await Promise.all([
+    import('string-width'),
+    import('chalk'),
+    import('./fit.js'),
+    import('./cut.js'),
+  ]);
   const chalk = new Chalk({ level: target.color ? 1 : 0 });
-  const table = new Table({
-    head: headers.map((h) => chalk.bold(h)),
-    // cli-table3's own colours (red headers, grey borders) bypass our colour decision: off.
-    style: { head: [], border: [] },
-  });
-  for (const row of rows) {
-    table.push(row.map((c) => (c.tone ? chalk[c.tone](escapeControl(c.text)) : escapeControl(c.text))));
-  }
-  return `${table.toString()}\n`;
+  const body = rows.map((r) => r.map((c) => ({ text: escapeControl(c.text, 'cell'), tone: c.tone })));
+  const head = headers.map((h) => ({ text: heading(h), tone: undefined }));
+  const all = target.headers === false ? body : [head, ...body];
+  const natural = headers.map((_, i) => Math.max(0, ...all.map((r) => stringWidth(r[i]?.text ?? ''))));
+  const widths = target.columns ? fitWidths(natural, truncate, GAP.length, target.columns) : natural;
+  const lines = all.map((row, r) =>
+    row
+      .map((cell, i) => {
+        const width = widths[i] as number;
+        const text = cut(cell.text, width, stringWidth);
+        const shown = r === 0 && target.headers !== false ? chalk.bold(text) : cell.tone && text ? chalk[cell.tone](text) : text;
+        return shown + ' '.repeat(Math.max(0, width - stringWidth(text)));
+      })
+      .join(GAP)
+      .trimEnd(),
+  );
+  return lines.map((l) => `${l}\n`).join('');
 }

@@ -10,6 +10,7 @@ import type { Factory } from '../../factory.js';
 import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchange.js';
 import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
+import { escapeControl } from '../../output/text.js';
 
 export { parseMethod } from '../../flag-values.js';
 
@@ -184,17 +185,24 @@ function writeHead(f: Factory, res: ApiResponse): void {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
   }
-  f.io.stderr.write(`${lines.join('\n')}\n\n`);
+  const shown = f.io.stderrIsTTY ? lines.map((l) => escapeControl(l)) : lines;
+  f.io.stderr.write(`${shown.join('\n')}\n\n`);
 }
 
-function writeBody(f: Factory, res: ApiResponse): void {
+/** Piped: the body's bytes as they came. On a terminal: escaped, and JSON pretty and coloured. */
+async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
   if (res.text.length === 0) return;
-  if (f.io.stdoutIsTTY && res.isJson) {
-    f.io.stdout.write(`${stringifyJson(res.json, 2)}\n`);
+  if (!f.io.stdoutIsTTY) {
+    f.io.stdout.write(res.text);
     return;
   }
-  f.io.stdout.write(res.text);
-  if (f.io.stdoutIsTTY && !res.text.endsWith('\n')) f.io.stdout.write('\n');
+  if (res.isJson) {
+    const { terminalJson } = await import('../../output/json-terminal.js');
+    f.io.stdout.write(`${await terminalJson(stringifyJson(res.json, 2), f.io.colorStdout)}\n`);
+    return;
+  }
+  f.io.stdout.write(escapeControl(res.text, 'text'));
+  if (!res.text.endsWith('\n')) f.io.stdout.write('\n');
 }
 
 /** Sends the request, prints the body (even for an error status) and maps a non-2xx status to its exit code. */
@@ -211,6 +219,6 @@ export async function run(f: Factory, o: ApiOptions): Promise<void> {
   };
   const res = await client.send(req);
   if (o.include) writeHead(f, res);
-  writeBody(f, res);
+  await writeBody(f, res);
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
 }

@@ -4,7 +4,7 @@ import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
 import { probe } from '../../api/pets.js';
-import { resolveFormat, type Format } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printList, printRecord, type View } from '../../output/print.js';
 import type { Tone } from '../../output/table.js';
 
@@ -43,12 +43,14 @@ export const authStatusView: View<AuthStatusRow> = {
 export interface AuthStatusOptions {
   all: boolean;
   format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const format = resolveFormat(opts);
+  const output = resolveOutput(opts);
   if (opts.all === true && f.globals.env !== undefined) throw new UsageError('--all and --env exclude each other: give one');
-  await run(f, { all: opts.all === true, format });
+  await run(f, { all: opts.all === true, ...output });
 }
 
 /** One cheap authenticated request: does the server take this key? */
@@ -106,7 +108,7 @@ export async function run(f: Factory, options: AuthStatusOptions): Promise<void>
   const { envName: current } = resolveEnvName(config, f.env, f.globals.env);
   if (!options.all) {
     const row = await statusOf(f, config, current, current, false);
-    await printRecord(f, options.format, authStatusView, row);
+    await printRecord(f, options.format, authStatusView, row, options);
     if (row.key === null) throw noApiKeyError(current);
     if (row.server === 'rejected') {
       throw new AuthError(`the server rejected the API key for "${current}": ${row.detail}`, { hint: `petstore auth login --env ${current}` });
@@ -115,7 +117,7 @@ export async function run(f: Factory, options: AuthStatusOptions): Promise<void>
   }
   const rows: AuthStatusRow[] = [];
   for (const name of Object.keys(config.envs()).sort()) rows.push(await statusOf(f, config, name, current, true));
-  await printList(f, options.format, authStatusView, rows);
+  await printList(f, options.format, authStatusView, rows, options);
   const rejected = rows.filter((r) => r.server === 'rejected').map((r) => r.env);
   if (rejected.length > 0) {
     throw new AuthError(`the server rejected the API key for ${rejected.join(', ')}`, { hint: `petstore auth login --env ${rejected[0]}` });

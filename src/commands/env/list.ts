@@ -1,6 +1,6 @@
 import { resolveEnvName } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveFormat, type Format } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printList, type View } from '../../output/print.js';
 
 export interface EnvRow {
@@ -22,10 +22,12 @@ export const envView: View<EnvRow> = {
 
 export interface EnvListOptions {
   format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  await run(f, { format: resolveFormat(opts) });
+  await run(f, resolveOutput(opts));
 }
 
 export async function run(f: Factory, options: EnvListOptions): Promise<void> {
@@ -35,7 +37,7 @@ export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   const rows: EnvRow[] = Object.entries(config.envs())
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, entry]) => ({ name, current: name === envName, baseUrl: entry.baseUrl ?? null, keyStored: entry.apiKey !== undefined }));
-  await printList(f, options.format, envView, rows);
+  await printList(f, options.format, envView, rows, options);
   if (envSource === 'PETSTORE_ENV') f.info(`note: PETSTORE_ENV=${envName} overrides the default environment (${config.currentEnv()})`);
   if (f.env.PETSTORE_BASE_URL) f.info(`note: PETSTORE_BASE_URL=${f.env.PETSTORE_BASE_URL} overrides the base URL of every environment`);
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key of every environment');

@@ -1,6 +1,6 @@
 import { maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveFormat, type Format } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 export interface EnvShowRow {
@@ -32,10 +32,12 @@ export const envShowView: View<EnvShowRow> = {
 
 export interface EnvShowOptions {
   format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  await run(f, { format: resolveFormat(opts) });
+  await run(f, resolveOutput(opts));
 }
 
 export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
@@ -52,6 +54,6 @@ export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
     keyFromEnv: Boolean(f.env.PETSTORE_API_KEY),
     configFile: config.path,
   };
-  await printRecord(f, options.format, envShowView, row);
+  await printRecord(f, options.format, envShowView, row, options);
   if (!base) f.info(`note: environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1`);
 }

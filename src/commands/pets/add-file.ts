@@ -43,6 +43,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     retryUnknown: opts.retryUnknown instanceof Set ? (opts.retryUnknown as ReadonlySet<number>) : opts.retryUnknown === true,
     yes: opts.yes === true,
     output,
+    headers: opts.headers !== false,
     graceMs: GRACE_MS,
   });
 }

@@ -6,7 +6,7 @@ import { describeResponse, errorForResponse, malformed } from '../../api/errors.
 import { sendNewPet } from '../../api/pets.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { firstValue } from '../../wire/headers.js';
-import { resolveFormat, type Format } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, toPet, type NewPet, type PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
@@ -14,6 +14,8 @@ import { petView } from './view.js';
 export interface AddOptions {
   pet: NewPet;
   format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
 }
 
 const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'report', 'yes'] as const;
@@ -45,14 +47,14 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   for (const k of ['name', 'categoryId'] as const) {
     if (opts[k] === undefined) throw new UsageError(`missing ${FLAG[k]}: "pets add" needs --name and --category-id (or --file)`);
   }
-  const format = resolveFormat(opts);
+  const output = resolveOutput(opts);
   const pet: NewPet = {
     name: parseName(String(opts.name ?? '')),
     categoryId: parseId(String(opts.categoryId ?? ''), '--category-id'),
   };
   // Checked as commander parsed it (src/commands/pets/index.ts).
   if (opts.status !== undefined) pet.status = opts.status as PetStatus;
-  await run(f, { pet, format });
+  await run(f, { pet, ...output });
 }
 
 /**
@@ -99,5 +101,5 @@ export async function run(f: Factory, options: AddOptions): Promise<void> {
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
   const pet = toPet(res.json);
   if (!pet) throw probablyCreated(malformed(res, 'the created pet with its id'), true);
-  await printRecord(f, options.format, petView, pet);
+  await printRecord(f, options.format, petView, pet, options);
 }

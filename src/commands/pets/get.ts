@@ -2,7 +2,7 @@ import type { Factory } from '../../factory.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { malformed } from '../../api/errors.js';
 import { getPet } from '../../api/pets.js';
-import { resolveFormat, type Format } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';
 import { parseId, toPet } from '../../pets/pet.js';
@@ -11,6 +11,8 @@ import { petView } from './view.js';
 export interface GetOptions {
   id: bigint;
   format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
 }
 
 export const DEPRECATION_WARNING =
@@ -18,9 +20,9 @@ export const DEPRECATION_WARNING =
   'use "petstore pets list --status <status>" instead';
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
-  const format = resolveFormat(opts);
+  const output = resolveOutput(opts);
   const id = parseId(args[0] ?? '', 'pet id');
-  await run(f, { id, format });
+  await run(f, { id, ...output });
 }
 
 function header(res: ApiResponse | undefined, name: string): string | undefined {
@@ -60,5 +62,5 @@ export async function run(f: Factory, options: GetOptions): Promise<void> {
   }
   const pet = toPet(res.json);
   if (!pet) throw malformed(res, 'a pet');
-  await printRecord(f, options.format, petView, pet);
+  await printRecord(f, options.format, petView, pet, options);
 }

@@ -7,9 +7,9 @@ const STATUS_TONE: Record<string, Tone> = { available: 'green', pending: 'yellow
 /** Columns id, name, categoryId, status (empty when absent); JSON is the pet as the API sent it. */
 export const petView: View<Pet> = {
   columns: [
-    { header: 'id', text: (p) => p.id.toString() },
-    { header: 'name', text: (p) => p.name },
-    { header: 'categoryId', text: (p) => p.categoryId.toString() },
+    { header: 'id', text: (p) => p.id.toString(), truncate: 'never' },
+    { header: 'name', text: (p) => p.name, truncate: 'first' },
+    { header: 'categoryId', text: (p) => p.categoryId.toString(), truncate: 'never' },
     { header: 'status', text: (p) => p.status ?? '', tone: (p) => (p.status ? STATUS_TONE[p.status] : undefined) },
   ],
   json: (p) => p,

@@ -5,7 +5,7 @@ import { secondsUntil } from '../../time/format.js';
 import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
-import { resolveFormat, type Format } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 export type QuotaFormat = Format;
@@ -14,6 +14,8 @@ export interface QuotaOptions {
   format: QuotaFormat;
   /** Last-seen values from the state file; no request. */
   cached: boolean;
+  /** false: --no-headers. */
+  headers?: boolean;
 }
 
 /** What `petstore quota -o json` prints. */
@@ -37,7 +39,7 @@ export interface QuotaReport {
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  await run(f, { format: resolveFormat(opts), cached: opts.cached === true });
+  await run(f, { ...resolveOutput(opts), cached: opts.cached === true });
 }
 
 export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number, window: QuotaWindow = quotaWindow(quota)): QuotaReport {
@@ -110,7 +112,7 @@ export async function run(f: Factory, options: QuotaOptions): Promise<void> {
   if (options.cached && quota.resetAt <= now) {
     f.info(`note: the window seen at ${report.seenAt} has reset since; run "petstore quota" for live values`);
   }
-  await printRecord(f, options.format, quotaView, report);
+  await printRecord(f, options.format, quotaView, report, options);
 }
 
 const quotaView: View<QuotaReport> = {

@@ -33,7 +33,7 @@ describe('petstore api: requests', () => {
 
   it('pretty-prints JSON on a TTY with exact int64 digits', async () => {
     cli.api.on('GET', '/v1/pets', { status: 200, body: PETS });
-    const r = await run(['/pets'], { stdoutTTY: true });
+    const r = await run(['/pets'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`[\n  {\n    "id": ${BIG},\n    "name": "Rex",\n    "categoryId": ${BIG},\n    "status": "available"\n  }\n]\n`);
   });

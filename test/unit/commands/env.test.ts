@@ -48,7 +48,8 @@ describe('env list', () => {
 
   it('draws a table on a TTY', async () => {
     const r = await run(['env', 'list'], { stdoutTTY: true, env: { NO_COLOR: '1' } });
-    expect(r.stdout).toContain('│ *');
+    expect(r.stdout).toMatch(/^CURRENT {2}NAME +BASE URL +KEY\n/);
+    expect(r.stdout).toMatch(/^\* +production /m);
     expect(r.stdout).toContain('production');
   });
 });

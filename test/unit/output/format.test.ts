@@ -106,20 +106,16 @@ describe('renderTable', () => {
     expect(await renderTable({ tty: false, color: false }, headers, [])).toBe('id\tstatus\n');
   });
 
-  it('draws borders on a TTY, with colour only when allowed', async () => {
+  it('aligns columns without borders on a TTY, with colour only when allowed', async () => {
     const plain = await renderTable({ tty: true, color: false }, headers, rows);
-    expect(plain).toContain('┌');
-    expect(plain).toContain('│ 9007199254740993 │ available │');
-    expect(plain).not.toContain('\u001b');
+    expect(plain).toBe('ID                STATUS\n9007199254740993  available\n');
     const colour = await renderTable({ tty: true, color: true }, headers, rows);
     expect(colour).toContain('\u001b[32mavailable');
-    expect(colour).toContain('\u001b[1mid');
+    expect(colour).toContain('\u001b[1mID\u001b[22m');
   });
 
-  it('shows an empty table as borders and a header', async () => {
-    const out = await renderTable({ tty: true, color: false }, headers, []);
-    expect(out).toContain('id');
-    expect(out.trim().split('\n')).toHaveLength(3);
+  it('shows an empty table as its header line', async () => {
+    expect(await renderTable({ tty: true, color: false }, headers, [])).toBe('ID  STATUS\n');
   });
 
   it('escapes control characters in cells on a TTY', async () => {

@@ -1,0 +1,21 @@
+// Cutting a cell to the width of its column on a terminal.
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * `text` if it fits in `width` terminal columns, else its longest start that fits with "…" after it,
+ * cut between graphemes (never inside an emoji or a letter with its accents).
+ */
+export function cut(text: string, width: number, measure: (s: string) => number): string {
+  if (measure(text) <= width) return text;
+  if (width <= 0) return '';
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = measure(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}

@@ -1,0 +1,31 @@
+// How wide each column of a terminal table may be, so that a row fits the terminal without wrapping.
+
+/** Which columns give way when a table is wider than the terminal. */
+export type Truncate = 'first' | 'never';
+
+/** Narrowest a truncated column gets (with its "…"), unless it is narrower already. */
+const MIN_WIDTH = 5;
+
+/**
+ * Widths for columns of `natural` widths (their widest cell), separated by `gap`, within `available`
+ * columns: the `first` columns shrink first, then the others but `never` ones; within each group the
+ * widest gives way one column at a time, so widths stay as even as they can. A table that cannot fit
+ * even so keeps the minimum widths (the terminal then cuts the line, but no cell loses its id).
+ */
+export function fitWidths(natural: readonly number[], truncate: readonly (Truncate | undefined)[], gap: number, available: number): number[] {
+  const widths = [...natural];
+  let excess = widths.reduce((a, b) => a + b, 0) + gap * Math.max(widths.length - 1, 0) - available;
+  for (const group of [(t: Truncate | undefined) => t === 'first', (t: Truncate | undefined) => t === undefined]) {
+    while (excess > 0) {
+      let widest = -1;
+      for (let i = 0; i < widths.length; i++) {
+        const w = widths[i] as number;
+        if (group(truncate[i]) && w > Math.min(MIN_WIDTH, natural[i] as number) && (widest === -1 || w > (widths[widest] as number))) widest = i;
+      }
+      if (widest === -1) break;
+      widths[widest] = (widths[widest] as number) - 1;
+      excess--;
+    }
+  }
+  return widths;
+}

@@ -1,0 +1,24 @@
+// The hint under a list that may have been cut by its page size. The interface gives no total and no
+// next page, so the hint never claims one: a full page only means there may be more.
+
+import type { IO } from '../io/io.js';
+import { PAGE_SIZE } from '../flag-values.js';
+
+/** The hint when `shown` pets filled the page (`limit`, else the server's default), else undefined. */
+function moreHint(shown: number, limit: number | undefined): string | undefined {
+  const page = limit ?? PAGE_SIZE.serverDefault;
+  if (shown < page) return undefined;
+  const noun = shown === 1 ? 'pet' : 'pets';
+  return page < PAGE_SIZE.max
+    ? `Showing ${shown} ${noun}; there may be more: use --limit (max ${PAGE_SIZE.max})`
+    : `Showing ${shown} ${noun}, the most one request returns; there may be more: narrow the list with --status`;
+}
+
+/** On stderr, dim, when a person reads both streams; never in a pipe (scripts read data, not hints) nor with -q. */
+export async function printMoreHint(f: { io: IO; info(line: string): void }, shown: number, limit: number | undefined): Promise<void> {
+  const hint = moreHint(shown, limit);
+  if (hint === undefined || !f.io.stdoutIsTTY || !f.io.stderrIsTTY) return;
+  if (!f.io.colorStderr) return f.info(hint);
+  const { Chalk } = await import('chalk');
+  f.info(new Chalk({ level: 1 }).dim(hint));
+}

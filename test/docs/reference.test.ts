@@ -1,5 +1,7 @@
 // The generated command reference (docs/commands/, docs/petstore.1) matches the command tree: a command,
 // flag, description or example changed in src/ without `npm run docs` fails here, naming the stale file.
+// The man page also carries the README's exit-code table and docs/scripting.md's environment variables,
+// so editing those tables means running `npm run docs` too.
 // UPDATE_DOCS=1 (what `npm run docs` sets) writes the files instead, and removes pages of commands that
 // no longer exist.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -51,8 +51,23 @@ function helpFor(cmd: Command): Help {
   return help;
 }
 
+/**
+ * The text blocks `--help` shows besides commander's own sections: what addHelpText adds before and
+ * after it, and an "Examples:" section inside the help itself if the examples are ever put there.
+ */
+function extraBlocks(cmd: Command): TextBlock[] {
+  const { before, after, help } = addedText(cmd);
+  const found = [...blocks(before), ...blocks(after)];
+  const at = help.search(/^Examples:$/m);
+  if (at >= 0 && !found.some((b) => b.heading === 'Examples')) {
+    const inHelp = blocks(help.slice(at))[0];
+    if (inHelp) found.push(inHelp);
+  }
+  return found;
+}
+
 /** What `--help` prints before and after the generated help (addHelpText), at 80 columns without colour. */
-function addedText(cmd: Command): { before: string; after: string } {
+function addedText(cmd: Command): { before: string; after: string; help: string } {
   let out = '';
   const write = (s: string) => {
     out += s;
@@ -68,8 +83,8 @@ function addedText(cmd: Command): { before: string; after: string } {
   cmd.outputHelp();
   const help = cmd.helpInformation();
   const at = out.indexOf(help);
-  if (at < 0) return { before: '', after: out };
-  return { before: out.slice(0, at), after: out.slice(at + help.length) };
+  if (at < 0) return { before: '', after: out, help };
+  return { before: out.slice(0, at), after: out.slice(at + help.length), help };
 }
 
 interface TextBlock {
@@ -100,7 +115,7 @@ function blocks(text: string): TextBlock[] {
 
 /** A block as Markdown: shell lines ("$ …") as an sh code block, anything else as text. */
 function blockMarkdown(b: TextBlock): string {
-  const shell = b.lines.length > 0 && b.lines.every((l) => l.trim() === '' || l.startsWith('$ '));
+  const shell = b.lines.some((l) => l.startsWith('$ ')) && b.lines.every((l) => l.trim() === '' || l.startsWith('$ ') || l.startsWith('# '));
   const body = shell ? `\`\`\`sh\n${b.lines.map((l) => l.replace(/^\$ /, '')).join('\n')}\n\`\`\`` : `\`\`\`text\n${b.lines.join('\n')}\n\`\`\``;
   return b.heading === undefined ? body : `## ${b.heading}\n\n${b.lines.length > 0 ? body : ''}`.trimEnd();
 }
@@ -151,8 +166,7 @@ function commandPage(cmd: Command): string {
     parts.push(`Every command also takes the [global options](${fileOf(rootCmd)}#global-options).`);
   }
   if (subcommands(cmd).length > 0) parts.push(`## Commands\n\n${commandsTable(cmd)}`);
-  const { before, after } = addedText(cmd);
-  for (const b of [...blocks(before), ...blocks(after)]) parts.push(blockMarkdown(b));
+  for (const b of extraBlocks(cmd)) parts.push(blockMarkdown(b));
   const see: string[] = [];
   if (cmd.parent) see.push(`- [${code(fullName(cmd.parent))}](${fileOf(cmd.parent)}): ${helpFor(cmd.parent).commandDescription(cmd.parent)}`);
   see.push('- [All commands](README.md)');
@@ -230,8 +244,7 @@ function manCommand(cmd: Command): string[] {
   if (cmd.aliases().length > 0) out.push('.br', `Aliases: ${roff(cmd.aliases().join(', '))}`);
   for (const a of cmd.registeredArguments) out.push('.TP', `\\fI${flag(help.argumentTerm(a))}\\fR`, roff(help.argumentDescription(a) || ' '));
   out.push(...manOptions(help, help.visibleOptions(cmd)));
-  const { before, after } = addedText(cmd);
-  for (const b of [...blocks(before), ...blocks(after)]) {
+  for (const b of extraBlocks(cmd)) {
     out.push('.PP');
     if (b.heading) out.push(`${roff(b.heading)}:`);
     out.push('.RS 4', '.nf', ...b.lines.map((l) => roff(l)), '.fi', '.RE');

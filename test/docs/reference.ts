@@ -130,8 +130,14 @@ function optionsTable(help: Help, options: readonly Option[]): string {
   return ['| Option | Description |', '| --- | --- |', ...rows].join('\n');
 }
 
+/** An argument as the usage line writes it: <required>, [optional], with ... when it repeats. */
+const argumentName = (a: Argument): string => {
+  const name = `${a.name()}${a.variadic ? '...' : ''}`;
+  return a.required ? `<${name}>` : `[${name}]`;
+};
+
 function argumentsTable(help: Help, args: readonly Argument[]): string {
-  const rows = args.map((a) => `| ${cell(code(help.argumentTerm(a)))} | ${cell(help.argumentDescription(a))} |`);
+  const rows = args.map((a) => `| ${cell(code(argumentName(a)))} | ${cell(help.argumentDescription(a))} |`);
   return ['| Argument | Description |', '| --- | --- |', ...rows].join('\n');
 }
 
@@ -242,7 +248,7 @@ function manCommand(cmd: Command): string[] {
   const out = ['.SS', `\\fB${flag(help.commandUsage(cmd))}\\fR`];
   out.push(roff(help.commandDescription(cmd)));
   if (cmd.aliases().length > 0) out.push('.br', `Aliases: ${roff(cmd.aliases().join(', '))}`);
-  for (const a of cmd.registeredArguments) out.push('.TP', `\\fI${flag(help.argumentTerm(a))}\\fR`, roff(help.argumentDescription(a) || ' '));
+  for (const a of cmd.registeredArguments) out.push('.TP', `\\fI${flag(argumentName(a))}\\fR`, roff(help.argumentDescription(a) || ' '));
   out.push(...manOptions(help, help.visibleOptions(cmd)));
   for (const b of extraBlocks(cmd)) {
     out.push('.PP');

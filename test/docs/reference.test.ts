@@ -6,6 +6,7 @@
 // no longer exist.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { ROOT } from './markdown.js';
@@ -54,5 +55,46 @@ describe('the generated command reference', () => {
       .map((name) => `${COMMANDS_DIR}/${name}`)
       .filter((p) => !wanted.has(p));
     expect(extra).toEqual([]);
+  });
+});
+
+describe('the generator, on a made-up tree', () => {
+  const root = new Command('tool').description('a tool').option('--env <name>', 'environment');
+  const group = root.command('things').description('manage things');
+  group
+    .command('list')
+    .alias('ls')
+    .description('list things')
+    .addOption(new Option('--status <s>', 'only these').choices(['a', 'b']))
+    .option('--limit <n>', 'how many', '20')
+    .addOption(new Option('--secret', 'not shown').hideHelp())
+    .addHelpText('after', '\nExamples:\n  $ tool things list\n  $ tool things ls --status a\n');
+  group.command('get').description('show one').argument('<id>', 'the id').argument('[more...]', 'more ids');
+  root.command('internal', { hidden: true }).description('never documented');
+  const out = new Map(generatedFiles(root).map((f) => [f.path, f.text]));
+
+  it('writes a page per visible command, none for hidden ones or the implicit help command', () => {
+    expect([...out.keys()].filter((p) => p.startsWith(COMMANDS_DIR)).sort()).toEqual(
+      ['README.md', 'tool.md', 'tool_things.md', 'tool_things_get.md', 'tool_things_list.md'].map((n) => `${COMMANDS_DIR}/${n}`),
+    );
+  });
+
+  it('shows usage, aliases, options with choices and defaults, examples, and links the parent', () => {
+    const page = out.get(`${COMMANDS_DIR}/tool_things_list.md`) ?? '';
+    expect(page).toContain('# tool things list\n\nlist things\n');
+    expect(page).toContain('```text\ntool things list|ls [options]\n```');
+    expect(page).toContain('## Aliases\n\n`tool things ls`');
+    expect(page).toContain('| `--status <s>` | only these (choices: "a", "b") |');
+    expect(page).toContain('| `--limit <n>` | how many (default: "20") |');
+    expect(page).not.toContain('--secret');
+    expect(page).toContain('## Examples\n\n```sh\ntool things list\ntool things ls --status a\n```');
+    expect(page).toContain('- [`tool things`](tool_things.md): manage things');
+    expect(page).toContain('[global options](tool.md#global-options)');
+  });
+
+  it('lists arguments as the usage line writes them, and subcommands with links', () => {
+    expect(out.get(`${COMMANDS_DIR}/tool_things_get.md`)).toContain('| `<id>` | the id |\n| `[more...]` | more ids |');
+    expect(out.get(`${COMMANDS_DIR}/tool_things.md`)).toContain('| [`tool things list`](tool_things_list.md) | list things |');
+    expect(out.get('docs/petstore.1')).toContain('.SS\n\\fBtool things list|ls [options]\\fR\nlist things\n.br\nAliases: ls');
   });
 });

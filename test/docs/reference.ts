@@ -198,7 +198,7 @@ function indexPage(root: Command): string {
     '# Command reference',
     `${help.commandDescription(root)}. One page per command, generated from the same definitions as \`petstore --help\`; each page shows what \`petstore <command> --help\` prints, as Markdown.`,
     lines(root, 0).join('\n'),
-    'The guides: [README](../../README.md) (exit codes, a tour), [usage](../usage.md), [seeding](../seeding.md), [rate limits](../rate-limits.md), [sandbox](../sandbox.md), [scripting](../scripting.md), [configuration](../configuration.md). The same reference as a man page: `man ./docs/petstore.1`.',
+    'The guides: [README](../../README.md) (exit codes, a tour), [usage](../usage.md), [seeding](../seeding.md), [rate limits](../rate-limits.md), [sandbox](../sandbox.md), [scripting](../scripting.md), [configuration](../configuration.md). The same reference as a man page: `man petstore` once installed (`man ./docs/petstore.1` in a clone).',
   ].join('\n\n')}\n`;
 }
 

@@ -2,7 +2,7 @@
 // chunks, so --version loads one file, --help loads commander and the command tree only, and
 // undici, conf, ora, chalk, string-width, csv-parse, @inquirer/confirm and write-file-atomic load only
 // on the paths that use them.
-// Measurements behind each choice: README "Performance".
+// Measurements behind each choice: bench/README.md.
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
 //   node scripts/build.mjs --clean    delete dist/ first (for packing a release)

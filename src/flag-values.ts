@@ -6,7 +6,7 @@
 // A module of their own because the command registrars, which load at every start, need them
 // all, and so do command modules, the sandbox and the completion generators: esbuild puts the
 // code of each set of importers into a chunk of its own, and one small file loads faster than
-// six (README "Performance").
+// six (bench/README.md).
 
 import { UsageError } from './errors/errors.js';
 

@@ -24,7 +24,7 @@ const EPOCH_MS_FROM = 1e12;
 
 /**
  * When an X-RateLimit-Reset value says the window resets (epoch ms), or why it is not believed.
- * The heuristic (README "Hostile or odd headers"): below 10^9 it is delta seconds from `seenAt`,
+ * The heuristic (docs/rate-limits.md, "Hostile or odd headers"): below 10^9 it is delta seconds from `seenAt`,
  * from 10^9 epoch seconds, from 10^12 epoch milliseconds. Whatever it means, an instant more than a
  * day (the longest window of any plan) from `seenAt`, either way, is not believed.
  */

@@ -1,6 +1,6 @@
 // Error bodies of the sandbox and the errors its own API (options, start) throws.
 
-/** Every machine-readable code the sandbox can answer with (documented in README.md, "petstore sandbox"). */
+/** Every machine-readable code the sandbox can answer with (documented in docs/sandbox.md, "Error codes"). */
 const ERROR_CODES = {
   invalid_json: 400,
   invalid_body: 400,

@@ -54,7 +54,7 @@ export interface ClientOptions {
   /**
    * Many requests to come, at most `connections` at once (bulk seeding): use undici even without a
    * proxy. Its dispatcher costs less CPU per request than node:http, but loading it costs more than
-   * one request takes (README "Performance").
+   * one request takes (bench/README.md).
    */
   bulk?: { connections: number } | undefined;
   /** Proxy settings from the environment (src/transport/proxy.ts); ignored when dispatcher is given, except in messages. */

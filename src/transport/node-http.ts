@@ -1,7 +1,7 @@
 // One HTTP exchange through Node's own http/https modules: the default transport when no proxy is
 // configured, no dispatcher is injected and the command is not a bulk run. Node's client parses with
 // the built-in C++ llhttp, while undici evaluates a large bundle and compiles its llhttp WebAssembly
-// parser at every start (about 40 ms of a `pets list`; README "Performance"). undici stays for
+// parser at every start (about 40 ms of a `pets list`; bench/README.md). undici stays for
 // proxies, bulk seeding (where its lower cost per request repays the load) and tests that inject a
 // MockAgent (src/transport/exchange.ts chooses; src/transport/undici-exchange.ts drives it).
 //

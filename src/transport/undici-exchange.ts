@@ -1,6 +1,6 @@
 // One HTTP exchange through an undici dispatcher's own dispatch(): the response is collected by a
 // plain handler object, without undici's request() API and the Readable stream it builds around
-// every body. For bulk seeding this is the cheapest client Node has (README "Performance"):
+// every body. For bulk seeding this is the cheapest client Node has (bench/README.md):
 // 5,000 POSTs at concurrency 8 take about 130 µs of CPU each this way, against about 170 µs through
 // node:http and 190 µs through undici's request().
 //

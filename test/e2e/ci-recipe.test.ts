@@ -1,4 +1,4 @@
-// README "A CI job that seeds staging": the ```sh block, taken literally from README.md, run with bash
+// docs/seeding.md "A CI job that seeds staging": the ```sh block, taken literally from that page, run with bash
 // as a CI job would run it: `petstore` on PATH, the key and the base URL in the environment,
 // fixtures/pets.csv in the job's folder, against a fresh sandbox. A runner that times out sends
 // SIGTERM to the job's whole process group: the job fails (petstore exits 143 under set -e), and
@@ -16,12 +16,12 @@ import { linesWith, petstoreOnPath, readJournalNow, seedRecords, storedByName, u
 const KEY = 'sk_ci_recipe_key_93b1e07c5d2a';
 const N = 300;
 
-/** The README's block, exactly as written there. */
+/** The documented block, exactly as written in docs/seeding.md. */
 function recipe(): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const heading = readme.indexOf('\n### A CI job that seeds staging\n');
-  expect(heading, 'the README section "A CI job that seeds staging"').toBeGreaterThan(0);
-  const block = /\n```sh\n([\s\S]*?)\n```\n/.exec(readme.slice(heading));
+  const page = readFileSync(new URL('../../docs/seeding.md', import.meta.url), 'utf8');
+  const heading = page.indexOf('\n## A CI job that seeds staging\n');
+  expect(heading, 'the docs/seeding.md section "A CI job that seeds staging"').toBeGreaterThan(0);
+  const block = /\n```sh\n([\s\S]*?)\n```\n/.exec(page.slice(heading));
   expect(block, 'a ```sh block in that section').not.toBeNull();
   return `${block?.[1]}\n`;
 }
@@ -87,7 +87,7 @@ function expectEachOnce(j: Job): void {
 
 const summary = (stderr: string) => /^created (\d+), failed (\d+), unknown (\d+), skipped (\d+), invalid (\d+) in /m.exec(stderr)?.slice(1).map(Number);
 
-describe.concurrent('the README recipe "A CI job that seeds staging", run with bash', () => {
+describe.concurrent('the docs/seeding.md recipe "A CI job that seeds staging", run with bash', () => {
   it('stopped by SIGTERM to its process group mid-run: the job fails; run again, it completes with each record once; a third run creates nothing', async () => {
     const j = await job('ci-term');
     const first = j.start();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
 
-// Configuration safety (README "Configuration safety"): a broken config file is reported with its path and
+// Configuration safety (docs/configuration.md, "Configuration safety"): a broken config file is reported with its path and
 // left byte for byte as it was; loose permissions are warned about and tightened by auth login; concurrent
 // invocations never lose an update.
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { closedPortUrl, E2E_KEY, expectNoKey, e2e, type E2E } from '../helpers/e2e.js';
 
-// --debug / PETSTORE_DEBUG=1: the request trace on stderr (README "Debugging"). The key never appears in full.
+// --debug / PETSTORE_DEBUG=1: the request trace on stderr (docs/configuration.md, "Debugging"). The key never appears in full.
 
 let t: E2E;
 beforeAll(async () => {

@@ -31,8 +31,10 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds only what runs: bin, dist, README, LICENSE, package.json', () => {
-    const outside = files.filter((f) => !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json'].includes(f)));
+  it('holds only what runs: bin, dist, README, LICENSE, package.json, the man page', () => {
+    const outside = files.filter(
+      (f) => !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json', 'docs/petstore.1'].includes(f)),
+    );
     expect(outside).toEqual([]);
     expect(files).toContain('bin/petstore');
     expect(files).toContain('dist/main.js');
@@ -42,6 +44,8 @@ describe('the npm package', () => {
   it('installed into a global prefix, runs --version and pets list against a sandbox', async () => {
     const prefix = join(tmp.dir, 'prefix');
     expect(readdirSync(join(prefix, 'bin'))).toContain('petstore');
+    // package.json "man": `man petstore` finds the generated page (docs/petstore.1).
+    expect(readdirSync(join(prefix, 'share', 'man', 'man1'))).toContain('petstore.1');
     const env = {
       // The installed bin's "#!/usr/bin/env node" finds this test's Node first.
       PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,

@@ -5,7 +5,7 @@ import type { CliResult } from '../helpers/cli.js';
 import { E2E_KEY, expectNoKey, e2e, type E2E } from '../helpers/e2e.js';
 import { hasScript, runOnPty } from '../helpers/pty.js';
 
-// Scripts and CI (README "Scripts and CI"): --no-input or a stdin that is not a terminal never prompts;
+// Scripts and CI (docs/scripting.md, "Scripts and CI"): --no-input or a stdin that is not a terminal never prompts;
 // where a prompt would be needed the command fails with exit 2 naming the flag or variable to use instead.
 // --quiet leaves only errors on stderr.
 

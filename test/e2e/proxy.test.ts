@@ -7,7 +7,7 @@ import { missingTool } from '../helpers/tools.js';
 import { startTestProxy, startTlsFront, type TestProxy, type TlsFront } from '../helpers/proxy.js';
 import { haveOpenssl } from '../helpers/tls-cert.js';
 
-// HTTPS_PROXY / HTTP_PROXY / NO_PROXY (README "Proxies"), through a local proxy that records what it was asked.
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY (docs/configuration.md, "Proxies"), through a local proxy that records what it was asked.
 // The sandbox is plain http on loopback, which undici forwards (absolute URI); https goes through a CONNECT tunnel,
 // tested with a TLS front (self-signed certificate trusted through NODE_EXTRA_CA_CERTS).
 

@@ -269,7 +269,7 @@ async function resumeAfterKill(w: World, kind: JournalKind, command: string, jou
 const appendedSince = (path: string, bytes: number) => readFileSync(path).subarray(bytes).toString('utf8');
 
 /**
- * What the README tells a user to do with records reported unknown: check the server for each.
+ * What docs/seeding.md tells a user to do with records reported unknown: check the server for each.
  * All missing: rerun with --retry-unknown (which resends every unknown record). All there: nothing
  * to send. Some there, some not: --retry-unknown with the missing ones' line numbers sends only
  * those. Afterwards every record is on the server once.

@@ -1,4 +1,4 @@
-// --limiter / PETSTORE_LIMITER (README "A shared limiter (Redis)"): the flag's checks, a Redis that is
+// --limiter / PETSTORE_LIMITER (docs/rate-limits.md, "A shared limiter (Redis)"): the flag's checks, a Redis that is
 // not there (one warning, local pacing), and a small fleet on separate config folders sharing one
 // budget in a real redis-server: zero 429s. The long runs (a bigger fleet, Redis stopped mid-run):
 // test/slow/shared-limiter-fleet.test.ts.

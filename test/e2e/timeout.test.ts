@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { expectNoKey, e2e, fakeServer, type E2E } from '../helpers/e2e.js';
 
-// --timeout SECONDS (README "Timeouts"): one deadline per request covering connect and the whole response.
+// --timeout SECONDS (docs/configuration.md, "Timeouts"): one deadline per request covering connect and the whole response.
 // Bounds below are "within the timeout plus a generous margin" (process start-up included), never exact.
 
 let t: E2E;

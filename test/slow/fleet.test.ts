@@ -20,7 +20,7 @@ const RECORDS = 160;
 async function fleet(processes: number, staggerMs = 0) {
   // 50 ms per answer, as a staging server across a network: the processes start a few hundred ms apart
   // on a loaded box, and on loopback the first one alone could use a whole window before the others
-  // send anything (see the README: a process that starts in a used-up window learns it from a 429).
+  // send anything (see docs/rate-limits.md, "A fleet on separate machines": a process that starts in a used-up window learns it from a 429).
   const sb = await startSandbox({ perMinute: PER_WINDOW, windowMs: WINDOW_MS, perDay: 1_000_000, ban: true, latencyMs: 50 });
   const key = sb.keys[0]!;
   try {

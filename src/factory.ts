@@ -52,6 +52,8 @@ export interface Factory {
   secrets(): string[];
   /** The text with every form of every secret masked (src/output/redact.ts): for anything printed or journaled. */
   redact(text: string): string;
+  /** A header's value as it may be printed: credential headers masked whole, others as redact() does. */
+  redactHeader(name: string, value: string): string;
   /** Writes a line to stderr unless --quiet. */
   info(line: string): void;
   /** Writes a debug line to stderr with --debug. */
@@ -89,6 +91,13 @@ export function createFactory(deps: FactoryDeps): Factory {
   let loaded: ConfigStore | undefined;
   let redactor: { size: number; redactor: Redactor } | undefined;
 
+  const currentRedactor = (): Redactor => {
+    const secrets = factory.secrets();
+    // Rebuilt only when a key was added since (keys are only ever added during a run).
+    if (redactor?.size !== secrets.length) redactor = { size: secrets.length, redactor: new Redactor(secrets) };
+    return redactor.redactor;
+  };
+
   const factory: Factory = {
     io: deps.io,
     env: deps.env,
@@ -104,10 +113,10 @@ export function createFactory(deps: FactoryDeps): Factory {
       if (deps.globals.debug) deps.io.stderr.write(`debug: ${factory.redact(line)}\n`);
     },
     redact(text) {
-      const secrets = factory.secrets();
-      // Rebuilt only when a key was added since (keys are only ever added during a run).
-      if (redactor?.size !== secrets.length) redactor = { size: secrets.length, redactor: new Redactor(secrets) };
-      return redactor.redactor.text(text);
+      return currentRedactor().text(text);
+    },
+    redactHeader(name, value) {
+      return currentRedactor().header(name, value);
     },
     config() {
       config ??= (async () => {

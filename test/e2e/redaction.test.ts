@@ -86,6 +86,8 @@ describe('a server echoing the key in every form', () => {
     ['--debug pets add (a 400 echoing it)', ['--debug', 'pets', 'add', '--name', 'Rex', '--category-id', '1']],
     ['pets add -o json (the error object)', ['pets', 'add', '--name', 'Rex', '--category-id', '1', '-o', 'json']],
     ['--debug pets add --file (results file)', ['--debug', 'pets', 'add', '--file', input, '--results', results, '--yes']],
+    ['api -i GET (headers and body)', ['api', '-i', '/pets/1']],
+    ['api -i POST (an error body)', ['api', '-i', '-X', 'POST', '/pets', '-d', '{"name":"Rex","categoryId":1}']],
   ])('%s: no 6-character run of the key in any form on stdout, stderr or the results file', async (_label, args) => {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(input, '{"name":"a","categoryId":1}\n{"name":"b","categoryId":2}\n');

@@ -183,25 +183,25 @@ function writeHead(f: Factory, res: ApiResponse): void {
   const lines = [`HTTP ${res.status}${reason ? ` ${reason}` : ''}`];
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
+    for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${f.redactHeader(name, v)}`);
   }
   const shown = f.io.stderrIsTTY ? lines.map((l) => escapeControl(l)) : lines;
   f.io.stderr.write(`${shown.join('\n')}\n\n`);
 }
 
-/** Piped: the body's bytes as they came. On a terminal: escaped, and JSON pretty and coloured. */
+/** Piped: the body's bytes as they came (a key echoed in them masked). On a terminal: escaped, and JSON pretty and coloured. */
 async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
   if (res.text.length === 0) return;
   if (!f.io.stdoutIsTTY) {
-    f.io.stdout.write(res.text);
+    f.io.stdout.write(f.redact(res.text));
     return;
   }
   if (res.isJson) {
     const { terminalJson } = await import('../../output/json-terminal.js');
-    f.io.stdout.write(`${await terminalJson(stringifyJson(res.json, 2), f.io.colorStdout)}\n`);
+    f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
     return;
   }
-  f.io.stdout.write(escapeControl(res.text, 'text'));
+  f.io.stdout.write(escapeControl(f.redact(res.text), 'text'));
   if (!res.text.endsWith('\n')) f.io.stdout.write('\n');
 }
 

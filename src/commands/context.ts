@@ -48,7 +48,7 @@ export function choiceOption(flags: string, values: readonly string[], describe:
   );
 }
 
-/** Declares -o/--output and --json on a command that prints data. */
-export function outputOptions(cmd: Command): Command {
-  return cmd.addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}`)).option('--json', 'same as --output json');
+/** Declares -o/--output and --json on a command that prints data; `more` adds to the help of -o (a narrower list in one mode). */
+export function outputOptions(cmd: Command, more = ''): Command {
+  return cmd.addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}${more}`)).option('--json', 'same as --output json');
 }

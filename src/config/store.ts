@@ -86,6 +86,25 @@ function readConfig(file: string): ConfigData {
   return data as ConfigData;
 }
 
+export interface LoosePermission {
+  path: string;
+  mode: number;
+  want: number;
+}
+
+const octal = (mode: number) => mode.toString(8).padStart(4, '0');
+
+/**
+ * One warning line for the loose permissions found, with the chmod that fixes them: it names only
+ * what exists and is loose (a chmod of a config file not written yet would fail).
+ */
+export function loosePermissionsWarning(found: readonly LoosePermission[]): string | undefined {
+  if (found.length === 0) return undefined;
+  const what = found.map((p) => `${p.path} is mode ${octal(p.mode)} (want ${octal(p.want)})`).join('; ');
+  const fix = found.map((p) => `chmod ${p.want.toString(8)} ${p.path}`).join(' && ');
+  return `warning: ${what}; others may read your API keys. Fix with: ${fix}`;
+}
+
 export interface ConfigLockOptions {
   /** Stops a wait for the config lock (Ctrl-C, SIGTERM). */
   signal?: AbortSignal | undefined;
@@ -144,17 +163,17 @@ export class ConfigStore {
     return this.#conf;
   }
 
-  /** Group/other permission bits found on the folder or file, for a warning. */
-  loosePermissions(): string[] {
+  /** The folder and file (those that exist) whose group/other permission bits are set, for a warning. */
+  loosePermissions(): LoosePermission[] {
     if (process.platform === 'win32') return [];
-    const found: string[] = [];
+    const found: LoosePermission[] = [];
     for (const [path, want] of [
       [this.dir, 0o700],
       [this.path, 0o600],
     ] as const) {
       try {
         const mode = statSync(path).mode & 0o777;
-        if (mode & 0o077) found.push(`${path} is mode ${mode.toString(8).padStart(4, '0')} (want ${want.toString(8).padStart(4, '0')})`);
+        if (mode & 0o077) found.push({ path, mode, want });
       } catch {
         // Not written yet: nothing to warn about.
       }

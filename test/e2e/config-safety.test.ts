@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
@@ -118,8 +119,7 @@ describe('permissions', () => {
       .split('\n')
       .filter((l) => !l.startsWith('note: '));
     expect(lines).toEqual([
-      `warning: ${dir} is mode 0755 (want 0700); others may read your API keys. Fix with: chmod 700 ${dir} && chmod 600 ${file}`,
-      `warning: ${file} is mode 0644 (want 0600); others may read your API keys. Fix with: chmod 700 ${dir} && chmod 600 ${file}`,
+      `warning: ${dir} is mode 0755 (want 0700); ${file} is mode 0644 (want 0600); others may read your API keys. Fix with: chmod 700 ${dir} && chmod 600 ${file}`,
     ]);
 
     const login = await t.cli(['auth', 'login', '--env', 'staging'], { env: { ...env, PETSTORE_BASE_URL: t.sb.baseUrl }, key: null, input: `${E2E_KEY}\n` });
@@ -131,6 +131,21 @@ describe('permissions', () => {
     const quiet = await t.cli(['env', 'list'], { env });
     clean(quiet);
     expect(quiet.stderr).not.toContain('warning');
+  });
+
+  it.skipIf(process.platform === 'win32')('a loose folder without a config file yet: the chmod named is the folder only, and it runs', async () => {
+    const dir = join(t.dir, `cfg-${++n}`);
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const r = await t.cli(['env', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } });
+    clean(r);
+    const warning = r.stderr.split('\n').find((l) => l.startsWith('warning: '));
+    expect(warning).toBe(`warning: ${dir} is mode 0755 (want 0700); others may read your API keys. Fix with: chmod 700 ${dir}`);
+    // What the warning says to run works: every path it names exists.
+    const fix = await execa('sh', ['-c', warning!.split('Fix with: ')[1]!], { reject: false });
+    expect(fix.exitCode, fix.stderr).toBe(0);
+    expect(mode(dir)).toBe('700');
+    expect((await t.cli(['env', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).stderr).not.toContain('warning');
   });
 
   it.skipIf(process.platform === 'win32')('a new config is created 0600 in a 0700 folder', async () => {

@@ -7,6 +7,14 @@ import { systemClock } from '../time/clock.js';
 
 export const BUILTIN_ENVS = ['production', 'staging'] as const;
 
+/** production and staging always exist: removing one resets it (no URL, no key). */
+export function isBuiltin(name: string): boolean {
+  return (BUILTIN_ENVS as readonly string[]).includes(name);
+}
+
+/** The environment in force when nothing chose one. */
+const DEFAULT_ENV = 'production';
+
 export interface EnvEntry {
   baseUrl?: string;
   apiKey?: string;
@@ -192,8 +200,14 @@ export class ConfigStore {
     }
   }
 
+  /** The default environment: the one `env use` stored, else the built-in default. */
   currentEnv(): string {
-    return this.#data().currentEnv ?? 'production';
+    return this.storedCurrentEnv() ?? DEFAULT_ENV;
+  }
+
+  /** The default `env use` stored, if any. */
+  storedCurrentEnv(): string | undefined {
+    return this.#data().currentEnv;
   }
 
   envs(): Record<string, EnvEntry> {
@@ -246,13 +260,32 @@ export class ConfigStore {
     });
   }
 
-  async setBaseUrl(name: string, baseUrl: string): Promise<void> {
-    await this.#updateEnv(name, (entry) => ({ ...entry, baseUrl }));
+  /** Sets the base URL; with `dropKey`, the stored key is forgotten in the same write. */
+  async setBaseUrl(name: string, baseUrl: string, opts: { dropKey?: boolean } = {}): Promise<void> {
+    await this.#updateEnv(name, ({ apiKey, ...rest }) => ({ ...rest, baseUrl, ...(apiKey !== undefined && !opts.dropKey ? { apiKey } : {}) }));
   }
 
   async setKey(name: string, apiKey: string): Promise<void> {
     await this.#updateEnv(name, (entry) => ({ ...entry, apiKey }));
     this.tightenPermissions();
+  }
+
+  /**
+   * Forgets an environment: its base URL and stored key. A built-in one stays, with neither; another
+   * one goes, and stops being the default if it was (the built-in default takes over). Returns whether
+   * the default fell back.
+   */
+  async removeEnv(name: string): Promise<{ defaultReset: boolean }> {
+    let defaultReset = false;
+    await this.#locked((conf) => {
+      const { [name]: _removed, ...rest } = conf.get('envs') ?? {};
+      conf.set('envs', rest);
+      if (conf.get('currentEnv') === name && !isBuiltin(name)) {
+        conf.delete('currentEnv');
+        defaultReset = true;
+      }
+    });
+    return { defaultReset };
   }
 
   async deleteKey(name: string): Promise<boolean> {

@@ -102,7 +102,13 @@ describe('a broken config file', () => {
     const r = await t.cli(['env', 'list', '-o', 'json'], { env });
     clean(r);
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toContainEqual({ name: 'staging', current: true, baseUrl: 'https://staging.example.com/v1', keyStored: true });
+    expect(JSON.parse(r.stdout)).toContainEqual({
+      name: 'staging',
+      current: true,
+      currentSource: 'config',
+      baseUrl: 'https://staging.example.com/v1',
+      keyStored: true,
+    });
   });
 });
 
@@ -117,7 +123,7 @@ describe('permissions', () => {
     const lines = warned.stderr
       .trim()
       .split('\n')
-      .filter((l) => !l.startsWith('note: '));
+      .filter((l) => !l.startsWith('note: ') && !l.startsWith('current: '));
     expect(lines).toEqual([
       `warning: ${dir} is mode 0755 (want 0700); ${file} is mode 0644 (want 0600); others may read your API keys. Fix with: chmod 700 ${dir} && chmod 600 ${file}`,
     ]);

@@ -53,7 +53,7 @@ export async function run(f: Factory, options: EnvListOptions): Promise<void> {
 }
 
 /** "current: staging (from PETSTORE_ENV; the default is production)": why the marked one is current. */
-export function currentLine(envName: string, source: Target['envSource'], defaultEnv: string): string {
+function currentLine(envName: string, source: Target['envSource'], defaultEnv: string): string {
   const overridden = (source === 'flag' || source === 'PETSTORE_ENV') && defaultEnv !== envName ? `; the default is ${defaultEnv}` : '';
   return `current: ${envName} (from ${ENV_SOURCE_TEXT[source]}${overridden})`;
 }

@@ -29,7 +29,8 @@ export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> 
   const url = entry.baseUrl ? ` (${entry.baseUrl})` : '';
   const key = entry.apiKey !== undefined ? ' and its stored API key' : '';
   // Built-ins always exist: removing one forgets what was set for it, and it stays listed.
-  const what = builtin ? `reset built-in environment "${name}"${url}: forget its base URL${key}` : `remove environment "${name}"${url}${key}`;
+  const forgotten = [entry.baseUrl !== undefined ? 'its base URL' : '', entry.apiKey !== undefined ? 'its stored API key' : ''].filter(Boolean).join(' and ');
+  const what = builtin ? `reset built-in environment "${name}"${url}: forget ${forgotten}` : `remove environment "${name}"${url}${key}`;
   if (!options.yes) {
     if (!f.io.canPrompt) throw new UsageError(`refusing to ${what} without confirmation: pass --yes (${noPromptReason(f.io, f.globals.input)})`);
     const question = `${what[0]?.toUpperCase()}${what.slice(1)}?`;
@@ -38,7 +39,7 @@ export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> 
   const { defaultReset } = await config.removeEnv(name);
   f.info(
     builtin
-      ? `Reset built-in environment "${name}": no base URL${key ? ', no stored key' : ''} (built-in environments always exist).`
+      ? `Reset built-in environment "${name}": no base URL, no stored key (built-in environments always exist).`
       : `Removed environment "${name}"${key ? ' and its stored API key' : ''}.`,
   );
   if (defaultReset)

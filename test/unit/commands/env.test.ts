@@ -203,6 +203,18 @@ describe('env remove', () => {
     expect(again.stderr).toBe('Built-in environment "staging" has no base URL or stored key; nothing to remove (built-in environments always exist).\n');
   });
 
+  it('a built-in environment with only a key: the refusal and the reset name just the key', async () => {
+    await run(['auth', 'login', '--no-verify'], { input: 'sk_test_0123456789abcdef' });
+    const refused = await run(['env', 'remove', 'production']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toBe(
+      'error: refusing to reset built-in environment "production": forget its stored API key without confirmation: pass --yes (stdin is not a terminal)\n',
+    );
+    expect(config().envs.production.apiKey).toBe('sk_test_0123456789abcdef');
+    expect((await run(['env', 'remove', 'production', '--yes'])).exitCode).toBe(0);
+    expect(config().envs.production).toBeUndefined();
+  });
+
   it('an unknown name: exit 2 naming the known ones', async () => {
     const r = await run(['env', 'remove', 'qa', '--yes']);
     expect(r.exitCode).toBe(2);

@@ -371,8 +371,8 @@ async function stdoutFailure(io: IO): Promise<CliError | undefined> {
 
 async function finish(f: Factory): Promise<void> {
   if (f.clients.length === 0) return;
-  // The quota line after a command that made requests: on a terminal, or always with --verbose; never
-  // with --quiet. Its module (chalk, which loads tty) is imported only to print one.
+  // The quota line after a command that made requests: on a terminal when the quota runs low, or always
+  // with --verbose; never with --quiet. Its module (chalk, which loads tty) is imported only then.
   const wanted = !f.globals.quiet && (f.io.stderrIsTTY || f.globals.verbose);
   const quota = wanted
     ? f.clients
@@ -381,8 +381,8 @@ async function finish(f: Factory): Promise<void> {
         .findLast((q) => q !== undefined)
     : undefined;
   if (quota) {
-    const { renderQuotaLine } = await import('./ratelimit/quota-line.js');
-    f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
+    const { quotaLineWanted, renderQuotaLine } = await import('./ratelimit/quota-line.js');
+    if (quotaLineWanted(quota, f.globals.verbose)) f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
   }
   await Promise.all(f.clients.map((c) => c.close()));
 }

@@ -45,7 +45,7 @@ export interface Factory {
    * A client for an explicit environment, URL and key rather than the stored one
    * (auth login verifies a key before storing it; auth status --all checks every environment).
    */
-  clientFor(target: { envName: string; baseUrl: string }, apiKey: string, options?: ClientForOptions): Promise<ApiClient>;
+  clientFor(target: { envName: string; baseUrl: string; keySource?: Target['keySource'] }, apiKey: string, options?: ClientForOptions): Promise<ApiClient>;
   /** Clients built during this run (for the quota line and cleanup). */
   readonly clients: readonly ApiClient[];
   /** Every API key this run used, was given or found stored, so output can mask them even if a server echoes one. */
@@ -120,16 +120,15 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     config() {
       config ??= (async () => {
-        const [{ ConfigStore }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
+        const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
         const store = new ConfigStore(configDir(deps.env), {
           signal: deps.signal,
           lockTimeoutMs: deps.globals.timeout * 1000,
           debug: (line) => factory.debug(line),
         });
         loaded = store;
-        for (const problem of store.loosePermissions()) {
-          factory.info(`warning: ${problem}`);
-        }
+        const warning = loosePermissionsWarning(store.loosePermissions());
+        if (warning) factory.info(warning);
         return store;
       })();
       return config;
@@ -169,6 +168,7 @@ export function createFactory(deps: FactoryDeps): Factory {
       const apiKey = checkKeyText(rawKey, 'the API key given');
       const c = buildApiClient({
         envName: t.envName,
+        keySource: t.keySource,
         baseUrl: t.baseUrl,
         apiKey,
         secrets: factory.secrets(),

@@ -19,6 +19,9 @@ export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 /** --format of `pets add --file`. */
 export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 
+/** -o/--output of `pets add --file`: its results as NDJSON lines (the default) or a summary table. */
+export const FILE_RESULT_FORMATS = ['ndjson', 'table'] as const;
+
 /** -X/--method of `petstore api`. */
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof METHODS)[number];

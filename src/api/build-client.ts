@@ -14,6 +14,8 @@ import { createWaitAnnouncer, type WaitAnnouncer } from '../ratelimit/wait-annou
 
 export interface BuildClientOptions {
   envName: string;
+  /** Where the key came from (PETSTORE_API_KEY or the config file); undefined for a key given to check (auth login). */
+  keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
   baseUrl: string;
   apiKey: string;
   /** Other secrets the trace and messages must mask (the other stored keys). */
@@ -82,7 +84,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   });
   return new ApiClient(
     transport,
-    { envName: o.envName },
+    { envName: o.envName, keySource: o.keySource },
     {
       clock: o.clock,
       signal: o.signal,

@@ -1,4 +1,4 @@
-import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, ServerError, UsageError } from '../errors/errors.js';
+import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, refusedKeyFix, ServerError, UsageError } from '../errors/errors.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { firstValue } from '../wire/headers.js';
 import { apiErrorBody, isBan } from '../http/error-body.js';
@@ -29,6 +29,13 @@ export function describeResponse(res: ApiResponse): { message: string; code: str
 
 export interface ErrorContext {
   envName: string;
+  /** Where the key came from, when known: a 401 hint must not say "auth login" when PETSTORE_API_KEY overrides it. */
+  keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
+}
+
+/** The server's message already lists the allowed methods (the sandbox's does). */
+function mentionsAll(message: string, allow: string): boolean {
+  return allow.split(',').every((m) => message.includes(m.trim()));
 }
 
 /** Maps a non-2xx response to the typed error that decides the exit code. */
@@ -39,7 +46,7 @@ export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError 
     case res.status === 400 || res.status === 413 || res.status === 422:
       return new UsageError(`the server rejected the request: ${message}`, details);
     case res.status === 401:
-      return new AuthError(`authentication failed: ${message}`, { ...details, hint: `petstore auth login --env ${ctx.envName}` });
+      return new AuthError(`authentication failed: ${message}`, { ...details, ...refusedKeyFix(ctx.envName, ctx.keySource) });
     case isBan(res):
       return new RateLimitedError(`the API key is temporarily banned for repeating requests after a 429: ${message}`, details);
     case res.status === 403:
@@ -48,6 +55,11 @@ export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError 
       return new NotFoundError(`not found: ${message}`, details);
     case res.status === 429:
       return new RateLimitedError(`rate limited: ${message}`, details);
+    // The request's method, not the server, is at fault: the same request will never succeed (exit 2, as a 400).
+    case res.status === 405: {
+      const allow = firstValue(res.headers.allow);
+      return new UsageError(`method not allowed by the server: ${message}${allow && !mentionsAll(message, allow) ? `; allowed: ${allow}` : ''}`, details);
+    }
     default:
       return new ServerError(`server error: ${message}`, details);
   }

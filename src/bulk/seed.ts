@@ -11,7 +11,7 @@ import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
 import { firstValue } from '../wire/headers.js';
 import { escapeControl } from '../output/text.js';
-import { confirm } from '../prompt/confirm.js';
+import { confirm, noPromptReason } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { continueCommand } from './continue-command.js';
 import { JournalWriteError, type Journal } from './journal.js';
@@ -192,8 +192,7 @@ async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promis
   if (target.envName !== 'production' || o.yes || plan.toSend === 0) return;
   const what = `${plan.toSend} ${plan.toSend === 1 ? 'pet' : 'pets'} in the production environment (${target.baseUrl})`;
   if (!f.io.canPrompt) {
-    const why = !f.globals.input ? '--no-input was given' : !f.io.stdinIsTTY ? 'stdin is not a terminal' : 'stderr is not a terminal';
-    throw new UsageError(`refusing to create ${what} without confirmation: pass --yes (${why})`);
+    throw new UsageError(`refusing to create ${what} without confirmation: pass --yes (${noPromptReason(f.io, f.globals.input)})`);
   }
   if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr }, `Create ${what}?`, f.signal))) {
     throw new UsageError('not confirmed; nothing was sent');
@@ -343,6 +342,8 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
       throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${plan.total} records`, {
         code: fatal.code,
         status: fatal.status,
+        // A rate-limit give-up says when to try again (advice); the command to do so is this run's continuation.
+        advice: fatal.advice,
         hint: fatal.hint ?? resume,
       });
     throw fatal;

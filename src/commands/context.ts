@@ -50,10 +50,10 @@ export function choiceOption(flags: string, values: readonly string[], describe:
   return option.argParser((text: string) => check(text.startsWith('=') ? text.slice(1) : text));
 }
 
-/** Declares -o/--output, --json and --no-headers on a command that prints data (read by src/output/format.ts resolveOutput). */
-export function outputOptions(cmd: Command): Command {
+/** Declares -o/--output, --json and --no-headers on a command that prints data (read by src/output/format.ts resolveOutput); `more` adds to the help of -o (a narrower list in one mode). */
+export function outputOptions(cmd: Command, more = ''): Command {
   return cmd
-    .addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}`))
+    .addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}${more}`))
     .option('--json', 'same as --output json')
     .option('--no-headers', 'no header line in table and csv output');
 }

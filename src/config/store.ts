@@ -7,6 +7,14 @@ import { systemClock } from '../time/clock.js';
 
 export const BUILTIN_ENVS = ['production', 'staging'] as const;
 
+/** production and staging always exist: removing one resets it (no URL, no key). */
+export function isBuiltin(name: string): boolean {
+  return (BUILTIN_ENVS as readonly string[]).includes(name);
+}
+
+/** The environment in force when nothing chose one. */
+const DEFAULT_ENV = 'production';
+
 export interface EnvEntry {
   baseUrl?: string;
   apiKey?: string;
@@ -86,6 +94,27 @@ function readConfig(file: string): ConfigData {
   return data as ConfigData;
 }
 
+export interface LoosePermission {
+  path: string;
+  mode: number;
+  /** What others could do, in a few words. */
+  risk: string;
+  /** The command that fixes it. */
+  fix: string;
+}
+
+const octal = (mode: number) => mode.toString(8).padStart(4, '0');
+
+/**
+ * One warning line for the loose permissions found, with the chmod that fixes them: it names only
+ * what exists and is loose (a chmod of a config file not written yet would fail).
+ */
+export function loosePermissionsWarning(found: readonly LoosePermission[]): string | undefined {
+  if (found.length === 0) return undefined;
+  const what = found.map((p) => `${p.path} is mode ${octal(p.mode)}: ${p.risk}`).join('; ');
+  return `warning: ${what}. Fix with: ${found.map((p) => p.fix).join(' && ')}`;
+}
+
 export interface ConfigLockOptions {
   /** Stops a wait for the config lock (Ctrl-C, SIGTERM). */
   signal?: AbortSignal | undefined;
@@ -148,13 +177,13 @@ export class ConfigStore {
   }
 
   /**
-   * What is unsafe about the folder and file modes, each with its fix, for a warning: a config file
-   * others may read (keys), and a folder others may write to without the sticky bit (they could replace
-   * the file). A folder that is only readable by others is the user's choice and left alone.
+   * What is unsafe about the folder and file modes, for a warning: a config file others may read (keys),
+   * and a folder others may write to without the sticky bit (they could replace the file). A folder that
+   * is only readable by others is the user's choice and left alone.
    */
-  loosePermissions(): string[] {
+  loosePermissions(): LoosePermission[] {
     if (process.platform === 'win32') return [];
-    const found: string[] = [];
+    const found: LoosePermission[] = [];
     const mode = (path: string) => {
       try {
         return statSync(path).mode & 0o7777;
@@ -162,14 +191,13 @@ export class ConfigStore {
         return undefined; // not written yet: nothing to warn about
       }
     };
-    const octal = (m: number) => m.toString(8).padStart(4, '0');
     const dirMode = mode(this.dir);
     if (dirMode !== undefined && dirMode & 0o022 && !(dirMode & 0o1000)) {
-      found.push(`${this.dir} is mode ${octal(dirMode)}: others may replace your config file there. Fix with: chmod go-w ${this.dir}`);
+      found.push({ path: this.dir, mode: dirMode, risk: 'others may replace your config file there', fix: `chmod go-w ${this.dir}` });
     }
     const fileMode = mode(this.path);
     if (fileMode !== undefined && fileMode & 0o077) {
-      found.push(`${this.path} is mode ${octal(fileMode)}: others may read your API keys. Fix with: chmod 600 ${this.path}`);
+      found.push({ path: this.path, mode: fileMode, risk: 'others may read your API keys', fix: `chmod 600 ${this.path}` });
     }
     return found;
   }
@@ -185,8 +213,14 @@ export class ConfigStore {
     }
   }
 
+  /** The default environment: the one `env use` stored, else the built-in default. */
   currentEnv(): string {
-    return this.#data().currentEnv ?? 'production';
+    return this.storedCurrentEnv() ?? DEFAULT_ENV;
+  }
+
+  /** The default `env use` stored, if any. */
+  storedCurrentEnv(): string | undefined {
+    return this.#data().currentEnv;
   }
 
   /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
@@ -241,13 +275,32 @@ export class ConfigStore {
     });
   }
 
-  async setBaseUrl(name: string, baseUrl: string): Promise<void> {
-    await this.#updateEnv(name, (entry) => ({ ...entry, baseUrl }));
+  /** Sets the base URL; with `dropKey`, the stored key is forgotten in the same write. */
+  async setBaseUrl(name: string, baseUrl: string, opts: { dropKey?: boolean } = {}): Promise<void> {
+    await this.#updateEnv(name, ({ apiKey, ...rest }) => ({ ...rest, baseUrl, ...(apiKey !== undefined && !opts.dropKey ? { apiKey } : {}) }));
   }
 
   async setKey(name: string, apiKey: string): Promise<void> {
     await this.#updateEnv(name, (entry) => ({ ...entry, apiKey }));
     this.tightenPermissions();
+  }
+
+  /**
+   * Forgets an environment: its base URL and stored key. A built-in one stays, with neither; another
+   * one goes, and stops being the default if it was (the built-in default takes over). Returns whether
+   * the default fell back.
+   */
+  async removeEnv(name: string): Promise<{ defaultReset: boolean }> {
+    let defaultReset = false;
+    await this.#locked((conf) => {
+      const { [name]: _removed, ...rest } = conf.get('envs') ?? {};
+      conf.set('envs', rest);
+      if (conf.get('currentEnv') === name && !isBuiltin(name)) {
+        conf.delete('currentEnv');
+        defaultReset = true;
+      }
+    });
+    return { defaultReset };
   }
 
   async deleteKey(name: string): Promise<boolean> {

@@ -4,7 +4,8 @@ import type { ConfigStore, EnvEntry } from './store.js';
 
 export interface Target {
   envName: string;
-  envSource: 'flag' | 'PETSTORE_ENV' | 'config';
+  /** What chose the environment: --env, PETSTORE_ENV, the default stored by `env use`, or the built-in default. */
+  envSource: 'flag' | 'PETSTORE_ENV' | 'config' | 'default';
   baseUrl: string;
   baseUrlSource: 'PETSTORE_BASE_URL' | 'config';
   apiKey: string | undefined;
@@ -56,12 +57,13 @@ export interface ResolvedEnv {
   entry: EnvEntry;
 }
 
-/** Which environment this invocation uses (--env, PETSTORE_ENV, then "env use"); throws a usage error if it is unknown. */
+/** Which environment this invocation uses (--env, PETSTORE_ENV, "env use", then the built-in default); throws a usage error if it is unknown. */
 export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): ResolvedEnv {
   // An empty PETSTORE_ENV (e.g. `PETSTORE_ENV= petstore …`) means unset, not an environment called "".
   const fromEnv = env.PETSTORE_ENV || undefined;
+  const stored = config.storedCurrentEnv();
   const envName = flagEnv ?? fromEnv ?? config.currentEnv();
-  const envSource = flagEnv !== undefined ? 'flag' : fromEnv !== undefined ? 'PETSTORE_ENV' : 'config';
+  const envSource = flagEnv !== undefined ? 'flag' : fromEnv !== undefined ? 'PETSTORE_ENV' : stored !== undefined ? 'config' : 'default';
   const entry = config.env(envName);
   if (!entry) {
     const known = Object.keys(config.envs()).join(', ');
@@ -130,5 +132,13 @@ export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string
   }
   return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
 }
+
+/** How a message names what chose the environment. */
+export const ENV_SOURCE_TEXT: Record<Target['envSource'], string> = {
+  flag: '--env',
+  PETSTORE_ENV: 'PETSTORE_ENV',
+  config: 'env use',
+  default: 'built-in default',
+};
 
 export { maskKey } from '../output/redact.js';

@@ -19,8 +19,10 @@ export interface ErrorDetails {
   code?: string;
   /** HTTP status, when a response was received. */
   status?: number;
-  /** A follow-up command or action shown after the message. */
+  /** A command to run next, shown after the message as "run: <command>". */
   hint?: string;
+  /** What to do next in words, when it is not one command; shown after the message as it is. */
+  advice?: string;
   cause?: unknown;
 }
 
@@ -28,6 +30,7 @@ export class CliError extends Error {
   readonly code: string | undefined;
   readonly status: number | undefined;
   readonly hint: string | undefined;
+  readonly advice: string | undefined;
 
   constructor(
     readonly kind: ErrorKind,
@@ -39,6 +42,7 @@ export class CliError extends Error {
     this.code = details.code;
     this.status = details.status;
     this.hint = details.hint;
+    this.advice = details.advice;
   }
 }
 
@@ -62,6 +66,16 @@ export function noApiKeyError(envName: string): AuthError {
     code: 'no_api_key',
     hint: `petstore auth login --env ${envName} (or set PETSTORE_API_KEY)`,
   });
+}
+
+/**
+ * What to do about a key the server refused: log in again, unless the key came from PETSTORE_API_KEY,
+ * which overrides any stored key, so a new login would change nothing.
+ */
+export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | 'config' | undefined): Pick<ErrorDetails, 'hint' | 'advice'> {
+  return keySource === 'PETSTORE_API_KEY'
+    ? { advice: 'PETSTORE_API_KEY is set and overrides the stored key: fix or unset it' }
+    : { hint: `petstore auth login --env ${envName}` };
 }
 
 export class NotFoundError extends CliError {

@@ -6,8 +6,8 @@ import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
 import type { TransportError } from '../transport/errors.js';
 import { RateLimiter, type WaitInfo } from '../ratelimit/limiter.js';
 import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
-import { rateLimitGiveUp } from '../ratelimit/give-up.js';
-import { resetPhrase, wholeSeconds } from '../time/format.js';
+import { byLimit, type LimitWindow, limitResetPhrase, rateLimitGiveUp } from '../ratelimit/give-up.js';
+import { wholeSeconds } from '../time/format.js';
 import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
 import type { FleetBudget } from '../ratelimit/fleet-budget.js';
@@ -17,6 +17,8 @@ import { retryVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
+  /** Where the key came from, for the advice after a 401 (src/api/errors.ts). */
+  keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
 }
 
 /** What ApiClient needs of the transport layer (transport/exchange.ts HttpTransport, or a fake in tests). */
@@ -157,12 +159,11 @@ export class ApiClient {
 
       const now = this.#clock.now();
       if (verdict.wait === 'rate_limit') {
-        if (tooLong) throw this.#retryAfterTooLong(tooLong, now);
+        if (tooLong) throw this.#retryAfterTooLong(tooLong, now, this.limiter.windowOf(res?.quota));
         if (attempt >= this.#maxRetries) {
           const state = await this.limiter.state();
           const resetAt = Math.max(gateUntil ?? 0, state?.gateUntil ?? 0, res?.quota?.remaining === 0 ? res.quota.resetAt : 0);
-          const window = this.limiter.windowOf(res?.quota);
-          throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, ...(window ? { window } : {}) }, resetAt, now, 429);
+          throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, window: this.limiter.windowOf(res?.quota) }, resetAt, now, 429);
         }
         this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(gateUntil ?? now).toISOString()}`);
         retry = { attempt: attempt + 1, announced: false };
@@ -228,23 +229,23 @@ export class ApiClient {
   }
 
   /** Exit 6 for a 429 whose Retry-After is longer than --max-wait, naming the server's value. */
-  #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number): RateLimitedError {
+  #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number, window: LimitWindow | undefined): RateLimitedError {
     const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
     const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
     const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
     if (tooLong.ms > MAX_WINDOW_MS) {
-      return new RateLimitedError(`rate limited: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
+      return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
         code: 'rate_limited',
         status: 429,
-        hint: 'run again later; if it persists, the server is misconfigured',
+        advice: 'try again later; if it persists, the server is misconfigured',
       });
     }
     const resetAt = now + tooLong.ms;
-    return new RateLimitedError(`rate limited: ${asked}, longer than ${maxWait}; ${resetPhrase(resetAt, now)}`, {
+    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`, {
       code: 'rate_limited',
       status: 429,
       resetAt,
-      hint: 'run again after that time, or raise --max-wait',
+      advice: 'try again after that time, or raise --max-wait',
     });
   }
 

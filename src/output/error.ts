@@ -19,7 +19,9 @@ export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): v
   const redactor = new Redactor(opts.secrets ?? []);
   const scrub = (text: string) => redactor.text(text);
   const message = scrub(error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`);
-  const hint = error instanceof CliError && error.hint ? `; run: ${scrub(error.hint)}` : '';
+  // Advice is words ("try again after …"), a hint a command: only the command is introduced by "run:".
+  const advice = error instanceof CliError && error.advice ? `; ${scrub(error.advice)}` : '';
+  const hint = advice + (error instanceof CliError && error.hint ? `; run: ${scrub(error.hint)}` : '');
   const prefix = opts.red ? opts.red('error:') : 'error:';
   // One line, and nothing from a server (its message) can drive the terminal.
   io.stderr.write(`${prefix} ${escapeControl(`${message}${hint}`.replace(/\s*\n\s*/g, ' '))}\n`);
@@ -30,6 +32,7 @@ export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): v
         message,
         ...(error instanceof CliError && error.status !== undefined ? { status: error.status } : {}),
         exitCode: exitCodeFor(error),
+        ...(error instanceof CliError && error.advice ? { advice: scrub(error.advice) } : {}),
         ...(error instanceof CliError && error.hint ? { hint: scrub(error.hint) } : {}),
       },
     };

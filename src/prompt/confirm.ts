@@ -1,5 +1,6 @@
 import { type Readable, Writable } from 'node:stream';
 import { InterruptedError } from '../errors/errors.js';
+import type { IO } from '../io/io.js';
 
 type Terminal = Writable & { columns?: number; rows?: number };
 
@@ -65,4 +66,9 @@ export async function confirm(io: { stdin: Readable; stderr: Writable }, questio
     io.stdin.off('keypress', onKey);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** Why no question can be asked, for a refusal that names --yes: --no-input, or the stream that is not a terminal. */
+export function noPromptReason(io: Pick<IO, 'stdinIsTTY'>, input: boolean): string {
+  return !input ? '--no-input was given' : !io.stdinIsTTY ? 'stdin is not a terminal' : 'stderr is not a terminal';
 }

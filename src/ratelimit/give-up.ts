@@ -1,36 +1,57 @@
-// Exit 6: the rate-limit wait the CLI refuses to make, and when trying again makes sense.
+// Exit 6: the rate-limit wait the CLI refuses to make, which limit it was, and when trying again makes sense.
 
 import { RateLimitedError } from '../errors/errors.js';
 import { resetPhrase, wholeSeconds } from '../time/format.js';
 
+/** The window whose limit binds, when a quota was seen: the short one (a minute on every plan) or the daily one. */
+export type LimitWindow = 'minute' | 'day';
+
 export type GiveUpReason =
   /** A wait (Retry-After gate or an exhausted quota) is longer than --max-wait. */
-  | { kind: 'too_long'; waitMs: number; maxWaitMs: number; cause: 'gate' | 'quota'; remaining?: number; limit?: number; window?: 'day' }
+  | { kind: 'too_long'; waitMs: number; maxWaitMs: number; cause: 'gate' | 'quota'; remaining?: number; limit?: number; window?: LimitWindow | undefined }
   /** Still 429 after the last allowed retry. */
-  | { kind: 'retries'; maxRetries: number; window?: 'day' };
+  | { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined };
 
-/** Exit 6 with when the limit resets (absolute local time and seconds from now); the daily limit is named as such. */
+const LIMIT_NAME: Record<LimitWindow, string> = { minute: 'minute limit', day: 'daily limit' };
+
+/** " by the minute limit", " by the daily limit", or nothing when no quota told which. */
+export function byLimit(window: LimitWindow | undefined): string {
+  return window ? ` by the ${LIMIT_NAME[window]}` : '';
+}
+
+/** "the minute limit resets at 14:03:12 (in 42s)" ("the limit …" when no quota told which). */
+export function limitResetPhrase(window: LimitWindow | undefined, resetAt: number, now: number): string {
+  const phrase = resetPhrase(resetAt, now);
+  return window ? phrase.replace(/^the limit/, `the ${LIMIT_NAME[window]}`) : phrase;
+}
+
+/**
+ * Exit 6 naming the limit (minute or daily, when a quota was seen) and when it resets (absolute local
+ * time and seconds from now). What to do next is advice, not a command: a seeding run adds its own
+ * continue command after it.
+ */
 export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: number, status?: number): RateLimitedError {
   let message: string;
-  let hint: string;
-  const daily = reason.window === 'day';
-  const reset = daily ? resetPhrase(resetAt, now).replace(/^the limit/, 'the daily limit') : resetPhrase(resetAt, now);
+  let advice: string;
+  const name = reason.window ? LIMIT_NAME[reason.window] : undefined;
+  const reset = limitResetPhrase(reason.window, resetAt, now);
+  const by = byLimit(reason.window);
   if (reason.kind === 'too_long') {
     const wait = `${wholeSeconds(reason.waitMs)}s`;
     const left = reason.limit !== undefined ? ` (${reason.remaining ?? 0}/${reason.limit} left)` : '';
     if (reason.cause === 'gate') {
-      message = `rate limited${daily ? ` by the daily limit${left}` : ''}: the server asked to wait ${wait} before the next request, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
+      message = `rate limited${by}${name ? left : ''}: the server asked to wait ${wait} before the next request, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
     } else {
-      message = `${daily ? 'daily limit' : 'rate limit'} reached${left}: waiting for the ${daily ? 'daily ' : ''}window would take ${wait}, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
+      const window = reason.window === 'day' ? 'daily window' : reason.window === 'minute' ? 'minute window' : 'window';
+      message = `${name ?? 'rate limit'} reached${left}: waiting for the ${window} would take ${wait}, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
     }
-    hint = 'run again after that time, or raise --max-wait';
+    advice = 'try again after that time, or raise --max-wait';
   } else {
-    const by = daily ? ' by the daily limit' : '';
     message =
       reason.maxRetries === 0
         ? `rate limited${by} (retries are off with --max-retries 0); ${reset}`
         : `rate limited${by}: still limited after ${reason.maxRetries} ${reason.maxRetries === 1 ? 'retry' : 'retries'}; ${reset}`;
-    hint = 'run again after that time, or raise --max-retries';
+    advice = 'try again after that time, or raise --max-retries';
   }
-  return new RateLimitedError(message, { code: 'rate_limited', resetAt, hint, ...(status !== undefined ? { status } : {}) });
+  return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice, ...(status !== undefined ? { status } : {}) });
 }

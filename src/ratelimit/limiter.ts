@@ -36,7 +36,7 @@ import { InterruptedError } from '../errors/errors.js';
 import { processAlive, thisHost } from '../fs/local-process.js';
 import { announcedSleep, sleep, type Clock } from '../time/clock.js';
 import { FleetEstimator, quotaWindow, type FleetOptions } from './fleet.js';
-import { rateLimitGiveUp } from './give-up.js';
+import { type LimitWindow, rateLimitGiveUp } from './give-up.js';
 import type { Quota } from './quota.js';
 
 export interface KeyRateState {
@@ -242,7 +242,7 @@ export interface WaitInfo {
   /** The stored quota, with `remaining` less the slots already reserved. */
   quota: Quota | undefined;
   /** The window whose quota binds: 'day' when it is the daily limit (see quotaWindow in fleet.ts). */
-  window?: 'day' | undefined;
+  window?: LimitWindow | undefined;
   /** Requests of the remaining kept for other users of the key (separate machines), when that is why it waits. */
   kept?: number | undefined;
 }
@@ -371,11 +371,11 @@ export class RateLimiter {
     return f && { active: f.active, othersPerSecond: f.othersPerSecond, rttMs: f.rttMs };
   }
 
-  /** 'day' when `q` (by default the latest quota) is the daily limit's. */
-  windowOf(q: Quota | undefined = this.#quota): 'day' | undefined {
+  /** Whose limit `q` (by default the latest quota) is: the daily or the minute one; undefined when no quota was seen. */
+  windowOf(q: Quota | undefined = this.#quota): LimitWindow | undefined {
     if (!q) return undefined;
     const w = this.#fleet ? this.#fleet.window(q) : quotaWindow(q);
-    return w === 'day' ? 'day' : undefined;
+    return w === 'day' ? 'day' : 'minute';
   }
 
   get marginMs(): number {
@@ -482,7 +482,7 @@ export class RateLimiter {
           maxWaitMs,
           cause: d.reason,
           ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
-          ...(this.windowOf(quota ?? this.#quota) === 'day' ? { window: 'day' as const } : {}),
+          window: this.windowOf(quota ?? this.#quota),
         },
         resetAt,
         now,

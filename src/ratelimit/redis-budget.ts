@@ -33,6 +33,7 @@ import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import { InterruptedError, RateLimitedError } from '../errors/errors.js';
 import { sleep, type Clock } from '../time/clock.js';
 import type { FleetBudget } from './fleet-budget.js';
+import { quotaWindow } from './fleet.js';
 import { rateLimitGiveUp } from './give-up.js';
 import type { Quota } from './quota.js';
 
@@ -137,7 +138,12 @@ export class RedisBudget implements FleetBudget {
           this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
           const waitMs = w.resetAt + MARGIN_MS - now;
           if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
-            throw rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs: this.#o.maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit }, w.resetAt, now);
+            const window = quotaWindow({ limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now }) === 'day' ? 'day' : 'minute';
+            throw rateLimitGiveUp(
+              { kind: 'too_long', waitMs, maxWaitMs: this.#o.maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit, window },
+              w.resetAt,
+              now,
+            );
           }
           await sleep(this.#o.clock, waitMs, signal);
           continue;

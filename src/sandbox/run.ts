@@ -13,6 +13,9 @@ export interface SandboxIO {
   stdout: NodeJS.WritableStream;
 }
 
+/** The environment the banner's commands create and log in to. */
+const SANDBOX_ENV = 'sandbox';
+
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 function shellWord(word: string): string {
@@ -33,9 +36,12 @@ function formatBanner(sb: SandboxHandle): string {
   if (sb.dataFile !== undefined) lines.push(`  data:  ${sb.dataFile} (${sb.loadedPets} ${sb.loadedPets === 1 ? 'pet' : 'pets'} loaded)`);
   else lines.push('  data:  in memory (pass --data FILE to keep pets across restarts)');
   if (!LOOPBACK.has(sb.host)) lines.push(`  warning: listening on ${sb.host}: other machines may reach this sandbox`);
-  lines.push('Point the CLI at it:');
-  lines.push(`  export PETSTORE_BASE_URL=${sb.baseUrl}`);
-  lines.push(`  echo ${shellWord(sb.keys[0] ?? '')} | petstore auth login`);
+  // An environment of its own: a key stored for production (or a PETSTORE_BASE_URL exported over every
+  // environment) would send the sandbox's key to production, or production's key to the sandbox.
+  lines.push(`Point the CLI at it (an environment named "${SANDBOX_ENV}"; production is left alone):`);
+  lines.push(`  petstore env set ${SANDBOX_ENV} ${sb.baseUrl}`);
+  lines.push(`  echo ${shellWord(sb.keys[0] ?? '')} | petstore auth login --env ${SANDBOX_ENV}`);
+  lines.push(`  export PETSTORE_ENV=${SANDBOX_ENV}   # this shell only; or: petstore env use ${SANDBOX_ENV}`);
   lines.push('Press Ctrl-C to stop.');
   return `${lines.join('\n')}\n`;
 }

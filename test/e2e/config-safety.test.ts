@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
@@ -101,7 +102,13 @@ describe('a broken config file', () => {
     const r = await t.cli(['env', 'list', '-o', 'json'], { env });
     clean(r);
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toContainEqual({ name: 'staging', current: true, baseUrl: 'https://staging.example.com/v1', keyStored: true });
+    expect(JSON.parse(r.stdout)).toContainEqual({
+      name: 'staging',
+      current: true,
+      currentSource: 'config',
+      baseUrl: 'https://staging.example.com/v1',
+      keyStored: true,
+    });
   });
 });
 
@@ -118,7 +125,7 @@ describe('permissions', () => {
       const lines = warned.stderr
         .trim()
         .split('\n')
-        .filter((l) => !l.startsWith('note: '));
+        .filter((l) => !l.startsWith('note: ') && !l.startsWith('current: '));
       // A folder others may only read is the user's choice: only the file is warned about.
       expect(lines).toEqual([`warning: ${file} is mode 0644: others may read your API keys. Fix with: chmod 600 ${file}`]);
 
@@ -150,6 +157,24 @@ describe('permissions', () => {
       const warned = await t.cli(['env', 'list'], { env });
       expect(warned.stderr).toContain(`warning: ${dir} is mode 0777: others may replace your config file there. Fix with: chmod go-w ${dir}`);
       expect(mode(dir)).toBe('777');
+    },
+  );
+
+  it.skipIf(process.platform === 'win32')(
+    'a folder others may write to, without a config file yet: the chmod named is the folder only, and it runs',
+    async () => {
+      const dir = join(t.dir, `cfg-${++n}`);
+      mkdirSync(dir, { mode: 0o777 });
+      chmodSync(dir, 0o777);
+      const r = await t.cli(['env', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } });
+      clean(r);
+      const warning = r.stderr.split('\n').find((l) => l.startsWith('warning: '));
+      expect(warning).toBe(`warning: ${dir} is mode 0777: others may replace your config file there. Fix with: chmod go-w ${dir}`);
+      // What the warning says to run works: every path it names exists.
+      const fix = await execa('sh', ['-c', warning!.split('Fix with: ')[1]!], { reject: false });
+      expect(fix.exitCode, fix.stderr).toBe(0);
+      expect(mode(dir)).toBe('755');
+      expect((await t.cli(['env', 'list'], { env: { PETSTORE_CONFIG_DIR: dir } })).stderr).not.toContain('warning');
     },
   );
 

@@ -2,7 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
+import { E2E_KEY, e2e, expectNoKey, type E2E } from '../helpers/e2e.js';
+import { hasScript, runOnPty } from '../helpers/pty.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -17,7 +18,11 @@ const configFile = () => join(tmp.dir, 'petstore', 'config.json');
 describe('petstore env (built CLI)', () => {
   it('lists production and staging with no URL on a fresh install', async () => {
     const r = await cli(['env', 'list']);
-    expect(r).toEqual({ exitCode: 0, stderr: '', stdout: 'current\tname\tbaseUrl\tkey\n*\tproduction\t(not set)\tno\n\tstaging\t(not set)\tno\n' });
+    expect(r).toEqual({
+      exitCode: 0,
+      stderr: 'current: production (from built-in default)\n',
+      stdout: 'current\tname\tbaseUrl\tkey\n*\tproduction\t(not set)\tno\n\tstaging\t(not set)\tno\n',
+    });
   });
 
   it('a command on an environment without URL fails with exit 2 and the exact env set command', async () => {
@@ -39,9 +44,9 @@ describe('petstore env (built CLI)', () => {
     expect(use.stderr).toBe('Switched to environment "local" (http://127.0.0.1:8080/v1).\n');
     const list = await cli(['env', 'list', '-o', 'json']);
     expect(JSON.parse(list.stdout)).toEqual([
-      { name: 'local', current: true, baseUrl: 'http://127.0.0.1:8080/v1', keyStored: false },
-      { name: 'production', current: false, baseUrl: null, keyStored: false },
-      { name: 'staging', current: false, baseUrl: 'https://staging.example.com/v1', keyStored: false },
+      { name: 'local', current: true, currentSource: 'config', baseUrl: 'http://127.0.0.1:8080/v1', keyStored: false },
+      { name: 'production', current: false, currentSource: null, baseUrl: null, keyStored: false },
+      { name: 'staging', current: false, currentSource: null, baseUrl: 'https://staging.example.com/v1', keyStored: false },
     ]);
     const show = await cli(['env', 'show', '--json']);
     expect(JSON.parse(show.stdout)).toMatchObject({ name: 'local', nameSource: 'config', baseUrl: 'http://127.0.0.1:8080/v1', baseUrlSource: 'config' });
@@ -89,6 +94,57 @@ describe('petstore env (built CLI)', () => {
       const badUrl = await cli(['pets', 'list'], { PETSTORE_API_KEY: E2E_KEY, PETSTORE_BASE_URL: 'http://example.com/v1' });
       expect(badUrl.exitCode).toBe(2);
       expect(badUrl.stderr).toContain('invalid PETSTORE_BASE_URL');
+    });
+  });
+
+  describe('on a terminal (confirmations)', () => {
+    const ptyEnv = () => ({ PETSTORE_CONFIG_DIR: join(tmp.dir, 'petstore'), NO_COLOR: '1' });
+    const stored = () => JSON.parse(readFileSync(configFile(), 'utf8')) as { currentEnv?: string; envs: Record<string, { baseUrl?: string; apiKey?: string }> };
+    async function localWithKey() {
+      await cli(['env', 'set', 'local', 'http://127.0.0.1:8080/v1']);
+      await cli(['auth', 'login', '--no-verify', '--env', 'local'], {}, E2E_KEY);
+    }
+
+    it.runIf(hasScript)('env remove asks; No (the default) keeps everything, y removes the environment and its key', async () => {
+      await localWithKey();
+      const no = await runOnPty(['env', 'remove', 'local'], { env: ptyEnv(), steps: [{ waitFor: '[y/N]', type: '\r' }] });
+      expectNoKey(no);
+      expect(no.output).toContain('? Remove environment "local" (http://127.0.0.1:8080/v1) and its stored API key?');
+      expect(no.output).toContain('error: not confirmed; nothing was removed');
+      expect(no.exitCode).toBe(2);
+      expect(stored().envs.local?.apiKey).toBe(E2E_KEY);
+
+      const yes = await runOnPty(['env', 'remove', 'local'], { env: ptyEnv(), steps: [{ waitFor: '[y/N]', type: 'y\r' }] });
+      expectNoKey(yes);
+      expect(yes.exitCode).toBe(0);
+      expect(yes.output).toContain('Removed environment "local" and its stored API key.');
+      expect(stored().envs.local).toBeUndefined();
+      expect(readFileSync(configFile(), 'utf8')).not.toContain(E2E_KEY);
+    });
+
+    it.runIf(hasScript)('env set with a new URL asks whether the stored key goes along; No (the default) removes it', async () => {
+      await localWithKey();
+      const no = await runOnPty(['env', 'set', 'local', 'http://127.0.0.1:9090/v1'], { env: ptyEnv(), steps: [{ waitFor: '[y/N]', type: '\r' }] });
+      expectNoKey(no);
+      expect(no.exitCode).toBe(0);
+      // The terminal is 80 columns wide: the question wraps.
+      expect(no.output.replace(/\s+/g, ' ')).toContain(
+        '? Environment "local" has a stored API key for http://127.0.0.1:8080/v1. Keep it for http://127.0.0.1:9090/v1? (No removes it)',
+      );
+      expect(no.output).toContain('Removed the stored API key of "local"; store one for the new URL with: petstore auth login --env local');
+      expect(stored().envs.local).toEqual({ baseUrl: 'http://127.0.0.1:9090/v1' });
+
+      await cli(['auth', 'login', '--no-verify', '--env', 'local'], {}, E2E_KEY);
+      const keep = await runOnPty(['env', 'set', 'local', 'http://127.0.0.1:8080/v1'], { env: ptyEnv(), steps: [{ waitFor: '[y/N]', type: 'y\r' }] });
+      expect(keep.exitCode).toBe(0);
+      expect(keep.output).toContain('warning: the stored API key of "local" stays and will be sent to http://127.0.0.1:8080/v1');
+      expect(stored().envs.local).toEqual({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey: E2E_KEY });
+
+      // --yes: no question, the key stays, with the warning.
+      const yes = await runOnPty(['env', 'set', 'local', 'http://127.0.0.1:9090/v1', '--yes'], { env: ptyEnv() });
+      expect(yes.output).not.toContain('[y/N]');
+      expect(yes.output).toContain('warning: the stored API key of "local" stays');
+      expect(stored().envs.local?.apiKey).toBe(E2E_KEY);
     });
   });
 });

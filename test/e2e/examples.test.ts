@@ -1,6 +1,6 @@
 // Every example of every help text (the program, each group and command), read from the help itself,
 // runs as written with bash against a sandbox and succeeds: `petstore` on PATH, a config with
-// production and staging on the sandbox and a key stored for each, and the files the examples name in
+// production, staging and local on the sandbox, a key stored for the first two, and the files the examples name in
 // the working folder. Each example gets its own copy of that setup, so one that changes the config
 // (env set, auth logout) cannot break another. A command added later is covered without editing this.
 import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -94,6 +94,7 @@ beforeAll(async () => {
       '-ec',
       `petstore env set production ${sb.baseUrl}
 petstore env set staging ${sb.baseUrl}
+petstore env set local ${sb.baseUrl}
 echo "$KEY" | petstore auth login --env production
 echo "$KEY" | petstore auth login --env staging
 petstore --env staging pets list > /dev/null`,

@@ -85,6 +85,14 @@ describe('exit codes of the built CLI', () => {
     expect(r.stderr).toMatch(/^error: the server rejected the request: .+ \(\w+, HTTP 400\)\n$/);
   });
 
+  it('2: a 405 from the server is the fault of the method, not a server error', async () => {
+    const r = await t.cli(['api', '-X', 'PUT', '/pets']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe(
+      'error: method not allowed by the server: method PUT is not allowed on /v1/pets; allowed: GET, POST (method_not_allowed, HTTP 405)\n',
+    );
+  });
+
   it('4: no key (nothing sent), and a key the server refuses (with the login hint)', async () => {
     t.sb.clearRequests();
     const none = await t.cli(['pets', 'list'], { key: null });
@@ -93,9 +101,22 @@ describe('exit codes of the built CLI', () => {
     const bad = await t.cli(['pets', 'list', '-o', 'json'], { key: 'sk_not_a_real_key_0000' });
     expect(bad.exitCode).toBe(4);
     tidy(bad.stderr, 2);
-    expect(bad.stderr).toMatch(/^error: authentication failed: .+ \(\w+, HTTP 401\); run: petstore auth login --env production\n/);
-    expect(JSON.parse(bad.stderr.trim().split('\n')[1]!).error).toMatchObject({ status: 401, exitCode: 4, hint: 'petstore auth login --env production' });
+    // The key came from PETSTORE_API_KEY, which overrides any stored one: "auth login" would not help.
+    expect(bad.stderr).toMatch(/^error: authentication failed: .+ \(\w+, HTTP 401\); PETSTORE_API_KEY is set and overrides the stored key: fix or unset it\n/);
+    expect(JSON.parse(bad.stderr.trim().split('\n')[1]!).error).toMatchObject({
+      status: 401,
+      exitCode: 4,
+      advice: 'PETSTORE_API_KEY is set and overrides the stored key: fix or unset it',
+    });
     expect(bad.stderr).not.toContain('sk_not_a_real_key_0000');
+
+    // A stored key the server refuses: log in again.
+    await t.cli(['auth', 'login', '--no-verify'], { key: null, input: 'sk_not_a_real_key_0000' });
+    const stored = await t.cli(['pets', 'list', '-o', 'json'], { key: null });
+    expect(stored.exitCode).toBe(4);
+    expect(stored.stderr).toMatch(/^error: authentication failed: .+ \(\w+, HTTP 401\); run: petstore auth login --env production\n/);
+    expect(JSON.parse(stored.stderr.trim().split('\n')[1]!).error).toMatchObject({ status: 401, exitCode: 4, hint: 'petstore auth login --env production' });
+    expect(stored.stderr).not.toContain('sk_not_a_real_key_0000');
   });
 
   it('5: not found', async () => {

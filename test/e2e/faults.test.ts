@@ -382,7 +382,7 @@ describe.concurrent('429 with an unusual Retry-After', () => {
     expect(r.exitCode).toBe(6);
     oneClearError(
       r,
-      /^error: rate limited: the server asked to wait \d+s before the next request \(Retry-After: 99999999\), more than a day, longer than --max-wait 5s and than any rate-limit window; run: run again later; if it persists, the server is misconfigured$/,
+      /^error: rate limited: the server asked to wait \d+s before the next request \(Retry-After: 99999999\), more than a day, longer than --max-wait 5s and than any rate-limit window; try again later; if it persists, the server is misconfigured$/,
     );
     expect(s.requests()).toHaveLength(1);
     expect(r.ms).toBeLessThan(4000);

@@ -56,6 +56,7 @@ describe('the command tree', () => {
         'env use',
         'env list',
         'env show',
+        'env remove',
         'auth login',
         'auth status',
         'auth logout',

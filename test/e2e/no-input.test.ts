@@ -131,11 +131,11 @@ describe('--quiet', () => {
   });
 
   it.runIf(hasScript)('on a terminal: no quota line, no deprecation warning; only the table', async () => {
-    const loud = await runOnPty(['pets', 'get', '1'], { env: ptyEnv() });
+    const loud = await runOnPty(['--verbose', 'pets', 'get', '1'], { env: ptyEnv() });
     expectNoKey(loud);
     expect(loud.exitCode).toBe(0);
     expect(loud.output).toMatch(/quota: /);
-    const r = await runOnPty(['-q', 'pets', 'get', '1'], { env: ptyEnv() });
+    const r = await runOnPty(['-q', '--verbose', 'pets', 'get', '1'], { env: ptyEnv() });
     expectNoKey(r);
     expect(r.exitCode).toBe(0);
     expect(r.output).toContain('Rex');

@@ -1,5 +1,6 @@
 // End to end: the built CLI against the sandbox with a tiny quota and a short window.
 // Needs `npm run build` first.
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli, spawnCli, tempDir, type CliResult } from '../helpers/cli.js';
@@ -123,9 +124,30 @@ describe('giving up', () => {
     expect((await s.cli(['pets', 'list'])).exitCode).toBe(0);
     const r = await s.cli(['pets', 'list', '--max-wait', '1']);
     expect(r.exitCode).toBe(6);
-    expect(r.stderr).toMatch(/rate limit reached \(0\/2 left\).*longer than --max-wait 1s; the limit resets at \d\d:\d\d:\d\d \(in \d+s\)/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // One line: which limit, when it resets, what to do (advice, not a command to run).
+    expect(r.stderr).toMatch(
+      /^error: minute limit reached \(0\/2 left\): waiting for the minute window would take \d+s, longer than --max-wait 1s; the minute limit resets at \d\d:\d\d:\d\d \(in \d+s\); try again after that time, or raise --max-wait\n$/,
+    );
     expect(s.sandbox.requests()).toHaveLength(2);
+
+    // A seeding run that gives up says the same, how far it got, and the command that continues it.
+    const dir = tempDir('petstore-e2e-rl-seed-');
+    try {
+      const file = `${dir.dir}/pets.csv`;
+      const results = `${dir.dir}/results.ndjson`;
+      writeFileSync(file, 'name,categoryId\nRex,1\nTom,2\n');
+      const seed = await s.cli(['pets', 'add', '--file', file, '--results', results, '--max-wait', '1', '--yes']);
+      expect(seed.exitCode).toBe(6);
+      const lines = seed.stderr.split('\n');
+      expect(lines[1]).toMatch(
+        new RegExp(
+          `^error: minute limit reached \\(0/2 left\\): waiting for the minute window would take \\d+s, longer than --max-wait 1s; the minute limit resets at \\d\\d:\\d\\d:\\d\\d \\(in \\d+s\\); stopped after 0 of 2 records; try again after that time, or raise --max-wait; run: petstore pets add --file ${file} --results ${results} --resume --concurrency 4 --yes$`,
+        ),
+      );
+      expect(lines.slice(2)).toEqual(['']);
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('exit 6 when the server asks for longer than --max-wait (a real 429), and no ban', async () => {
@@ -139,7 +161,9 @@ describe('giving up', () => {
       const before429 = s.sandbox.stats().count429;
       const r = await s.cli(['pets', 'list', '--max-wait', '2'], { configDir: fresh.dir });
       expect(r.exitCode).toBe(6);
-      expect(r.stderr).toMatch(/the server asked to wait \d+s before the next request \(Retry-After: \d+\), longer than --max-wait 2s; the limit resets at/);
+      expect(r.stderr).toMatch(
+        /^error: rate limited by the minute limit: the server asked to wait \d+s before the next request \(Retry-After: \d+\), longer than --max-wait 2s; the minute limit resets at \d\d:\d\d:\d\d \(in \d+s\); try again after that time, or raise --max-wait\n$/,
+      );
       expect(s.sandbox.stats().count429 - before429).toBe(1);
       // The gate it recorded stops the next process from sending into the Retry-After window.
       const again = await s.cli(['pets', 'list', '--max-wait', '2'], { configDir: fresh.dir });

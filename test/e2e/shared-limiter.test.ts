@@ -124,7 +124,7 @@ describe.skipIf(missingTool('redis-server', hasRedisServer()))('--limiter with a
       for (const p of [1, 2]) expect((await run(p)).exitCode).toBe(0);
       const r = await run(3, ['--max-wait', '1']);
       expect(r.exitCode, String(r.stderr)).toBe(6);
-      expect(String(r.stderr)).toMatch(/^error: rate limit reached \(0\/2 left\): waiting for the window would take \d+s, longer than --max-wait 1s/);
+      expect(String(r.stderr)).toMatch(/^error: minute limit reached \(0\/2 left\): waiting for the minute window would take \d+s, longer than --max-wait 1s/);
       expect(sb.stats().requests).toBe(2);
     } finally {
       await sb.close();

@@ -38,8 +38,11 @@ describe('runSandbox', () => {
     expect(key).toBeDefined();
     expect(banner).toContain(`petstore sandbox listening on ${baseUrl}`);
     expect(banner).toContain('plan:  free (5 requests per 3s, 1000 per day; per key)');
-    expect(banner).toContain(`export PETSTORE_BASE_URL=${baseUrl}`);
-    expect(banner).toContain(`echo ${key} | petstore auth login`);
+    // An environment of its own: nothing is stored for production (test/e2e/sandbox-banner.test.ts runs these).
+    expect(banner).toContain(`petstore env set sandbox ${baseUrl}\n`);
+    expect(banner).toContain(`echo ${key} | petstore auth login --env sandbox\n`);
+    expect(banner).toContain('export PETSTORE_ENV=sandbox');
+    expect(banner).not.toContain('PETSTORE_BASE_URL');
     expect(banner).not.toMatch(/\bundefined\b/);
 
     expect((await fetch(`${baseUrl}/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
@@ -68,7 +71,7 @@ describe('runSandbox', () => {
       expect(banner).toContain('business (1000 requests per 60s, 100000 per day; per key)');
       expect(banner).toContain('ban:   off');
       expect(banner).toContain(`data:  ${join(dir, 'p.json')} (0 pets loaded)`);
-      expect(banner).toContain('echo one | petstore auth login');
+      expect(banner).toContain('echo one | petstore auth login --env sandbox');
       ac.abort();
       await done;
     } finally {

@@ -1,6 +1,6 @@
 import type { ConfigStore } from '../../config/store.js';
 import { checkKeyText, keyProblem, maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config/target.js';
-import { AuthError, CliError, InterruptedError, noApiKeyError, UsageError } from '../../errors/errors.js';
+import { AuthError, CliError, InterruptedError, noApiKeyError, refusedKeyFix, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
 import { probe } from '../../api/pets.js';
@@ -25,20 +25,25 @@ export interface AuthStatusRow {
 
 const TONE: Record<ServerVerdict, Tone> = { accepted: 'green', rejected: 'red', unknown: 'yellow', not_checked: 'gray' };
 
-export const authStatusView: View<AuthStatusRow> = {
-  columns: [
-    { header: 'env', text: (r) => r.env + (r.current ? ' *' : '') },
-    { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)' },
-    { header: 'keySource', text: (r) => (r.keySource === 'config' ? r.configFile : (r.keySource ?? 'none')) },
-    { header: 'key', text: (r) => r.key ?? '' },
-    {
-      header: 'server',
-      text: (r) => (r.server === 'not_checked' ? 'not checked' : r.server) + (r.detail ? ` (${r.detail})` : ''),
-      tone: (r) => TONE[r.server],
-    },
-  ],
-  json: (r) => r,
-};
+/** The table marks the current environment with `*` after its name; csv has a `current` column of true or false instead, as JSON does. */
+export function authStatusView(format: Format): View<AuthStatusRow> {
+  const csv = format === 'csv';
+  return {
+    columns: [
+      { header: 'env', text: (r) => r.env + (!csv && r.current ? ' *' : '') },
+      ...(csv ? [{ header: 'current', text: (r: AuthStatusRow) => String(r.current) }] : []),
+      { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)' },
+      { header: 'keySource', text: (r) => (r.keySource === 'config' ? r.configFile : (r.keySource ?? 'none')) },
+      { header: 'key', text: (r) => r.key ?? '' },
+      {
+        header: 'server',
+        text: (r) => (r.server === 'not_checked' ? 'not checked' : r.server) + (r.detail ? ` (${r.detail})` : ''),
+        tone: (r) => TONE[r.server],
+      },
+    ],
+    json: (r) => r,
+  };
+}
 
 export interface AuthStatusOptions {
   all: boolean;
@@ -54,8 +59,12 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 }
 
 /** One cheap authenticated request: does the server take this key? */
-async function check(f: Factory, envName: string, baseUrl: string, key: string): Promise<{ server: ServerVerdict; detail: string | null }> {
-  const client = await f.clientFor({ envName, baseUrl }, key);
+async function check(
+  f: Factory,
+  target: { envName: string; baseUrl: string; keySource: AuthStatusRow['keySource'] },
+  key: string,
+): Promise<{ server: ServerVerdict; detail: string | null }> {
+  const client = await f.clientFor({ envName: target.envName, baseUrl: target.baseUrl, keySource: target.keySource ?? undefined }, key);
   try {
     const res = await probe(client);
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
@@ -99,7 +108,7 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
     row.detail = `invalid API key from ${source}: ${keyProblem(key)}`;
     return row;
   }
-  if (key) Object.assign(row, await check(f, envName, baseUrl, key));
+  if (key) Object.assign(row, await check(f, { envName, baseUrl, keySource: row.keySource }, key));
   return row;
 }
 
@@ -108,19 +117,20 @@ export async function run(f: Factory, options: AuthStatusOptions): Promise<void>
   const { envName: current } = resolveEnvName(config, f.env, f.globals.env);
   if (!options.all) {
     const row = await statusOf(f, config, current, current, false);
-    await printRecord(f, options.format, authStatusView, row, options);
+    await printRecord(f, options.format, authStatusView(options.format), row, options);
     if (row.key === null) throw noApiKeyError(current);
     if (row.server === 'rejected') {
-      throw new AuthError(`the server rejected the API key for "${current}": ${row.detail}`, { hint: `petstore auth login --env ${current}` });
+      throw new AuthError(`the server rejected the API key for "${current}": ${row.detail}`, refusedKeyFix(current, row.keySource ?? undefined));
     }
     return;
   }
   const rows: AuthStatusRow[] = [];
   for (const name of Object.keys(config.envs()).sort()) rows.push(await statusOf(f, config, name, current, true));
-  await printList(f, options.format, authStatusView, rows, options);
-  const rejected = rows.filter((r) => r.server === 'rejected').map((r) => r.env);
-  if (rejected.length > 0) {
-    throw new AuthError(`the server rejected the API key for ${rejected.join(', ')}`, { hint: `petstore auth login --env ${rejected[0]}` });
+  await printList(f, options.format, authStatusView(options.format), rows, options);
+  const rejected = rows.filter((r) => r.server === 'rejected');
+  const first = rejected[0];
+  if (first) {
+    throw new AuthError(`the server rejected the API key for ${rejected.map((r) => r.env).join(', ')}`, refusedKeyFix(first.env, first.keySource ?? undefined));
   }
   if (!rows.some((r) => r.server === 'accepted' || r.server === 'unknown')) {
     throw new AuthError('no usable API key in any environment', { code: 'no_api_key', hint: `petstore auth login --env ${current}` });

@@ -34,6 +34,16 @@ export function registerEnv(program: Command, ctx: CommandContext): void {
     .description('add an environment or change its base URL (https, or http on a loopback host)')
     .argument('<name>', 'environment name: lower-case letters, digits, "-" or "_", starting with a letter')
     .argument('<baseUrl>', 'base URL ending in /v1, e.g. https://api.example.com/v1');
+  set.option('--yes', 'when the URL changes, keep the stored key without asking (it will be sent to the new URL)');
   set.action(ctx.lazy(() => import('./set.js')));
   examples(set, ['petstore env set production https://api.example.com/v1', 'petstore env set local http://127.0.0.1:8080/v1']);
+
+  const remove = env
+    .command('remove')
+    .description('remove an environment and its stored key (a built-in one, production or staging, is reset: no URL, no key)')
+    .argument('<name>', 'environment name')
+    .option('--yes', 'do not ask for confirmation (needed when not on a terminal)');
+  remove.action(ctx.lazy(() => import('./remove.js')));
+  // Each line runs without a terminal: without --yes a script is refused (exit 2), a terminal is asked.
+  examples(remove, ['petstore env remove local --yes', 'petstore env remove staging --yes   # built in: reset to no URL and no key']);
 }

@@ -1,4 +1,4 @@
-import { resolveEnvName } from '../../config/target.js';
+import { ENV_SOURCE_TEXT, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { resolveOutput, type Format } from '../../output/format.js';
 import { printList, type View } from '../../output/print.js';
@@ -6,19 +6,24 @@ import { printList, type View } from '../../output/print.js';
 export interface EnvRow {
   name: string;
   current: boolean;
+  /** On the current row: what chose it (--env, PETSTORE_ENV, "env use", the built-in default); null on the others. */
+  currentSource: Target['envSource'] | null;
   baseUrl: string | null;
   keyStored: boolean;
 }
 
-export const envView: View<EnvRow> = {
-  columns: [
-    { header: 'current', text: (r) => (r.current ? '*' : ''), tone: () => 'green' },
-    { header: 'name', text: (r) => r.name },
-    { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)', tone: (r) => (r.baseUrl ? undefined : 'gray') },
-    { header: 'key', text: (r) => (r.keyStored ? 'yes' : 'no') },
-  ],
-  json: (r) => r,
-};
+/** The table marks the current environment with `*`; csv says true or false, as JSON does. */
+export function envView(format: Format): View<EnvRow> {
+  return {
+    columns: [
+      { header: 'current', text: (r) => (format === 'csv' ? String(r.current) : r.current ? '*' : ''), tone: () => 'green' },
+      { header: 'name', text: (r) => r.name },
+      { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)', tone: (r) => (r.baseUrl ? undefined : 'gray') },
+      { header: 'key', text: (r) => (r.keyStored ? 'yes' : 'no') },
+    ],
+    json: (r) => r,
+  };
+}
 
 export interface EnvListOptions {
   format: Format;
@@ -32,13 +37,25 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 
 export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   const config = await f.config();
-  // The one marked is the one a command would use now (--env, PETSTORE_ENV, then "env use").
+  // The one marked is the one a command would use now (--env, PETSTORE_ENV, "env use", then the built-in default).
   const { envName, envSource } = resolveEnvName(config, f.env, f.globals.env);
   const rows: EnvRow[] = Object.entries(config.envs())
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, entry]) => ({ name, current: name === envName, baseUrl: entry.baseUrl ?? null, keyStored: entry.apiKey !== undefined }));
-  await printList(f, options.format, envView, rows, options);
-  if (envSource === 'PETSTORE_ENV') f.info(`note: PETSTORE_ENV=${envName} overrides the default environment (${config.currentEnv()})`);
+    .map(([name, entry]) => ({
+      name,
+      current: name === envName,
+      currentSource: name === envName ? envSource : null,
+      baseUrl: entry.baseUrl ?? null,
+      keyStored: entry.apiKey !== undefined,
+    }));
+  await printList(f, options.format, envView(options.format), rows, options);
+  if (options.format === 'table') f.info(currentLine(envName, envSource, config.currentEnv()));
   if (f.env.PETSTORE_BASE_URL) f.info(`note: PETSTORE_BASE_URL=${f.env.PETSTORE_BASE_URL} overrides the base URL of every environment`);
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key of every environment');
+}
+
+/** "current: staging (from PETSTORE_ENV; the default is production)": why the marked one is current. */
+function currentLine(envName: string, source: Target['envSource'], defaultEnv: string): string {
+  const overridden = (source === 'flag' || source === 'PETSTORE_ENV') && defaultEnv !== envName ? `; the default is ${defaultEnv}` : '';
+  return `current: ${envName} (from ${ENV_SOURCE_TEXT[source]}${overridden})`;
 }

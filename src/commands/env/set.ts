@@ -2,14 +2,17 @@ import { ENV_NAME } from '../../config/store.js';
 import { checkBaseUrl } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { UsageError } from '../../errors/errors.js';
+import { confirm } from '../../prompt/confirm.js';
 
 export interface EnvSetOptions {
   name: string;
   baseUrl: string;
   warning: string | undefined;
+  /** Keep a stored key when the URL changes, without asking. */
+  yes: boolean;
 }
 
-export async function command(f: Factory, args: string[]): Promise<void> {
+export async function command(f: Factory, args: string[], opts: Record<string, unknown> = {}): Promise<void> {
   const name = args[0] ?? '';
   if (!ENV_NAME.test(name)) {
     throw new UsageError(
@@ -17,15 +20,31 @@ export async function command(f: Factory, args: string[]): Promise<void> {
     );
   }
   const { url, warning } = checkBaseUrl(args[1] ?? '');
-  await run(f, { name, baseUrl: url, warning });
+  await run(f, { name, baseUrl: url, warning, yes: opts.yes === true });
 }
 
 export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
   const config = await f.config();
-  const before = config.env(options.name);
-  await config.setBaseUrl(options.name, options.baseUrl);
-  const what = before === undefined ? 'Added' : before.baseUrl === undefined ? 'Set' : before.baseUrl === options.baseUrl ? 'Kept' : 'Updated';
-  f.info(`${what} environment "${options.name}": ${options.baseUrl}`);
+  const { name, baseUrl } = options;
+  const before = config.env(name);
+  // A key goes to whatever server the URL names: one stored for the old server, sent to a new one, leaks.
+  const moved = before?.apiKey !== undefined && before.baseUrl !== undefined && before.baseUrl !== baseUrl;
+  let dropKey = false;
+  if (moved && !options.yes && f.io.canPrompt) {
+    const keep = await confirm(
+      { stdin: f.io.stdin, stderr: f.io.stderr },
+      `Environment "${name}" has a stored API key for ${before.baseUrl}. Keep it for ${baseUrl}? (No removes it)`,
+      f.signal,
+    );
+    dropKey = !keep;
+  }
+  await config.setBaseUrl(name, baseUrl, { dropKey });
+  const what = before === undefined ? 'Added' : before.baseUrl === undefined ? 'Set' : before.baseUrl === baseUrl ? 'Kept' : 'Updated';
+  f.info(`${what} environment "${name}": ${baseUrl}`);
+  if (dropKey) f.info(`Removed the stored API key of "${name}"; store one for the new URL with: petstore auth login --env ${name}`);
+  else if (moved) {
+    f.info(`warning: the stored API key of "${name}" stays and will be sent to ${baseUrl}; if it is not for that server: petstore auth logout --env ${name}`);
+  }
   if (options.warning) f.info(options.warning);
-  if (config.currentEnv() !== options.name) f.info(`To make it the default: petstore env use ${options.name}`);
+  if (config.currentEnv() !== name) f.info(`To make it the default: petstore env use ${name}`);
 }

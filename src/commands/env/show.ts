@@ -1,11 +1,11 @@
-import { maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
+import { ENV_SOURCE_TEXT, maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 export interface EnvShowRow {
   name: string;
-  /** Why this environment: --env, PETSTORE_ENV or the default from "env use". */
+  /** Why this environment: --env, PETSTORE_ENV, the default from "env use", or the built-in default. */
   nameSource: Target['envSource'];
   baseUrl: string | null;
   baseUrlSource: Target['baseUrlSource'] | null;
@@ -17,12 +17,10 @@ export interface EnvShowRow {
   configFile: string;
 }
 
-const NAME_SOURCE: Record<Target['envSource'], string> = { flag: '--env', PETSTORE_ENV: 'PETSTORE_ENV', config: 'default' };
-
 export const envShowView: View<EnvShowRow> = {
   columns: [
     { header: 'name', text: (r) => r.name },
-    { header: 'from', text: (r) => NAME_SOURCE[r.nameSource] },
+    { header: 'from', text: (r) => ENV_SOURCE_TEXT[r.nameSource] },
     { header: 'baseUrl', text: (r) => r.baseUrl ?? '(not set)', tone: (r) => (r.baseUrl ? undefined : 'gray') },
     { header: 'baseUrlFrom', text: (r) => (r.baseUrlSource === null ? '' : r.baseUrlSource === 'config' ? 'config' : 'PETSTORE_BASE_URL') },
     { header: 'key', text: (r) => (r.keyStored ? `yes (${r.key})` : 'no') + (r.keyFromEnv ? ', PETSTORE_API_KEY set' : '') },

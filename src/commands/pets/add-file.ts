@@ -1,6 +1,7 @@
 import { seed, type SeedOptions } from '../../bulk/seed.js';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
+import { FILE_RESULT_FORMATS } from '../../flag-values.js';
 import { resolveFormat } from '../../output/format.js';
 
 /** How long requests in flight may finish after Ctrl-C. */
@@ -13,7 +14,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   if (opts.json === true)
     throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
   // Without -o, results are NDJSON lines: the table default of other commands would hide them.
-  const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, ['ndjson', 'table']) as 'ndjson' | 'table');
+  const output = opts.output === undefined ? 'ndjson' : (resolveFormat(opts, FILE_RESULT_FORMATS) as (typeof FILE_RESULT_FORMATS)[number]);
   if (opts.retryUnknown !== undefined && opts.resume === undefined) {
     throw new UsageError('--retry-unknown needs --resume: it resends the records the journal shows as unknown (check them first)');
   }

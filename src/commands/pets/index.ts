@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { INPUT_FORMATS, parseLimit, parseLineList, PET_STATUSES, wholeNumber } from '../../flag-values.js';
+import { FILE_RESULT_FORMATS, INPUT_FORMATS, parseLimit, parseLineList, PET_STATUSES, wholeNumber } from '../../flag-values.js';
 import { choiceOption, examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerPets(program: Command, ctx: CommandContext): void {
@@ -32,7 +32,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .option('--name <name>', "the pet's name (non-empty)")
     .option('--category-id <id>', 'category id, a signed 64-bit integer')
     .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `${list} (none if omitted)`))
-    .option('--file <file>', 'create one pet per record of a JSON array, NDJSON or CSV file (- reads stdin)')
+    .option('--file <file>', `create one pet per record of a ${INPUT_FORMATS.join('|')} file (json: an array; - reads stdin)`)
     .addOption(choiceOption('--format <format>', INPUT_FORMATS, (list) => `format of --file: ${list} (default: from the extension, else sniffed)`))
     .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')
     .option('--dry-run', 'with --file: validate and print what would be sent; send nothing')
@@ -47,7 +47,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     )
     .option('--report', "with --file: print the journal's results in input order (each record's last outcome); send nothing")
     .option('--yes', 'with --file: do not ask before writing to production');
-  outputOptions(add).action(ctx.lazy(() => import('./add.js')));
+  outputOptions(add, ` (with --file: ${FILE_RESULT_FORMATS.join('|')})`).action(ctx.lazy(() => import('./add.js')));
   examples(add, [
     'petstore pets add --name Rex --category-id 1',
     'id=$(petstore pets add --name Tom --category-id 9007199254740993 --status available -o json | jq -r .id)',

@@ -68,7 +68,7 @@ async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey:
   if (!quota) {
     throw new NotFoundError(`no quota seen yet for environment "${envName}" with this key`, {
       code: 'no_cached_quota',
-      hint: 'run "petstore quota" without --cached to ask the server',
+      hint: `petstore quota --env ${envName}`,
     });
   }
   return { quota, window: quotaWindow(quota) };

@@ -164,7 +164,14 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
       401,
       '{"code":"unauthorized","message":"invalid key","status":401}',
       4,
-      /^error: authentication failed: invalid key \(unauthorized, HTTP 401\); run: petstore auth login --env /,
+      // The key comes from PETSTORE_API_KEY, which overrides any stored key: "auth login" would change nothing.
+      /^error: authentication failed: invalid key \(unauthorized, HTTP 401\); PETSTORE_API_KEY is set and overrides the stored key: fix or unset it\n$/,
+    ],
+    [
+      405,
+      '{"code":"method_not_allowed","message":"method GET is not allowed on /v1/store/orders; allowed: POST","status":405}',
+      2,
+      /^error: method not allowed by the server: method GET is not allowed on \/v1\/store\/orders; allowed: POST \(method_not_allowed, HTTP 405\)\n$/,
     ],
     [400, '{"code":"invalid_body","message":"name is required","status":400}', 2, /^error: the server rejected the request: name is required/],
   ])('HTTP %i -> exit %i', async (status, body, exit, message) => {
@@ -174,6 +181,13 @@ describe('petstore api: error statuses print the body and map to exit codes', ()
     expect(r.stderr).toMatch(message);
     expect(r.exitCode).toBe(exit);
     noKey(r);
+  });
+
+  it('a 405 without a body names the methods of its Allow header (exit 2)', async () => {
+    cli.api.on('DELETE', '/v1/pets', { status: 405, body: '', headers: { allow: 'GET, POST' } });
+    const r = await run(['-X', 'DELETE', '/pets']);
+    expect(r.stderr).toBe('error: method not allowed by the server: HTTP 405 with an empty body; allowed: GET, POST\n');
+    expect(r.exitCode).toBe(2);
   });
 
   it('never follows a redirect (the key would go along): the 3xx is reported, exit 1', async () => {

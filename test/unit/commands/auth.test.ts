@@ -167,6 +167,30 @@ describe('auth status', () => {
     expect(r.stdout).toBe(`env\tbaseUrl\tkeySource\tkey\tserver\nproduction *\t${MOCK_BASE_URL}\t${configFile()}\t****1234\taccepted\n`);
   });
 
+  it("csv: the env name alone, and a current column of true/false (the `*` marker is the table's)", async () => {
+    acceptOnly(KEY);
+    await run(['auth', 'login', '--no-verify'], { input: KEY });
+    const one = await run(['auth', 'status', '-o', 'csv']);
+    expect(one.stdout).toBe(`env,current,baseUrl,keySource,key,server\nproduction,true,${MOCK_BASE_URL},${configFile()},****1234,accepted\n`);
+    const all = await run(['auth', 'status', '--all', '-o', 'csv']);
+    expect(all.stdout).toBe(
+      'env,current,baseUrl,keySource,key,server\n' +
+        `production,true,${MOCK_BASE_URL},${configFile()},****1234,accepted\n` +
+        'staging,false,(not set),none,,not checked (no base URL)\n',
+    );
+  });
+
+  it('a key of PETSTORE_API_KEY the server rejects: the advice is to fix or unset it, not to log in', async () => {
+    acceptOnly(KEY);
+    const r = await run(['auth', 'status'], { env: { PETSTORE_API_KEY: OTHER } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toMatch(
+      /^error: the server rejected the API key for "production": .*; PETSTORE_API_KEY is set and overrides the stored key: fix or unset it\n$/,
+    );
+    const all = await run(['auth', 'status', '--all'], { env: { PETSTORE_API_KEY: OTHER } });
+    expect(all.stderr).toMatch(/; PETSTORE_API_KEY is set and overrides the stored key: fix or unset it\n$/);
+  });
+
   it('reports PETSTORE_API_KEY as the source when it is set', async () => {
     acceptOnly(OTHER);
     await run(['auth', 'login', '--no-verify'], { input: KEY });

@@ -19,7 +19,7 @@ describe('env list', () => {
   it('always has production and staging, marks production current by default, and has no built-in URL', async () => {
     const r = await run(['env', 'list']);
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe('current: production (from built-in default)\n');
     expect(r.stdout).toBe('current\tname\tbaseUrl\tkey\n*\tproduction\t(not set)\tno\n\tstaging\t(not set)\tno\n');
   });
 
@@ -28,22 +28,35 @@ describe('env list', () => {
     await run(['auth', 'login', '--no-verify', '--env', 'staging'], { input: 'sk_test_0123456789abcdef' });
     const r = await run(['env', 'list', '-o', 'json']);
     expect(JSON.parse(r.stdout)).toEqual([
-      { name: 'production', current: true, baseUrl: null, keyStored: false },
-      { name: 'staging', current: false, baseUrl: 'https://staging.example.com/v1', keyStored: true },
+      { name: 'production', current: true, currentSource: 'default', baseUrl: null, keyStored: false },
+      { name: 'staging', current: false, currentSource: null, baseUrl: 'https://staging.example.com/v1', keyStored: true },
     ]);
     expect(r.stdout).not.toContain('0123456789abcdef');
+    // No table line on stderr in machine formats: the JSON says it.
+    expect(r.stderr).toBe('');
+    // The `*` marker is the table's; csv says true or false, as JSON does.
     const csv = await run(['env', 'list', '-o', 'csv']);
-    expect(csv.stdout).toBe('current,name,baseUrl,key\n*,production,(not set),no\n,staging,https://staging.example.com/v1,yes\n');
+    expect(csv.stdout).toBe('current,name,baseUrl,key\ntrue,production,(not set),no\nfalse,staging,https://staging.example.com/v1,yes\n');
     const nd = await run(['env', 'list', '-o', 'ndjson']);
     expect(nd.stdout.trim().split('\n')).toHaveLength(2);
   });
 
   it('marks the environment chosen by PETSTORE_ENV or --env for this call', async () => {
     const viaEnv = await run(['env', 'list', '-o', 'json'], { env: { PETSTORE_ENV: 'staging' } });
-    expect(JSON.parse(viaEnv.stdout).find((e: { current: boolean }) => e.current).name).toBe('staging');
-    expect(viaEnv.stderr).toContain('PETSTORE_ENV=staging overrides the default environment (production)');
+    expect(JSON.parse(viaEnv.stdout).find((e: { current: boolean }) => e.current)).toMatchObject({ name: 'staging', currentSource: 'PETSTORE_ENV' });
     const viaFlag = await run(['--env', 'staging', 'env', 'list', '-o', 'json']);
-    expect(JSON.parse(viaFlag.stdout).find((e: { current: boolean }) => e.current).name).toBe('staging');
+    expect(JSON.parse(viaFlag.stdout).find((e: { current: boolean }) => e.current)).toMatchObject({ name: 'staging', currentSource: 'flag' });
+  });
+
+  it('says on stderr which source chose the current environment', async () => {
+    expect((await run(['env', 'list'], { env: { PETSTORE_ENV: 'staging' } })).stderr).toBe('current: staging (from PETSTORE_ENV; the default is production)\n');
+    expect((await run(['--env', 'staging', 'env', 'list'])).stderr).toBe('current: staging (from --env; the default is production)\n');
+    await run(['env', 'use', 'staging']);
+    expect((await run(['env', 'list'])).stderr).toBe('current: staging (from env use)\n');
+    const json = await run(['env', 'list', '-o', 'json']);
+    expect(JSON.parse(json.stdout).find((e: { current: boolean }) => e.current)).toMatchObject({ name: 'staging', currentSource: 'config' });
+    // --quiet: only errors on stderr.
+    expect((await run(['env', 'list', '-q'])).stderr).toBe('');
   });
 
   it('draws a table on a TTY', async () => {
@@ -99,6 +112,117 @@ describe('env set', () => {
   });
 });
 
+describe('env set: a new URL for an environment with a stored key', () => {
+  const KEY = 'sk_test_0123456789abcdef';
+  async function withKey() {
+    await run(['env', 'set', 'local', 'http://127.0.0.1:8080/v1']);
+    await run(['auth', 'login', '--no-verify', '--env', 'local'], { input: KEY });
+  }
+
+  it('not on a terminal: keeps the key, with one warning line naming the new URL and the logout command', async () => {
+    await withKey();
+    const r = await run(['env', 'set', 'local', 'http://127.0.0.1:9090/v1']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe(
+      'Updated environment "local": http://127.0.0.1:9090/v1\n' +
+        'warning: the stored API key of "local" stays and will be sent to http://127.0.0.1:9090/v1; if it is not for that server: petstore auth logout --env local\n' +
+        'To make it the default: petstore env use local\n',
+    );
+    expect(config().envs.local).toEqual({ baseUrl: 'http://127.0.0.1:9090/v1', apiKey: KEY });
+    expect(r.stderr).not.toContain('0123456789abcdef');
+  });
+
+  it('--yes keeps it the same way; the same URL again, or no key, warns about nothing', async () => {
+    await withKey();
+    const yes = await run(['env', 'set', 'local', 'http://127.0.0.1:9090/v1', '--yes']);
+    expect(yes.stderr).toContain('warning: the stored API key of "local" stays');
+    expect(config().envs.local.apiKey).toBe(KEY);
+    expect((await run(['env', 'set', 'local', 'http://127.0.0.1:9090/v1'])).stderr).not.toContain('warning');
+    await run(['env', 'set', 'other', 'http://127.0.0.1:1/v1']);
+    expect((await run(['env', 'set', 'other', 'http://127.0.0.1:2/v1'])).stderr).not.toContain('warning');
+  });
+});
+
+describe('env remove', () => {
+  it('not on a terminal, without --yes: one line naming --yes, exit 2, nothing changed', async () => {
+    await run(['env', 'set', 'local', 'http://127.0.0.1:8080/v1']);
+    const before = readFileSync(join(cfg.dir, 'config.json'), 'utf8');
+    const r = await run(['env', 'remove', 'local']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe(
+      'error: refusing to remove environment "local" (http://127.0.0.1:8080/v1) without confirmation: pass --yes (stdin is not a terminal)\n',
+    );
+    expect(readFileSync(join(cfg.dir, 'config.json'), 'utf8')).toBe(before);
+    const noInput = await run(['env', 'remove', 'local', '--no-input'], { stdinTTY: true, stderrTTY: true });
+    expect(noInput.exitCode).toBe(2);
+    expect(noInput.stderr).toContain('pass --yes (--no-input was given)');
+  });
+
+  it('--yes removes it and its stored key', async () => {
+    await run(['env', 'set', 'local', 'http://127.0.0.1:8080/v1']);
+    await run(['auth', 'login', '--no-verify', '--env', 'local'], { input: 'sk_test_0123456789abcdef' });
+    const r = await run(['env', 'remove', 'local', '--yes']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('Removed environment "local" and its stored API key.\n');
+    expect(config().envs.local).toBeUndefined();
+    expect(readFileSync(join(cfg.dir, 'config.json'), 'utf8')).not.toContain('0123456789abcdef');
+    expect((await run(['env', 'list', '-o', 'json'])).stdout).not.toContain('local');
+  });
+
+  it('the default environment: removed, and the built-in default (production) takes over, said so', async () => {
+    await run(['env', 'set', 'local', 'http://127.0.0.1:8080/v1']);
+    await run(['env', 'use', 'local']);
+    const r = await run(['env', 'remove', 'local', '--yes'], { env: { PETSTORE_ENV: 'local' } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe(
+      'Removed environment "local".\n' +
+        '"local" was the default environment; the default is now production (built-in). Choose another with: petstore env use <name>\n' +
+        'note: PETSTORE_ENV=local is set in this shell and names it: unset PETSTORE_ENV\n',
+    );
+    expect(config().currentEnv).toBeUndefined();
+    expect((await run(['env', 'list'])).stderr).toBe('current: production (from built-in default)\n');
+  });
+
+  it('a built-in environment is reset, not removed: no URL, no key, still listed, still the default if it was', async () => {
+    await run(['env', 'set', 'staging', 'https://staging.example.com/v1']);
+    await run(['auth', 'login', '--no-verify', '--env', 'staging'], { input: 'sk_test_0123456789abcdef' });
+    await run(['env', 'use', 'staging']);
+    const r = await run(['env', 'remove', 'staging', '--yes']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('Reset built-in environment "staging": no base URL, no stored key (built-in environments always exist).\n');
+    expect(config().envs.staging).toBeUndefined();
+    expect(config().currentEnv).toBe('staging');
+    expect(JSON.parse((await run(['env', 'list', '-o', 'json'])).stdout)).toContainEqual({
+      name: 'staging',
+      current: true,
+      currentSource: 'config',
+      baseUrl: null,
+      keyStored: false,
+    });
+    const again = await run(['env', 'remove', 'staging']);
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toBe('Built-in environment "staging" has no base URL or stored key; nothing to remove (built-in environments always exist).\n');
+  });
+
+  it('a built-in environment with only a key: the refusal and the reset name just the key', async () => {
+    await run(['auth', 'login', '--no-verify'], { input: 'sk_test_0123456789abcdef' });
+    const refused = await run(['env', 'remove', 'production']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toBe(
+      'error: refusing to reset built-in environment "production": forget its stored API key without confirmation: pass --yes (stdin is not a terminal)\n',
+    );
+    expect(config().envs.production.apiKey).toBe('sk_test_0123456789abcdef');
+    expect((await run(['env', 'remove', 'production', '--yes'])).exitCode).toBe(0);
+    expect(config().envs.production).toBeUndefined();
+  });
+
+  it('an unknown name: exit 2 naming the known ones', async () => {
+    const r = await run(['env', 'remove', 'qa', '--yes']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe('error: unknown environment "qa" (known: production, staging); nothing was removed\n');
+  });
+});
+
 describe('env use', () => {
   it('persists the default environment', async () => {
     await run(['env', 'set', 'staging', 'https://staging.example.com/v1']);
@@ -130,7 +254,7 @@ describe('env show', () => {
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       name: 'production',
-      nameSource: 'config',
+      nameSource: 'default',
       baseUrl: 'https://api.example.com/v1',
       baseUrlSource: 'config',
       keyStored: false,
@@ -162,7 +286,7 @@ describe('env show', () => {
   it('says how to set a missing URL, and exits 0', async () => {
     const r = await run(['env', 'show']);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toBe('name\tfrom\tbaseUrl\tbaseUrlFrom\tkey\nproduction\tdefault\t(not set)\t\tno\n');
+    expect(r.stdout).toBe('name\tfrom\tbaseUrl\tbaseUrlFrom\tkey\nproduction\tbuilt-in default\t(not set)\t\tno\n');
     expect(r.stderr).toContain('petstore env set production https://<host>/v1');
   });
 
@@ -175,7 +299,14 @@ describe('env show', () => {
 
   it('treats an empty PETSTORE_ENV as unset', async () => {
     const r = await run(['env', 'show', '--json'], { env: { PETSTORE_ENV: '' } });
-    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'production', nameSource: 'config' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'production', nameSource: 'default' });
+  });
+
+  it('names "env use" as the source once a default is stored, also when it is production', async () => {
+    await run(['env', 'use', 'production']);
+    const r = await run(['env', 'show']);
+    expect(r.stdout).toBe('name\tfrom\tbaseUrl\tbaseUrlFrom\tkey\nproduction\tenv use\t(not set)\t\tno\n');
+    expect(JSON.parse((await run(['env', 'show', '--json'])).stdout)).toMatchObject({ name: 'production', nameSource: 'config' });
   });
 });
 

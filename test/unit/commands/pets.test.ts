@@ -132,14 +132,25 @@ describe('pets list', () => {
 
   it('shows the server message, code and status on 401 with the login hint (exit 4)', async () => {
     cli.api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
-    const r = await run(['pets', 'list']);
+    await run(['auth', 'login', '--no-verify'], { input: MOCK_KEY, env: { PETSTORE_API_KEY: undefined } });
+    const r = await run(['pets', 'list'], { env: { PETSTORE_API_KEY: undefined } });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toBe('error: authentication failed: Invalid API key (unauthorized, HTTP 401); run: petstore auth login --env production\n');
   });
 
+  it('a 401 for the key of PETSTORE_API_KEY says to fix or unset it: logging in again would change nothing', async () => {
+    cli.api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
+    const r = await run(['pets', 'list']);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toBe(
+      'error: authentication failed: Invalid API key (unauthorized, HTTP 401); PETSTORE_API_KEY is set and overrides the stored key: fix or unset it\n',
+    );
+  });
+
   it('also prints the error as one JSON object on stderr with -o json', async () => {
     cli.api.on('GET', /^\/v1\/pets/, { status: 401, body: { code: 'unauthorized', message: 'Invalid API key', status: 401 } });
-    const r = await run(['pets', 'list', '-o', 'json']);
+    await run(['auth', 'login', '--no-verify'], { input: MOCK_KEY, env: { PETSTORE_API_KEY: undefined } });
+    const r = await run(['pets', 'list', '-o', 'json'], { env: { PETSTORE_API_KEY: undefined } });
     expect(r.exitCode).toBe(4);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
@@ -294,5 +305,48 @@ describe('pets get', () => {
     const r = await run(['pets', 'get']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("missing required argument 'petId'");
+  });
+});
+
+describe('pets add --help: the formats it lists are the ones --file takes', () => {
+  const RECORDS: Record<string, string> = {
+    json: '[{"name":"Rex","categoryId":1}]\n',
+    ndjson: '{"name":"Rex","categoryId":1}\n',
+    csv: 'name,categoryId\nRex,1\n',
+  };
+
+  it('every input format and every result format (-o with --file) it lists is accepted; the others are refused naming the same list', async () => {
+    const help = (await run(['pets', 'add', '--help'])).stdout.replace(/\s+/g, ' ');
+    const inputs = /--format <format> format of --file: (\S+)/.exec(help)?.[1]?.split('|');
+    const fileLine = /--file <file> create one pet per record of a (\S+) file/.exec(help)?.[1]?.split('|');
+    const results = /\(with --file: (\S+)\)/.exec(help)?.[1]?.split('|');
+    expect(inputs).toEqual(['json', 'ndjson', 'csv']);
+    expect(fileLine).toEqual(inputs);
+    expect(results).toEqual(['ndjson', 'table']);
+
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-formats-'));
+    try {
+      for (const format of inputs!) {
+        const file = join(dir, `pets.${format}`);
+        writeFileSync(file, RECORDS[format]!);
+        const r = await run(['pets', 'add', '--file', file, '--format', format, '--dry-run']);
+        expect(r.exitCode, `${format}: ${r.stderr}`).toBe(0);
+      }
+      const file = join(dir, 'pets.ndjson');
+      for (const output of results!) {
+        const r = await run(['pets', 'add', '--file', file, '--dry-run', '-o', output]);
+        expect(r.exitCode, `-o ${output}: ${r.stderr}`).toBe(0);
+      }
+      for (const output of ['json', 'csv']) {
+        const r = await run(['pets', 'add', '--file', file, '--dry-run', '-o', output]);
+        expect(r.exitCode).toBe(2);
+        expect(r.stderr.split('\n')[0]).toBe(`error: invalid --output "${output}": must be one of ${results!.join(', ')}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -52,6 +52,8 @@ describe('bash completion (real bash)', () => {
     expect(one('petstore', '--env', 'm')).toEqual(['mine']);
     expect(one('petstore', 'pets', 'list', '--env', 's')).toEqual(['staging']);
     expect(one('petstore', 'env', 'use', '')).toEqual(['mine', 'production', 'staging']);
+    expect(one('petstore', 'env', 'remove', '')).toEqual(['mine', 'production', 'staging']);
+    expect(one('petstore', 'env', 'remove', 'm')).toEqual(['mine']);
   });
 
   it('skips flag values while finding the command', () => {

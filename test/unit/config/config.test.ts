@@ -85,7 +85,7 @@ describe('ConfigStore and resolveTarget', () => {
     expect(store.loosePermissions()).toHaveLength(2);
     await store.setKey('production', 'k');
     // The folder existed before: its mode stays the user's (and is still warned about).
-    expect(store.loosePermissions()).toEqual([`${tmp.dir} is mode 0777: others may replace your config file there. Fix with: chmod go-w ${tmp.dir}`]);
+    expect(store.loosePermissions()).toEqual([{ path: tmp.dir, mode: 0o777, risk: 'others may replace your config file there', fix: `chmod go-w ${tmp.dir}` }]);
     expect(statSync(tmp.dir).mode & 0o777).toBe(0o777);
   });
 

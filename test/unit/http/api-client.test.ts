@@ -99,7 +99,9 @@ describe('429 and Retry-After', () => {
     const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(exitCodeFor(error)).toBe(6);
-    expect((error as Error).message).toMatch(/asked to wait 600s.*longer than --max-wait 120s; the limit resets at \d\d:\d\d:\d\d \(in 600s\)/);
+    expect((error as Error).message).toMatch(
+      /^rate limited by the minute limit: the server asked to wait 600s.*longer than --max-wait 120s; the minute limit resets at \d\d:\d\d:\d\d \(in 600s\)/,
+    );
     expect((error as RateLimitedError).resetAt).toBe(T0 + 600_000);
     expect(sent).toHaveLength(1);
     expect(clock.now()).toBe(T0);
@@ -117,7 +119,7 @@ describe('429 and Retry-After', () => {
     });
     const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as Error).message).toMatch(/still limited after 2 retries; the limit resets at/);
+    expect((error as Error).message).toMatch(/^rate limited by the minute limit: still limited after 2 retries; the minute limit resets at/);
     expect(sent).toHaveLength(3);
     for (let i = 1; i < sent.length; i++) expect(sent[i]!.at - sent[i - 1]!.at).toBeGreaterThanOrEqual(1000);
     expect(lines()).toEqual(['rate limited; retrying in 1s (attempt 1/2)', 'rate limited; retrying in 1s (attempt 2/2)']);
@@ -183,7 +185,9 @@ describe('shared gate within one process', () => {
     await call(client, GET);
     const error = await call(client, GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as Error).message).toMatch(/rate limit reached \(0\/5 left\).*longer than --max-wait 10s; the limit resets at .* \(in 300s\)/);
+    expect((error as Error).message).toMatch(
+      /^minute limit reached \(0\/5 left\): waiting for the minute window .*longer than --max-wait 10s; the minute limit resets at .* \(in 300s\)/,
+    );
     expect(sent).toHaveLength(1);
   });
 });

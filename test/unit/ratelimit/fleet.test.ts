@@ -82,7 +82,7 @@ describe('RateLimiter with others on other machines', () => {
     const waits: Array<{ kept?: number | undefined; reason: string }> = [];
     const error = await limiter.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as Error).message).toMatch(/^rate limit reached \(\d\/100 left\): waiting for the window would take/);
+    expect((error as Error).message).toMatch(/^minute limit reached \(\d\/100 left\): waiting for the minute window would take/);
     const later = await limiter.acquire({ maxWaitMs: 120_000, onWait: (w) => void waits.push(w) });
     expect(waits[0]).toMatchObject({ reason: 'quota' });
     expect(waits[0]!.kept).toBeGreaterThan(0);

@@ -260,7 +260,7 @@ describe('scarce quota: one request at a time, as without batching', () => {
     expect(more).toHaveLength(4);
     const waited: string[] = [];
     const fifth = await l.acquire({ maxWaitMs: 1000, onWait: (w) => void waited.push(w.reason) }).catch((e: Error) => e.message);
-    expect(fifth).toMatch(/rate limit reached \(0\/100 left\).*longer than --max-wait 1s/);
+    expect(fifth).toMatch(/minute limit reached \(0\/100 left\).*longer than --max-wait 1s/);
   });
 
   it('others wait for the reset when remaining is used up, but poll while some of it is only reserved', () => {

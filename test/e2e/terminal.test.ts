@@ -39,8 +39,8 @@ async function withSandbox<T>(options: SandboxOptions, run: (env: Record<string,
 const progressRows = (screen: string[]) => screen.filter((l) => /^seeding \d+\/\d+/.test(l));
 
 describe.skipIf(!hasScript)('seeding on a terminal', () => {
-  it('300 records at the default concurrency with the limit binding: completes, one live line, bounded bytes', async () => {
-    await withSandbox({ perMinute: 100, windowMs: 1000 }, async (env) => {
+  it.concurrent('300 records at the default concurrency with the limit binding: completes, one live line, bounded bytes', async () => {
+    await withSandbox({ perMinute: 150, windowMs: 1000 }, async (env) => {
       const r = await runOnPty(['pets', 'add', '--file', records(300, 'bound'), '--yes'], { env, timeoutMs: 30_000 });
       expect(r.exitCode, r.output).toBe(0);
       const screen = await r.screen();
@@ -57,13 +57,13 @@ describe.skipIf(!hasScript)('seeding on a terminal', () => {
     });
   }, 40_000);
 
-  it('-o ndjson on a terminal: each result line on its own row, never glued to the live line', async () => {
-    await withSandbox({ perMinute: 40, windowMs: 1000, latencyMs: 20 }, async (env) => {
-      const r = await runOnPty(['pets', 'add', '--file', records(60, 'rows'), '-o', 'ndjson', '--yes'], { env, timeoutMs: 30_000 });
+  it.concurrent('-o ndjson on a terminal: each result line on its own row, never glued to the live line', async () => {
+    await withSandbox({ perMinute: 100_000, latencyMs: 10 }, async (env) => {
+      const r = await runOnPty(['pets', 'add', '--file', records(150, 'rows'), '-o', 'ndjson', '--yes'], { env, timeoutMs: 30_000 });
       expect(r.exitCode, r.output).toBe(0);
       const screen = await r.screen();
       const results = screen.filter((l) => l.includes('"status":"created"'));
-      expect(results).toHaveLength(60);
+      expect(results).toHaveLength(150);
       for (const row of results) expect(row, screen.join('\n')).toMatch(/^\{"line":\d+,"status":"created"/);
       expect(progressRows(screen)).toEqual([]);
     });
@@ -110,7 +110,7 @@ describe.skipIf(!hasScript)('one command waiting for the limit on a terminal', (
 
 describe('seeding off a terminal (CI logs)', () => {
   it('no progress: each distinct wait once, then the summary; -q: nothing at all on success', async () => {
-    await withSandbox({ perMinute: 25, windowMs: 1000 }, async (env) => {
+    await withSandbox({ perMinute: 25, windowMs: 500 }, async (env) => {
       const r = await runCli(['pets', 'add', '--file', records(60, 'log'), '--concurrency', '8', '--yes'], { env, timeoutMs: 30_000 });
       expect(r.exitCode, r.stderr).toBe(0);
       const lines = r.stderr.split('\n').filter(Boolean);
@@ -123,7 +123,7 @@ describe('seeding off a terminal (CI logs)', () => {
       expect(lines.at(-1)).toMatch(/^created 60, failed 0, unknown 0, skipped 0, invalid 0 in /);
       expect(lines.filter((l) => !waits.includes(l) && !l.startsWith('journal: ') && !l.startsWith('created 60'))).toEqual([]);
 
-      const quiet = await runCli(['-q', 'pets', 'add', '--file', records(60, 'quiet'), '--concurrency', '8', '--yes'], { env, timeoutMs: 30_000 });
+      const quiet = await runCli(['-q', 'pets', 'add', '--file', records(40, 'quiet'), '--concurrency', '8', '--yes'], { env, timeoutMs: 30_000 });
       expect(quiet.exitCode, quiet.stderr).toBe(0);
       expect(quiet.stderr).toBe('');
     });

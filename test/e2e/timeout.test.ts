@@ -44,6 +44,7 @@ describe('--timeout', () => {
   });
 
   // The sandbox does not record requests whose client left before the answer: a server that counts arrivals instead.
+  // Each of the next three has a server of its own: they run at once.
   async function slowServer(ms: number) {
     const arrivals: string[] = [];
     const timers = new Set<NodeJS.Timeout>();
@@ -63,7 +64,7 @@ describe('--timeout', () => {
     return { ...server, arrivals };
   }
 
-  it('a GET that times out is retried (--max-retries), then still ends with exit 7', async () => {
+  it.concurrent('a GET that times out is retried (--max-retries), then still ends with exit 7', async () => {
     const slow = await slowServer(4000);
     try {
       // 3 attempts of 1 s plus backoff of at most 1 + 2 s.
@@ -84,7 +85,7 @@ describe('--timeout', () => {
     }
   }, 60_000);
 
-  it('a POST that times out is never repeated: outcome unknown, exit 7', async () => {
+  it.concurrent('a POST that times out is never repeated: outcome unknown, exit 7', async () => {
     const slow = await slowServer(3000);
     try {
       const r = await timed(() =>
@@ -106,7 +107,7 @@ describe('--timeout', () => {
     }
   });
 
-  it('covers the whole response: a body that stalls halfway times out too', async () => {
+  it.concurrent('covers the whole response: a body that stalls halfway times out too', async () => {
     const stall = await fakeServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('[{"id":1,"name":"Re');

@@ -37,11 +37,11 @@ export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
   ok: 'success (an empty list too)',
   failure: 'other failure: a server error (5xx), a malformed response, output or a journal that cannot be written, anything unexpected',
   usage:
-    'usage or invalid input, nothing sent: unknown flag or command, invalid value, unknown environment, no base URL, broken config file; also a 400 from the server',
+    'usage or invalid input, nothing sent: unknown flag or command, invalid value, unknown environment, no base URL, broken config file; also a 400 or 405 from the server',
   partial: 'partial failure of a bulk run (pets add --file): some records failed, were invalid or have an unknown outcome',
-  auth: 'authentication: no API key, or the server answered 401/403',
+  auth: 'authentication: no API key, the server answered 401/403, or auth login found no pet store API at the URL',
   notFound: 'not found (404)',
-  rateLimited: 'rate limited, and gave up (retries used up, or the wait would exceed --max-wait)',
+  rateLimited: 'rate limited, and gave up (retries used up, or the wait would exceed --max-wait); the message names the minute or the daily limit',
   network: 'network: connection refused, DNS, TLS, timeout; also a request whose outcome is unknown',
   interrupted: 'interrupted (Ctrl-C, SIGINT); the run winds down first',
   stdoutClosed:

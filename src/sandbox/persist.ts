@@ -5,9 +5,9 @@
 //   {"id":1,"name":"Rex","categoryId":3,"status":"available"}
 //   {"id":11,"name":"Tom","categoryId":1}
 // The first line is written when the file is compacted (rewritten whole); each created pet is added as
-// one line, synced before its 201 is sent, into room reserved ahead as zero bytes: the lines end at the
-// first NUL (a sandbox killed while running leaves the room behind; a clean stop cuts it off). A last line
-// without its newline is a create the sandbox never acknowledged (the process died writing it): dropped. The next id is never lower than the
+// one line, written before its 201 is sent. The lines end at the first NUL: a machine that crashes can
+// leave zero-filled blocks after the last line it synced. A last line without its newline is a create
+// the sandbox never acknowledged (the process died writing it): dropped. The next id is never lower than the
 // header's nor than the highest id + 1, so an id is never handed out twice.
 // Format 1 (earlier versions, read only): {"version":1,"nextId":12,"pets":[...]}.
 
@@ -117,7 +117,7 @@ export async function loadData(file: string): Promise<DataFile | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SandboxStartError(`cannot read --data file ${file}: ${(error as Error).message}`, { cause: error });
   }
-  // The lines end where the room reserved for more begins (data-log.ts).
+  // The lines end at the first NUL (zero-filled blocks a machine crash can leave).
   const nul = text.indexOf('\0');
   const reserved = nul !== -1;
   if (reserved) text = text.slice(0, nul);

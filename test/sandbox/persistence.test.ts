@@ -51,7 +51,7 @@ describe('sandbox --data persistence', () => {
     expect(third.pets().map((p) => p.id)).toEqual([9007199254740993n, 9007199254740994n, 9007199254740995n]);
   });
 
-  it('a 201 goes out only once its line is on disk; nothing but the data file is left', async () => {
+  it('a 201 goes out only once its line is in the file; nothing but the data file is left', async () => {
     const sb = await start();
     const r = await createPet(sb, { name: 'Rex', categoryId: 1 });
     expect(r.status).toBe(201);
@@ -60,11 +60,10 @@ describe('sandbox --data persistence', () => {
     await sb.close();
     expect(await readdir(dir)).toEqual(['pets.json']);
     expect(sb.stats().persistWrites).toBeGreaterThanOrEqual(1);
-    // The room reserved for more lines is cut off by a clean stop.
     expect(await readFile(file, 'utf8')).toBe('{"petstore-sandbox-data":2,"nextId":1}\n{"id":1,"name":"Rex","categoryId":1}\n');
   });
 
-  it('the room a killed sandbox reserved (zeros after the lines) is where the lines end', async () => {
+  it('zeros after the lines (blocks a machine crash can leave) are where the lines end', async () => {
     await writeFile(file, `{"petstore-sandbox-data":2,"nextId":1}\n{"id":1,"name":"Rex","categoryId":1}\n{"id":2,"na${'\0'.repeat(4096)}`);
     const sb = await start();
     expect(sb.pets().map((p) => p.name)).toEqual(['Rex']);

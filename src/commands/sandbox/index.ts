@@ -25,7 +25,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--day-window <duration>', 'length of the per-day window', '24h')
     .option('--no-ban', 'do not ban keys that retry before Retry-After has passed')
     .option('--ban-seconds <n>', 'length of a ban (default: 5 windows)')
-    .option('--data <file>', 'keep pets in this file, loaded at start (each create is on disk before its 201)')
+    .option('--data <file>', 'keep pets in this file, loaded at start (each create is written before its 201)')
     .option('--first-id <n>', 'first id to hand out (exact int64)')
     .option('--log', 'print one line per request on stderr');
   sandbox.action(ctx.lazy(() => import('./sandbox.js')));

@@ -8,9 +8,11 @@
 // code of each set of importers into a chunk of its own, and one small file loads faster than
 // six (bench/README.md).
 
+import { GET_PET_SUNSET, LIST_LIMIT, PET_STATUSES } from './contract/petstore.js';
 import { UsageError } from './errors/errors.js';
 
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+// The statuses and the page size are the interface's (openapi/petstore.yaml, through its generated module).
+export { PET_STATUSES };
 export type PetStatus = (typeof PET_STATUSES)[number];
 
 /** -o/--output of the commands that print data. */
@@ -60,8 +62,16 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
 }
 
-/** --limit of `pets list`: the interface's page size (GET /pets limit: 1 to 100, 20 when not sent). */
-export const PAGE_SIZE = { min: 1, max: 100, serverDefault: 20 } as const;
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** When the deprecated GET /pets/{petId} goes (the interface's x-sunset), in words: "5 December 2030". */
+export const GET_PET_REMOVAL = (() => {
+  const [year, month, day] = GET_PET_SUNSET.split('-').map(Number) as [number, number, number];
+  return `${day} ${MONTHS[month - 1]} ${year}`;
+})();
+
+/** --limit of `pets list`: the interface's page size (GET /pets limit). */
+export const PAGE_SIZE = { min: LIST_LIMIT.min, max: LIST_LIMIT.max, serverDefault: LIST_LIMIT.default } as const;
 
 export function parseLimit(text: string, flag = '--limit'): number {
   return wholeNumber(flag, PAGE_SIZE.min, PAGE_SIZE.max)(text);

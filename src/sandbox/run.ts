@@ -1,7 +1,7 @@
 // `petstore sandbox`: start the server, print how to use it, run until the
 // signal aborts (SIGINT/SIGTERM), then shut down gracefully.
 
-import { formatDuration, startSandbox, type RecordedRequest, type SandboxHandle } from './server.js';
+import { formatDuration, OPENAPI_PATH, startSandbox, type RecordedRequest, type SandboxHandle } from './server.js';
 import type { SandboxCommandOptions } from './options.js';
 import { toSandboxOptions } from './options.js';
 
@@ -35,6 +35,7 @@ function formatBanner(sb: SandboxHandle): string {
   lines.push(l.ban ? `  ban:   ${l.banSeconds}s for a retry before a 429's reset (--no-ban to disable)` : '  ban:   off');
   if (sb.dataFile !== undefined) lines.push(`  data:  ${sb.dataFile} (${sb.loadedPets} ${sb.loadedPets === 1 ? 'pet' : 'pets'} loaded)`);
   else lines.push('  data:  in memory (pass --data FILE to keep pets across restarts)');
+  lines.push(`  api:   ${sb.url}${OPENAPI_PATH} (the OpenAPI description)`);
   if (!LOOPBACK.has(sb.host)) lines.push(`  warning: listening on ${sb.host}: other machines may reach this sandbox`);
   // An environment of its own: a key stored for production (or a PETSTORE_BASE_URL exported over every
   // environment) would send the sandbox's key to production, or production's key to the sandbox.

@@ -13,9 +13,14 @@ import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { PetStore } from './store.js';
 import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
 import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
+import { GET_PET_SUNSET } from '../contract/petstore.js';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The removal date of GET /pets/{petId} announced by the document. */
-const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+// The removal date of the deprecated getPet, from the interface (openapi/petstore.yaml x-sunset), as an HTTP date.
+const GET_PET_SUNSET_HEADER = new Date(`${GET_PET_SUNSET}T00:00:00Z`).toUTCString();
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const DEFAULT_BAN_GRACE_MS = 100;
 const DEFAULT_RECORD_LIMIT = 10_000;
@@ -189,6 +194,38 @@ function resolveRoute(method: string, path: string): Route {
   return { kind: 'unknownPath' };
 }
 
+/** Where the sandbox serves the interface's OpenAPI description (outside /v1: no key, no rate limit). */
+export const OPENAPI_PATH = '/openapi.yaml';
+let description: Buffer | undefined;
+
+/** openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
+function readDescription(): Buffer {
+  if (description) return description;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++, dir = dirname(dir)) {
+    try {
+      description = readFileSync(join(dir, 'openapi', 'petstore.yaml'));
+      return description;
+    } catch {
+      // not here: one folder up
+    }
+  }
+  throw new Error('openapi/petstore.yaml is not in the package');
+}
+
+function serveDescription(res: ServerResponse, head: boolean): void {
+  let body: Buffer;
+  try {
+    body = readDescription();
+  } catch (error) {
+    const e = apiError('internal', (error as Error).message);
+    res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length });
+  res.end(head ? undefined : body);
+}
+
 /** Generates an API key: "sk_sandbox_" and 24 random base64url characters. */
 function generateKey(): string {
   return `sk_sandbox_${randomBytes(18).toString('base64url')}`;
@@ -305,6 +342,9 @@ interface Answer {
   errorCode: string | undefined;
   close: boolean;
 }
+
+/** Rate-limit headers of requests without a recognised key: a window no request ever counts in. */
+const ANONYMOUS_KEY = '\0anonymous';
 
 function setRateHeaders(headers: OutgoingHttpHeaders, h: RateHeaders): void {
   headers['x-ratelimit-limit'] = String(h.limit);
@@ -458,7 +498,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const route = resolveRoute(method, path);
     if (route.kind === 'getPet') {
       answer.headers.deprecation = 'true';
-      answer.headers.sunset = GET_PET_SUNSET;
+      answer.headers.sunset = GET_PET_SUNSET_HEADER;
     }
 
     // Authentication. Unknown paths and methods are answered without a key.
@@ -532,6 +572,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.url === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) return serveDescription(res, req.method === 'HEAD');
     stats.inFlight++;
     const time = clock();
     const started = performance.now();
@@ -555,6 +596,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       if (res.destroyed) return;
       const headers = answer.headers;
+      // The rate-limit headers are on every API response (interface document): answers given before the
+      // limiter ran (a 401, a failure injected by a test) carry the key's window as it stands, uncounted
+      // (for no recognised key, a fresh window of the plan).
+      if (headers['x-ratelimit-limit'] === undefined) setRateHeaders(headers, limiter.peek(got.key ?? ANONYMOUS_KEY, clock()));
       headers['content-type'] = 'application/json';
       headers['content-length'] = Buffer.byteLength(answer.body);
       if (answer.close || closing) headers.connection = 'close';

@@ -2,16 +2,19 @@
 // segment. Every failure is a 400 ApiError whose message names the field.
 
 import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
+import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { apiError } from './errors.js';
 import { PET_STATUSES, isPetStatus, type NewPet, type PetStatus } from './types.js';
 
 /** Longest accepted pet name, in Unicode code points. */
 const NAME_MAX_LENGTH = 200;
-const LIMIT_MIN = 1;
-const LIMIT_MAX = 100;
-const LIMIT_DEFAULT = 20;
+// The page size and NewPet's fields are the interface's (openapi/petstore.yaml, through its generated module).
+const LIMIT_MIN = LIST_LIMIT.min;
+const LIMIT_MAX = LIST_LIMIT.max;
+const LIMIT_DEFAULT = LIST_LIMIT.default;
 
-const NEW_PET_FIELDS = new Set(['name', 'categoryId', 'status']);
+const NEW_PET_FIELD_SET: ReadonlySet<string> = new Set(NEW_PET_FIELDS);
+const FIELD_LIST = `${NEW_PET_FIELDS.slice(0, -1).join(', ')} and ${NEW_PET_FIELDS.at(-1)}`;
 const STATUS_LIST = PET_STATUSES.join(', ');
 
 /** A short type name of a JSON value, for messages. */
@@ -51,12 +54,12 @@ export function validateNewPet(value: unknown): NewPet {
   const body = value as Record<string, unknown>;
   for (const key of Object.keys(body)) {
     if (key === 'id') throw apiError('read_only_field', 'id is read-only: the service assigns it on creation; remove it from the body');
-    if (!NEW_PET_FIELDS.has(key)) {
-      throw apiError('unknown_field', `unknown field ${JSON.stringify(key)}: a NewPet has only name, categoryId and status`);
+    if (!NEW_PET_FIELD_SET.has(key)) {
+      throw apiError('unknown_field', `unknown field ${JSON.stringify(key)}: a NewPet has only ${FIELD_LIST}`);
     }
   }
+  for (const field of NEW_PET_REQUIRED) if (!Object.hasOwn(body, field)) throw apiError('missing_field', `${field} is required`);
 
-  if (!Object.hasOwn(body, 'name')) throw apiError('missing_field', 'name is required');
   const name = body.name;
   if (typeof name !== 'string') throw apiError('invalid_field', `name must be a string, got ${jsonType(name)}`);
   if (name.trim().length === 0) throw apiError('invalid_field', 'name must not be empty or blank');
@@ -66,7 +69,6 @@ export function validateNewPet(value: unknown): NewPet {
     throw apiError('invalid_field', `name must be at most ${NAME_MAX_LENGTH} characters, got ${length}`);
   }
 
-  if (!Object.hasOwn(body, 'categoryId')) throw apiError('missing_field', 'categoryId is required');
   const raw = body.categoryId;
   const categoryId = toInt64(raw);
   if (categoryId === undefined) {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CI_SEED_RECIPE } from '../../src/help/topics.js';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
+import { startSandbox } from '../helpers/sandbox.js';
+import { type SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
 import { linesWith, petstoreOnPath, readJournalNow, seedRecords, storedByName, until, writeCsv, type SeedRecord } from '../helpers/seeding.js';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../helpers/sandbox.js';
 import { EXIT_CODE_MEANING, ExitCode, SIGNAL_EXIT } from '../../src/errors/exit-codes.js';
 import { FORMATS } from '../../src/flag-values.js';
 import { CI_SEED_RECIPE, HELP_TOPICS } from '../../src/help/topics.js';

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
+import { startSandbox } from '../helpers/sandbox.js';
+import { type SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,9 +32,9 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds only what runs: bin, dist, README, LICENSE, package.json, the man page', () => {
+  it('holds only what runs: bin, dist, README, LICENSE, package.json, the man page, the OpenAPI description', () => {
     const outside = files.filter(
-      (f) => !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json', 'docs/petstore.1'].includes(f)),
+      (f) => !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json', 'docs/petstore.1', 'openapi/petstore.yaml'].includes(f)),
     );
     expect(outside).toEqual([]);
     expect(files).toContain('bin/petstore');

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../helpers/sandbox.js';
 import type { CliResult } from '../helpers/cli.js';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
 import { expectedNames, storedNames } from '../helpers/seeding.js';

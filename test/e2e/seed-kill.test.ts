@@ -11,7 +11,8 @@
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
+import { startSandbox } from '../helpers/sandbox.js';
+import { type SandboxHandle } from '../../src/sandbox/server.js';
 import { spawnCli, tempDir } from '../helpers/cli.js';
 import {
   bash,

@@ -4,7 +4,7 @@
 // test/slow/shared-limiter-fleet.test.ts.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../helpers/sandbox.js';
 import { spawnCli, tempDir } from '../helpers/cli.js';
 import { E2E_KEY, e2e, expectNoKey, type E2E } from '../helpers/e2e.js';
 import { freePort, hasRedisServer, startRedis, type RedisHandle } from '../helpers/redis.js';

@@ -44,9 +44,12 @@ describe('sandbox rate limits (fake clock)', () => {
       // The window opened at the first request and ends at the next whole second after 60 s.
       expect(rate(r).reset).toBe(1_700_000_061);
     });
-    // Not for unrecognised keys.
+    // An unrecognised key gets them too (every API response has them), from a window nothing counts in;
+    // the key's own count is unchanged.
     const anon = await call(s, 'GET', '/v1/pets', { key: 'zzz' });
-    expect(anon.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(anon.status).toBe(401);
+    expect(rate(anon)).toMatchObject({ limit: 50, remaining: 50 });
+    expect(rate(await call(s, 'GET', '/v1/pets'))).toMatchObject({ remaining: 40 });
   });
 
   it('uses the plan table: free 60/1000, pro 300/10000, business 1000/100000', async () => {

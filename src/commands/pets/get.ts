@@ -7,6 +7,7 @@ import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';
 import { parseId, toPet } from '../../pets/pet.js';
 import { petView } from './view.js';
+import { GET_PET_REMOVAL } from '../../flag-values.js';
 
 export interface GetOptions {
   id: bigint;
@@ -16,7 +17,7 @@ export interface GetOptions {
 }
 
 export const DEPRECATION_WARNING =
-  'warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on 5 December 2030; ' +
+  `warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on ${GET_PET_REMOVAL}; ` +
   'use "petstore pets list --status <status>" instead';
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { FILE_RESULT_FORMATS, INPUT_FORMATS, parseLimit, parseLineList, PET_STATUSES, wholeNumber } from '../../flag-values.js';
+import { FILE_RESULT_FORMATS, GET_PET_REMOVAL, INPUT_FORMATS, parseLimit, parseLineList, PET_STATUSES, wholeNumber } from '../../flag-values.js';
 import { choiceOption, examples, outputOptions, type CommandContext } from '../context.js';
 
 export function registerPets(program: Command, ctx: CommandContext): void {
@@ -58,7 +58,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
   const get = pets
     .command('get')
     .alias('view')
-    .description('show one pet (GET /pets/{petId}, deprecated: removed on 5 December 2030)')
+    .description(`show one pet (GET /pets/{petId}, deprecated: removed on ${GET_PET_REMOVAL})`)
     .argument('<petId>', 'the pet id, a signed 64-bit integer');
   outputOptions(get).action(ctx.lazy(() => import('./get.js')));
   examples(get, ['petstore pets get 42', 'petstore pets get 9007199254740993 -o json', 'petstore pets list --status sold   # the replacement']);

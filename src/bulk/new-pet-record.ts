@@ -1,9 +1,10 @@
+import { NEW_PET_FIELDS as CONTRACT_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
 import { isPetStatus, PET_STATUSES, type NewPet } from '../pets/pet.js';
 
-/** The fields a record may have (a CSV header may name), and those it must have. */
-export const NEW_PET_FIELDS: readonly string[] = ['name', 'categoryId', 'status'];
-export const REQUIRED_FIELDS: readonly string[] = ['name', 'categoryId'];
+/** The fields a record may have (a CSV header may name), and those it must have: NewPet's (openapi/petstore.yaml). */
+export const NEW_PET_FIELDS: readonly string[] = CONTRACT_FIELDS;
+export const REQUIRED_FIELDS: readonly string[] = NEW_PET_REQUIRED;
 const FIELDS = new Set(NEW_PET_FIELDS);
 
 export type RecordCheck = { ok: true; pet: NewPet } | { ok: false; problems: string[] };

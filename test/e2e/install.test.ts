@@ -34,7 +34,8 @@ afterAll(async () => {
 describe('the npm package', () => {
   it('holds only what runs: bin, dist, README, LICENSE, package.json, the man page, the OpenAPI description', () => {
     const outside = files.filter(
-      (f) => !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json', 'docs/petstore.1', 'openapi/petstore.yaml'].includes(f)),
+      (f) =>
+        !(f === 'bin/petstore' || f.startsWith('dist/') || ['README.md', 'LICENSE', 'package.json', 'docs/petstore.1', 'openapi/petstore.yaml'].includes(f)),
     );
     expect(outside).toEqual([]);
     expect(files).toContain('bin/petstore');

@@ -63,14 +63,17 @@ export function contractViolations(r: RecordedRequest): string[] {
     const h = deref(header);
     const value = r.responseHeaders[name.toLowerCase()];
     if (h.required && value === undefined) out.push(`${where}: header ${name} is required`);
-    else if (value !== undefined && (h.schema as Obj | undefined)?.type === 'integer' && !/^\d+$/.test(value)) out.push(`${where}: header ${name} must be an integer, got ${value}`);
+    else if (value !== undefined && (h.schema as Obj | undefined)?.type === 'integer' && !/^\d+$/.test(value))
+      out.push(`${where}: header ${name} must be an integer, got ${value}`);
   }
   const content = (response.content as Obj | undefined)?.['application/json'] as Obj | undefined;
   const schema = content?.schema as Obj | undefined;
   if (schema?.$ref) out.push(...validate(String(schema.$ref), body).map((m) => `${where}: ${m}`));
   if (r.status >= 200 && r.status < 300) {
     // Accepted: the request kept the description's rules too.
-    const requestSchema = (((found?.op.requestBody as Obj | undefined)?.content as Obj | undefined)?.['application/json'] as Obj | undefined)?.schema as Obj | undefined;
+    const requestSchema = (((found?.op.requestBody as Obj | undefined)?.content as Obj | undefined)?.['application/json'] as Obj | undefined)?.schema as
+      | Obj
+      | undefined;
     if (requestSchema?.$ref) out.push(...validate(String(requestSchema.$ref), JSON.parse(r.body)).map((m) => `${where}: request ${m}`));
     for (const p of (found?.op.parameters ?? []) as Obj[]) {
       const value = p.in === 'query' ? r.query[String(p.name)] : undefined;
@@ -81,7 +84,8 @@ export function contractViolations(r: RecordedRequest): string[] {
         if (!Number.isInteger(n) || (typeof s.minimum === 'number' && n < s.minimum) || (typeof s.maximum === 'number' && n > s.maximum)) {
           out.push(`${where}: request query ${String(p.name)}=${value} breaks ${JSON.stringify({ minimum: s.minimum, maximum: s.maximum })}`);
         }
-      } else if (Array.isArray(s.enum) && !s.enum.includes(value)) out.push(`${where}: request query ${String(p.name)}=${value} is not one of ${s.enum.join(', ')}`);
+      } else if (Array.isArray(s.enum) && !s.enum.includes(value))
+        out.push(`${where}: request query ${String(p.name)}=${value} is not one of ${s.enum.join(', ')}`);
     }
   }
   return out;

@@ -10,6 +10,7 @@ import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, toPet, type NewPet, type PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
+import { NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../../contract/petstore.js';
 
 export interface AddOptions {
   pet: NewPet;
@@ -35,7 +36,7 @@ const FLAG: Record<string, string> = {
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
   if (opts.file !== undefined) {
-    const single = ['name', 'categoryId', 'status'].filter((k) => opts[k] !== undefined);
+    const single = NEW_PET_FIELDS.filter((k) => opts[k] !== undefined);
     if (single.length > 0) {
       throw new UsageError(`${single.map((k) => FLAG[k]).join(', ')} cannot be combined with --file: give the fields in the file's records`);
     }
@@ -44,7 +45,7 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   }
   const stray = BULK_ONLY.filter((k) => opts[k] !== undefined);
   if (stray.length > 0) throw new UsageError(`${stray.map((k) => FLAG[k]).join(', ')} only applies with --file`);
-  for (const k of ['name', 'categoryId'] as const) {
+  for (const k of NEW_PET_REQUIRED) {
     if (opts[k] === undefined) throw new UsageError(`missing ${FLAG[k]}: "pets add" needs --name and --category-id (or --file)`);
   }
   const output = resolveOutput(opts);

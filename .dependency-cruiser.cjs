@@ -6,7 +6,7 @@
 const LAYERS = [
   // Small shared modules: errors, time, JSON, I/O, files, header values, output, config, the pet
   // model, prompts, the flags' value lists, the help topics.
-  ['contract', 'errors', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt', 'flag-values.ts', 'help'],
+  ['errors', 'contract', 'time', 'json', 'io', 'fs', 'wire', 'output', 'config', 'pets', 'prompt', 'flag-values.ts', 'help'],
   ['ratelimit'],
   ['transport'],
   ['http'],

@@ -15,8 +15,8 @@ ajv.addSchema({ $id: ID, components: doc.components }, ID);
 const paths = doc.paths as Record<string, Record<string, Obj>>;
 const components = doc.components as Record<string, Record<string, Obj>>;
 
-/** What the sandbox answers beyond the document's lists (its own, documented in docs/sandbox.md), all with the Error body. */
-const SANDBOX_STATUSES = new Set([403, 404, 405, 413, 415, 500, 501, 503, 507]);
+/** What the sandbox answers beyond the document's lists (its own, in docs/sandbox.md: a 400 for a bad query too), all with the Error body. */
+const SANDBOX_STATUSES = new Set([400, 403, 404, 405, 413, 415, 500, 501, 503, 507]);
 
 function deref(o: Obj): Obj {
   const ref = o.$ref;

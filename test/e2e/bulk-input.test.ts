@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxHandle } from '../../src/sandbox/server.js';
+import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { runCli, spawnCli, tempDir } from '../helpers/cli.js';
 
 const KEY = 'sk_bulk_input_test_0123456789';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxHandle } from '../../src/sandbox/server.js';
+import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { runCli, spawnCli, tempDir } from '../helpers/cli.js';
 
 const KEY = 'sk_bulk_test_key_0123456789';

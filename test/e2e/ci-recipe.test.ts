@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CI_SEED_RECIPE } from '../../src/help/topics.js';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxHandle } from '../../src/sandbox/server.js';
+import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
 import { linesWith, petstoreOnPath, readJournalNow, seedRecords, storedByName, until, writeCsv, type SeedRecord } from '../helpers/seeding.js';
 

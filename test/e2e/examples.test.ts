@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxHandle } from '../../src/sandbox/server.js';
+import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/inprocess.js';
 import { petstoreOnPath } from '../helpers/seeding.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxHandle } from '../../src/sandbox/server.js';
+import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

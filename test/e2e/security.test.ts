@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxHandle } from '../../src/sandbox/server.js';
+import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { closedPortUrl } from '../helpers/e2e.js';
 import { json, startFaultServer, type FaultServer } from '../helpers/fault-server.js';

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
-import { type SandboxOptions } from '../../src/sandbox/server.js';
+import type { SandboxOptions } from '../../src/sandbox/server.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { E2E_KEY } from '../helpers/e2e.js';
 import { hasScript, runOnPty } from '../helpers/pty.js';

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSandbox } from './sandbox.js';
-import { type SandboxHandle, type SandboxOptions } from '../../src/sandbox/server.js';
+import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/server.js';
 import { runCli, tempDir, type CliOptions, type CliResult } from './cli.js';
 
 export const E2E_KEY = 'sk_e2e_test_key_abcdefghij9z9z';

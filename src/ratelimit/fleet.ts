@@ -38,8 +38,8 @@ interface Point {
   remaining: number;
   /** When the answer came. */
   at: number;
-  /** When its request left. */
-  issuedAt: number;
+  /** Its request's place in the order this process's requests left in. */
+  order: number;
 }
 
 export interface FleetOptions {
@@ -107,14 +107,14 @@ export class FleetEstimator {
 
   /**
    * Takes in one of this process's own answers: its quota, the time it took (ms, from the permit to the
-   * answer), whether the server counted it (not a 429 or a ban), when its request left (this process's
-   * clock), and when this process's requests still out left. A request still out may already be counted
-   * and fill a gap, but only a gap above the answer of a request that left after it: requests reach the
-   * server in the order they leave (one that overtakes another makes the others look busier, the safe
-   * side). Counting every request still out instead would hide the others from a process that always has
-   * a few out.
+   * answer), whether the server counted it (not a 429 or a ban), its request's place in the order this
+   * process's requests left in, and the places of those still out. A request still out may already be
+   * counted and fill a gap, but only a gap above the answer of a request that left after it: requests
+   * reach the server in the order they leave (one that overtakes another makes the others look busier,
+   * the safe side). Counting every request still out instead would hide the others from a process that
+   * always has a few out. (An order, not a time: many requests leave within one millisecond.)
    */
-  observe(q: Quota, latencyMs: number | undefined, counted = true, issuedAt = q.seenAt, outstanding: Iterable<number> = []): void {
+  observe(q: Quota, latencyMs: number | undefined, counted = true, order = q.seenAt, outstanding: Iterable<number> = []): void {
     if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
       this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * this.#rttWeight;
     }
@@ -131,7 +131,7 @@ export class FleetEstimator {
       this.#limit = q.limit;
       this.#current = q;
       if (!counted) return;
-      this.#first = { remaining: q.remaining, at: q.seenAt, issuedAt };
+      this.#first = { remaining: q.remaining, at: q.seenAt, order };
       this.#last = this.#first;
       // Requests counted ahead of this one in a window new to this process say nothing (the window may
       // have opened long ago, or another command just ran): only gaps between its own answers count.
@@ -141,19 +141,19 @@ export class FleetEstimator {
     this.#current = q;
     if (!counted) return;
     if (this.#first === undefined) {
-      this.#first = { remaining: q.remaining, at: q.seenAt, issuedAt };
+      this.#first = { remaining: q.remaining, at: q.seenAt, order };
       this.#last = this.#first;
       this.#own = 1;
       return;
     }
     this.#own++;
     const first = this.#first;
-    if (q.remaining > first.remaining) this.#first = { remaining: q.remaining, at: Math.min(first.at, q.seenAt), issuedAt };
-    if (q.remaining < this.#last!.remaining) this.#last = { remaining: q.remaining, at: q.seenAt, issuedAt };
+    if (q.remaining > first.remaining) this.#first = { remaining: q.remaining, at: Math.min(first.at, q.seenAt), order };
+    if (q.remaining < this.#last!.remaining) this.#last = { remaining: q.remaining, at: q.seenAt, order };
     const f = this.#first!;
     const l = this.#last!;
     let ahead = 0;
-    for (const t of outstanding) if (t < l.issuedAt) ahead++;
+    for (const o of outstanding) if (o < l.order) ahead++;
     const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - ahead);
     this.#othersInWindow = others;
     if (others > 0) this.#seen = true;

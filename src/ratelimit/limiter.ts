@@ -274,6 +274,8 @@ export interface Permit {
 /** A slot handed out and not settled yet. */
 interface Out {
   issuedAt: number;
+  /** 1, 2, 3...: the order this limiter's permits were issued in. */
+  order: number;
   settled: boolean;
 }
 
@@ -329,6 +331,8 @@ export class RateLimiter {
 
   /** Acquirers that want a slot now (in a store operation or polling). */
   #demand = 0;
+  /** Permits issued so far (each one's order). */
+  #issued = 0;
   #prefetch = false;
   #peak = 1;
   /** What the last store operation that asked for slots decided, and the quota for messages. */
@@ -569,7 +573,7 @@ export class RateLimiter {
   }
 
   #issue(now: number, probe: boolean): Permit {
-    const out: Out = { issuedAt: now, settled: false };
+    const out: Out = { issuedAt: now, order: ++this.#issued, settled: false };
     this.#out.add(out);
     if (this.#out.size > this.#peak) this.#peak = this.#out.size;
     // Running low on a block: fetch the next one while these go out.
@@ -580,8 +584,8 @@ export class RateLimiter {
     return { probe, settle: (info?: SettleInfo) => this.#settle(out, info) };
   }
 
-  *#outIssued(): Generator<number> {
-    for (const o of this.#out) yield o.issuedAt;
+  *#outOrders(): Generator<number> {
+    for (const o of this.#out) yield o.order;
   }
 
   async #settle(out: Out, info: SettleInfo = {}): Promise<void> {
@@ -591,7 +595,7 @@ export class RateLimiter {
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
-      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.issuedAt, this.#outIssued());
+      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.order, this.#outOrders());
       this.#quota = mergeQuota(this.#quota, info.quota);
       this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
       // Down to the low-water mark: the others should know now.

@@ -58,6 +58,23 @@ describe('FleetEstimator', () => {
     expect(f.othersPerSecond).toBeLessThan(before / 10);
   });
 
+  it('alone with eight requests out, answered in any order: no one else (a gap a request still out may fill is its own)', () => {
+    const f = new FleetEstimator();
+    // Requests 1..8 leave in that order (within one millisecond); the server counts them in that order,
+    // so request n is answered with remaining 100 - n; the answers come back shuffled.
+    const out = new Set([1, 2, 3, 4, 5, 6, 7, 8]);
+    let next = 9;
+    for (let round = 0; round < 50; round++) {
+      for (const n of [3, 1, 2, 6, 4, 5, 8, 7].map((k) => k + round * 8)) {
+        out.delete(n);
+        f.observe(q(1000 - n, T0 + round), 1, true, n, out);
+        out.add(next++);
+      }
+    }
+    expect(f.active).toBe(false);
+    expect(f.reserve(T0 + 100)).toBe(0);
+  });
+
   it('a 429 (not counted) is no gap', () => {
     const f = new FleetEstimator();
     f.observe(q(5, T0), 5);

@@ -10,6 +10,10 @@ import { FileRateStateStore, rateStatePath } from '../../../src/ratelimit/rate-s
 import { tempDir } from '../../helpers/cli.js';
 import { FakeClock } from '../http/fake-clock.js';
 import { modelServer } from '../http/transport-fakes.js';
+import { systemClock } from '../../../src/time/clock.js';
+import type { ApiResponse } from '../../../src/transport/exchange.js';
+import type { Transport } from '../../../src/http/api-client.js';
+import { quotaFromHeaders } from '../../../src/ratelimit/quota.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 const GET = { method: 'GET', path: '/pets' } as const;
@@ -353,6 +357,54 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
     expect(store.updates).toBeLessThan(8000 / 16);
     // Every client closed: nothing reserved is left behind.
     expect((await store.get('k'))?.leases).toEqual({});
+  });
+
+  it('plentiful, one process alone at concurrency 8 on the real clock (many requests leave within one millisecond, answers in any order): it sees no one else and keeps batching', async () => {
+    // A server counting in arrival order and answering after a random few turns of the event loop.
+    let remaining = 1_000_000;
+    let served = 0;
+    const transport = {
+      baseUrl: 'http://model/v1',
+      async once() {
+        const left = --remaining;
+        for (let i = Math.floor(Math.random() * 4); i > 0; i--) await new Promise((r) => setImmediate(r));
+        served++;
+        const headers = {
+          'x-ratelimit-limit': '1000000',
+          'x-ratelimit-remaining': String(left),
+          'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60),
+        };
+        const res: ApiResponse = {
+          status: 200,
+          headers,
+          text: '[]',
+          json: [],
+          isJson: true,
+          quota: quotaFromHeaders(headers, Date.now()),
+          url: 'http://model/v1/pets',
+          durationMs: 0,
+        };
+        return res;
+      },
+      close: async () => {},
+    };
+    const store = new CountingStore();
+    const limiter = new RateLimiter({ clock: systemClock, key: 'k', store, batch: true });
+    const client = new ApiClient(transport as Transport, { envName: 't' }, { clock: systemClock, limiter });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < 3000) {
+          next++;
+          await call(client, GET);
+        }
+      }),
+    );
+    await client.close();
+    expect(served).toBe(3000);
+    expect(limiter.fleet?.active).toBe(false);
+    // One store operation per request (and one request at a time) was what a phantom fleet cost.
+    expect(store.updates).toBeLessThan(3000 / 16);
   });
 
   it('ApiClient.close() publishes the last quota and gives back the unused slots', async () => {

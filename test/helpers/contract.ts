@@ -30,12 +30,16 @@ function validate(schemaRef: string, value: unknown): string[] {
   return check(value) ? [] : (check.errors ?? []).map((e) => `${schemaRef} ${e.instancePath || '(root)'} ${e.message}`);
 }
 
+const TEMPLATES = Object.entries(paths).map(([template, item]) => ({
+  template,
+  item,
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
 function operationFor(method: string, path: string): { template: string; op: Obj } | undefined {
   const rel = path.replace(/^\/v1/, '');
-  for (const [template, item] of Object.entries(paths)) {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (pattern.test(rel) && item[method.toLowerCase()]) return { template, op: item[method.toLowerCase()]! };
-  }
+  const m = method.toLowerCase();
+  for (const { template, item, pattern } of TEMPLATES) if (item[m] && pattern.test(rel)) return { template, op: item[m]! };
   return undefined;
 }
 

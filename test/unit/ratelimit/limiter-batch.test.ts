@@ -363,6 +363,8 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
     // A server counting in arrival order and answering after a random few turns of the event loop.
     let remaining = 1_000_000;
     let served = 0;
+    // One window for the whole run, as a server's: it resets a minute from now.
+    const reset = String(Math.ceil(Date.now() / 1000) + 60);
     const transport = {
       baseUrl: 'http://model/v1',
       async once() {

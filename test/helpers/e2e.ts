@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { startSandbox } from './sandbox.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/server.js';
 import { runCli, tempDir, type CliOptions, type CliResult } from './cli.js';
@@ -65,7 +65,21 @@ export async function fakeServer(
 
 /** A loopback base URL on which nothing listens (connection refused). */
 export async function closedPortUrl(): Promise<string> {
+  // Port 1 (tcpmux) is privileged and unused: no other test's server can take it between this call and
+  // the request, as an ephemeral port just released can be while the suite runs in parallel.
+  if (await refused(1)) return 'http://127.0.0.1:1/v1';
   const s = await fakeServer(() => {});
   await s.close();
   return s.baseUrl;
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
 }

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { probePort } from './loopback.js';
 import { startSandbox } from './sandbox.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/server.js';
 import { runCli, tempDir, type CliOptions, type CliResult } from './cli.js';
@@ -67,19 +68,8 @@ export async function fakeServer(
 export async function closedPortUrl(): Promise<string> {
   // Port 1 (tcpmux) is privileged and unused: no other test's server can take it between this call and
   // the request, as an ephemeral port just released can be while the suite runs in parallel.
-  if (await refused(1)) return 'http://127.0.0.1:1/v1';
+  if ((await probePort(1)) === 'ECONNREFUSED') return 'http://127.0.0.1:1/v1';
   const s = await fakeServer(() => {});
   await s.close();
   return s.baseUrl;
-}
-
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
 }

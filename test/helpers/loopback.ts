@@ -1,5 +1,4 @@
-import type { Server } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, connect, type Server, type Socket } from 'node:net';
 
 export interface Loopback {
   port: number;
@@ -27,4 +26,16 @@ export async function listenOnLoopback(server: Server): Promise<Loopback> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** What a connection to 127.0.0.1:port meets: 'open', or the error code (ECONNREFUSED when nothing listens). */
+export function probePort(port: number): Promise<'open' | string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('open');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+  });
 }

@@ -3,7 +3,8 @@
 // (test/helpers/tools.ts: skipped on a developer's machine without it, a failure in CI).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
+import { probePort } from './loopback.js';
 import type { TestCert } from './tls-cert.js';
 
 export function hasRedisServer(): boolean {
@@ -26,16 +27,7 @@ export interface RedisHandle {
   stop(hard?: boolean): Promise<void>;
 }
 
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+const accepting = async (port: number) => (await probePort(port)) === 'open';
 
 /** Starts redis-server on a free loopback port and waits until it accepts connections. */
 /** `password`: requirepass. `tls`: the port speaks only TLS with this certificate (rediss://). */

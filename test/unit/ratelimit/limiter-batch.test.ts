@@ -374,7 +374,7 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
         const headers = {
           'x-ratelimit-limit': '1000000',
           'x-ratelimit-remaining': String(left),
-          'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60),
+          'x-ratelimit-reset': reset,
         };
         const res: ApiResponse = {
           status: 200,

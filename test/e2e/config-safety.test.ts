@@ -49,8 +49,7 @@ const COMMANDS: Array<{ args: string[]; input?: string }> = [
 
 const VALID = JSON.stringify({ currentEnv: 'staging', envs: { staging: { baseUrl: 'https://staging.example.com/v1', apiKey: STORED_KEY } } }, null, '\t');
 
-// Each case has a config folder of its own (folderWith): they run side by side.
-describe.concurrent('a broken config file', () => {
+describe('a broken config file', () => {
   it.each([
     ['JSON cut off inside the key', VALID.slice(0, VALID.indexOf(STORED_KEY) + 10), /is not valid JSON \(Unterminated string at line 6 column \d+\)/],
     ['JSON cut off after a colon', '{"currentEnv":', /is not valid JSON \(it ends too early, as if cut off\)/],
@@ -113,6 +112,8 @@ describe.concurrent('a broken config file', () => {
   });
 });
 
+// Each case has a config folder of its own (folderWith): they run side by side. (The broken-file cases
+// above do not: each checks that the shared sandbox received nothing.)
 describe.concurrent('permissions', () => {
   it.skipIf(process.platform === 'win32')(
     'a config readable by others is warned about; auth login tightens the file to 0600 and leaves the existing folder alone',

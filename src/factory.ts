@@ -89,13 +89,12 @@ export function createFactory(deps: FactoryDeps): Factory {
   const clients: ApiClient[] = [];
   const keys = new Set<string>();
   let loaded: ConfigStore | undefined;
-  let redactor: { size: number; redactor: Redactor } | undefined;
-
+  // Built on first use and dropped when a secret is learnt (a key used, the config loaded): every
+  // result line of a seeding run passes redact(), so the list is not gathered again for each.
+  let redactor: Redactor | undefined;
   const currentRedactor = (): Redactor => {
-    const secrets = factory.secrets();
-    // Rebuilt only when a key was added since (keys are only ever added during a run).
-    if (redactor?.size !== secrets.length) redactor = { size: secrets.length, redactor: new Redactor(secrets) };
-    return redactor.redactor;
+    redactor ??= new Redactor(factory.secrets());
+    return redactor;
   };
 
   const factory: Factory = {
@@ -127,6 +126,7 @@ export function createFactory(deps: FactoryDeps): Factory {
           debug: (line) => factory.debug(line),
         });
         loaded = store;
+        redactor = undefined;
         const warning = loosePermissionsWarning(store.loosePermissions());
         if (warning) factory.info(warning);
         return store;
@@ -159,6 +159,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     async clientFor(t, rawKey, options = {}) {
       keys.add(rawKey);
       keys.add(rawKey.trim());
+      redactor = undefined;
       const [{ buildApiClient }, config, { checkKeyText }] = await Promise.all([
         import('./api/build-client.js'),
         factory.config(),

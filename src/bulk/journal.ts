@@ -11,25 +11,13 @@
 // record can then be sent twice; strict exactly-once across machine crashes would cost an fsync
 // per record (milliseconds each), which we judged too slow for seeding.
 
-import {
-  closeSync,
-  constants,
-  fdatasync,
-  fdatasyncSync,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type CliError, UsageError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
 import { systemClock } from '../time/clock.js';
 import { storageProblem } from '../io/storage-problem.js';
+import { replaceDurably, syncFolder } from '../fs/durable-write.js';
 
 /** The same file (device and inode), however it is named: ./, .., a symbolic or a hard link. */
 export function sameFile(a: { dev: number; ino: number }, path: string | undefined): boolean {
@@ -57,19 +45,6 @@ function removeIfThere(path: string): void {
     unlinkSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
-
-function syncFolder(path: string): void {
-  try {
-    const fd = openSync(dirname(path), 'r');
-    try {
-      fdatasyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some file systems refuse to sync a folder; the file's own data is still synced.
   }
 }
 
@@ -195,24 +170,7 @@ export class Journal {
    * never half-copied. For a journal that holds no records yet (checked by the caller, under the lock).
    */
   replaceContents(text: string): void {
-    const temporary = `${this.path}.${process.pid}.new`;
-    try {
-      const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
-      try {
-        writeFileSync(fd, text);
-        fdatasyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temporary, this.path);
-    } catch (error) {
-      try {
-        unlinkSync(temporary);
-      } catch {
-        // Never made.
-      }
-      throw error;
-    }
+    replaceDurably(this.path, text, `${this.path}.${process.pid}.new`, 0o600);
     closeSync(this.fd);
     this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND);
     const stat = fstatSync(this.fd);
@@ -220,7 +178,6 @@ export class Journal {
     this.dev = stat.dev;
     this.ino = stat.ino;
     this.#bytes = stat.size;
-    syncFolder(this.path);
   }
 
   /** Drops a torn last line (a crash mid-write) before appending after it. */

@@ -66,8 +66,7 @@ export class Redactor {
         if (f.length >= MIN_FORM && !seen.has(f)) seen.set(f, '****');
       }
     }
-    // Longest first: a form inside a longer one (a key inside its JSON-escaped form) is masked with it.
-    this.#forms = [...seen].map(([text, mask]) => ({ text, mask })).sort((a, b) => b.text.length - a.text.length);
+    this.#forms = [...seen].map(([text, mask]) => ({ text, mask }));
   }
 
   /**

@@ -10,8 +10,9 @@
 // removes. A failed write is cut back to the lines before it, so the file stays whole and valid.
 
 import { ftruncateSync, writeSync } from 'node:fs';
-import { type FileHandle, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, open, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { replaceDurably } from '../fs/durable-write.js';
 import { processAlive } from '../fs/local-process.js';
 
 interface Waiting {
@@ -181,53 +182,16 @@ export class DataLog {
   }
 }
 
-/** Writes all of `bytes` at `position` (the file's current position when undefined). */
-async function writeAll(fh: FileHandle, bytes: Buffer, position?: number): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, offset, bytes.length - offset, position === undefined ? null : position + offset);
-    offset += bytesWritten;
-  }
-}
-
 const tempName = (file: string, pid: number) => `${file}.tmp-${pid}`;
 
-/**
- * Writes `text` to `file` atomically and durably: a temp file synced, renamed over the file, the folder
- * synced. An existing file keeps its mode. Returns the size written.
- */
+/** Writes `text` as the whole of `file` (fs/durable-write.ts); an existing file keeps its mode. Returns the size written. */
 async function rewrite(file: string, text: string): Promise<number> {
-  const tmp = tempName(file, process.pid);
-  const bytes = Buffer.from(text, 'utf8');
   const mode = await stat(file).then(
     (s) => s.mode & 0o7777,
     () => undefined,
   );
-  try {
-    const fh = await open(tmp, 'w', mode ?? 0o666);
-    try {
-      if (mode !== undefined) await fh.chmod(mode);
-      await writeAll(fh, bytes);
-      await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-  } catch (error) {
-    await unlink(tmp).catch(() => {});
-    throw error;
-  }
-  // The rename is durable once the folder is synced (best effort: not every platform can).
-  try {
-    const dir = await open(dirname(file), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    // best effort
-  }
+  const bytes = Buffer.from(text, 'utf8');
+  replaceDurably(file, bytes, tempName(file, process.pid), mode);
   return bytes.length;
 }
 

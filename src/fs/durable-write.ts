@@ -1,0 +1,45 @@
+// Replacing a file so that a crash at any instant leaves the old content or the new, never a part: the
+// one rule for the seeding journal's copies and the sandbox's data file.
+import { closeSync, fchmodSync, fdatasyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Syncs the folder holding `path`, so a rename or a new file in it survives a crash (best effort). */
+export function syncFolder(path: string): void {
+  try {
+    const fd = openSync(dirname(path), 'r');
+    try {
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems refuse to sync a folder; the file's own data is still synced.
+  }
+}
+
+/**
+ * Makes `content` the whole of `path` in one step: written under `temporary`, fdatasynced, renamed over
+ * `path`, the folder synced. With `mode` the file gets exactly that mode; without, a new file's usual one
+ * (0666 less the umask). A failure removes the temporary file and throws.
+ */
+export function replaceDurably(path: string, content: string | Buffer, temporary: string, mode?: number): void {
+  try {
+    const fd = openSync(temporary, 'w', mode ?? 0o666);
+    try {
+      if (mode !== undefined) fchmodSync(fd, mode);
+      writeFileSync(fd, content);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Never made.
+    }
+    throw error;
+  }
+  syncFolder(path);
+}

@@ -386,6 +386,28 @@ const SEED_CONCURRENCY = 8;
 let seedCpuPerRecordUs;
 
 /**
+ * POSTs a pet to `sb` from autocannon for a fixed duration, sampled every 10 ms (in `amount` mode it
+ * notices the end only on its 1 s tick); throws on any non-2xx. Returns 2xx per second and the server's
+ * CPU µs per 2xx.
+ */
+async function postLoad(sb, key, connections, seconds) {
+  const { default: autocannon } = await import('autocannon');
+  const cpuBefore = await sb.cpu();
+  const res = await autocannon({
+    url: `${sb.baseUrl}/pets`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' }),
+    connections,
+    duration: seconds,
+    sampleInt: 10,
+  });
+  const cpu = (await sb.cpu()) - cpuBefore;
+  if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx answers and ${res.errors} errors`);
+  return { rps: res['2xx'] / (res.duration || seconds), cpuPerRequest: cpu / Math.max(1, res['2xx']) };
+}
+
+/**
  * Seeding with no binding limit, against the ceilings a Node client has: the same POSTs from a minimal
  * undici Pool script (bench/pool-client.mjs, whole process, same concurrency: the reference and the
  * target, issue #18) and from autocannon (fixed duration, 10 ms samples: in `amount` mode it notices the
@@ -396,13 +418,11 @@ async function rowSeed() {
   const target = { op: '>=', value: 0.9 };
   if (!(await hasFileFlag())) return unavailable('seed', 'seeding, no limit', target, 'not available (pets add --file missing)');
   log(`seeding, no limit: pets add --file (${SEED_RECORDS} records, concurrency ${SEED_CONCURRENCY}) vs an undici Pool script and autocannon`);
-  const { default: autocannon } = await import('autocannon');
   const file = await recordsFile(SEED_RECORDS);
   const key = 'bench-key-seed';
   const sb = await startSandbox({ port: 0, keys: [key], perMinute: 1e9, perDay: 1e12, ban: false, recordRequests: false });
   const rps = { cli: [], pool: [], autocannon: [] };
   const cpu = { cli: [], pool: [], serverCli: [], serverPool: [], serverAutocannon: [] };
-  const body = JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' });
   /** One client process under peak-rss.mjs: its req/s (spawn to exit) and CPU µs per record, and the server's. */
   const runProcess = async (name, argv, env) => {
     const cpuFile = join(tmp, `cpu-${name}-${Date.now()}`);
@@ -423,19 +443,9 @@ async function rowSeed() {
     );
   const runPool = () => runProcess('pool', [join(ROOT, 'bench/pool-client.mjs'), sb.baseUrl, key, String(SEED_RECORDS), String(SEED_CONCURRENCY)], cliEnv());
   const runAutocannon = async (seconds = 2) => {
-    const serverBefore = await sb.cpu();
-    const res = await autocannon({
-      url: `${sb.baseUrl}/pets`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
-      connections: SEED_CONCURRENCY,
-      duration: seconds,
-      sampleInt: 10,
-    });
-    if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx answers and ${res.errors} errors`);
-    rps.autocannon.push(res['2xx'] / (res.duration || seconds));
-    cpu.serverAutocannon.push(((await sb.cpu()) - serverBefore) / Math.max(1, res['2xx']));
+    const r = await postLoad(sb, key, SEED_CONCURRENCY, seconds);
+    rps.autocannon.push(r.rps);
+    cpu.serverAutocannon.push(r.cpuPerRequest);
   };
   try {
     // Warm-up (and JIT) for the server; not counted.
@@ -657,7 +667,6 @@ async function rowFleet(redis = false) {
  * sandbox runs in memory and with --data (each create on disk before its 201: issue #17).
  */
 async function rowSandbox() {
-  const { default: autocannon } = await import('autocannon');
   const target = { op: '>=', value: 0.85 };
   const key = 'bench-key-sandbox';
   const dataDir = mkdtempSync(join(tmp, 'sandbox-data-'));
@@ -671,23 +680,10 @@ async function rowSandbox() {
   );
   const rps = { bare: [], memory: [], data: [] };
   const cpuUs = { bare: [], memory: [], data: [] };
-  const body = JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' });
-  const once = async (name, seconds) => {
-    const sb = servers[name];
-    const cpuBefore = await sb.cpu();
-    const res = await autocannon({
-      url: `${sb.baseUrl}/pets`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
-      connections: 8,
-      duration: seconds,
-      sampleInt: 10,
+  const once = (name, seconds) =>
+    postLoad(servers[name], key, 8, seconds).catch((error) => {
+      throw new Error(`${name}: ${error.message}`);
     });
-    const cpu = (await sb.cpu()) - cpuBefore;
-    if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx answers and ${res.errors} errors against ${name}`);
-    return { rps: res['2xx'] / (res.duration || seconds), cpuPerRequest: cpu / Math.max(1, res['2xx']) };
-  };
   try {
     for (const name of Object.keys(servers)) await once(name, 1); // warm-up
     const rounds = runs(5, 3);

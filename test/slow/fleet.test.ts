@@ -17,11 +17,11 @@ const PER_WINDOW = 40;
 const WINDOW_MS = 3000;
 const RECORDS = 160;
 
-async function fleet(processes: number, staggerMs = 0) {
+async function fleet(processes: number, staggerMs = 0, perWindow = PER_WINDOW) {
   // 50 ms per answer, as a staging server across a network: the processes start a few hundred ms apart
   // on a loaded box, and on loopback the first one alone could use a whole window before the others
   // send anything (see docs/rate-limits.md, "A fleet on separate machines": a process that starts in a used-up window learns it from a 429).
-  const sb = await startSandbox({ perMinute: PER_WINDOW, windowMs: WINDOW_MS, perDay: 1_000_000, ban: true, latencyMs: 50 });
+  const sb = await startSandbox({ perMinute: perWindow, windowMs: WINDOW_MS, perDay: 1_000_000, ban: true, latencyMs: 50 });
   const key = sb.keys[0]!;
   try {
     const per = RECORDS / processes;
@@ -45,10 +45,10 @@ async function fleet(processes: number, staggerMs = 0) {
     );
     const wall = Date.now() - started;
     const stats = sb.stats();
-    const ideal = (RECORDS / PER_WINDOW) * WINDOW_MS;
+    const ideal = (RECORDS / perWindow) * WINDOW_MS;
     const ratio = wall / ideal;
     console.info(
-      `fleet of ${processes}${staggerMs ? `, ${staggerMs} ms apart` : ''} (separate folders, ${RECORDS} records, ${PER_WINDOW} per ${WINDOW_MS / 1000} s): ${wall} ms, wall ÷ plan-ideal ${ratio.toFixed(2)}, ` +
+      `fleet of ${processes}${staggerMs ? `, ${staggerMs} ms apart` : ''} (separate folders, ${RECORDS} records, ${perWindow} per ${WINDOW_MS / 1000} s): ${wall} ms, wall ÷ plan-ideal ${ratio.toFixed(2)}, ` +
         `${stats.count429} × 429, ${stats.count403bans} × 403, ${stats.bansIssued} bans, ${stats.requests} requests`,
     );
     if (process.env.FLEET_DUMP) {
@@ -80,5 +80,9 @@ async function fleet(processes: number, staggerMs = 0) {
 describe('a fleet on separate machines: one key, nothing shared, a binding limit', () => {
   it('4 processes: zero bans, each record once, few 429s', () => fleet(4), 150_000);
   it('8 processes: zero bans, each record once, few 429s', () => fleet(8), 150_000);
-  it('4 processes starting 300 ms apart: zero bans, each record once, few 429s', () => fleet(4, 300), 150_000);
+  // Joining while the first is using up the window (120 per window: it is not used up before the last one
+  // starts, ~1.3 s after the first). At 40 per window the first uses it up before the others start, and
+  // two processes that both start in a window already used up can get the key banned by a server that
+  // bans any early request after a 429, whatever they do (docs/rate-limits.md): that case is not asserted.
+  it('4 processes starting 300 ms apart, while the window has room: zero bans, each record once, few 429s', () => fleet(4, 300, 120), 150_000);
 });

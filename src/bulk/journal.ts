@@ -1,8 +1,11 @@
-// The journal of a seeding run (issue #14): one NDJSON line per event, each written with one
-// write(2) the moment it is known. `{"line":n,"status":"sending"}` goes out before the record's
-// request does, its outcome line after the answer, in whatever order answers come. A process
-// killed at any instant leaves every line it wrote (the kernel has it); a record whose outcome
-// line is missing was in flight and is `unknown` to --resume, never resent silently.
+// The journal of a seeding run (issue #14): one NDJSON line per event. `{"line":n,"status":"sending"}`
+// is written (one write(2)) before the record's request leaves; outcome lines, in whatever order
+// answers come, are held until the next `sending` line, which takes them along in the same write, or
+// the end of the event-loop turn, whichever comes first: one write per record instead of two (issue
+// #18). A process killed at any instant leaves every line it wrote (the kernel has it); a record whose
+// outcome line is missing was in flight and is `unknown` to --resume, never resent silently. An outcome
+// still held at a kill is the same as a kill a moment before its answer: `unknown`, never lost or sent
+// twice. The results on stdout are flushed at the end of the turn too, after the journal's.
 //
 // fsync policy: what a machine crash (power loss, kernel panic) can lose is what the kernel had
 // not yet put on disk. The journal is fdatasync'd when it is created (and its folder, so the file
@@ -88,6 +91,9 @@ export class Journal {
   #timer: NodeJS.Timeout | undefined;
   #failure: unknown;
   #unwritten = '';
+  /** Outcome lines not yet written: they go with the next `sending` line or at the end of this turn. */
+  #held = '';
+  #flushQueued = false;
   #closed = false;
   #started = false;
   #onFailure: (error: unknown) => void = () => {};
@@ -190,7 +196,7 @@ export class Journal {
   /** The first line of a new journal, synced with its folder so the file itself survives a crash. */
   start(header: string): void {
     this.#started = true;
-    if (this.#bytes === 0 && !this.#append(header, true)) throw new JournalWriteError(this.#failure);
+    if (this.#bytes === 0 && !this.#append(header)) throw new JournalWriteError(this.#failure);
     if (this.regular) {
       fdatasyncSync(this.fd);
       if (this.created) syncFolder(this.path);
@@ -202,17 +208,35 @@ export class Journal {
   /** Before a record's request leaves. Throws JournalWriteError if the line could not be written: then it must not be sent. */
   sending(text: string): void {
     if (this.#failure !== undefined) throw new JournalWriteError(this.#failure);
-    if (!this.#append(text, true)) throw new JournalWriteError(this.#failure);
+    if (!this.#append(text)) throw new JournalWriteError(this.#failure);
   }
 
-  /** An outcome; after a failed write it is kept in `unwritten` instead. */
+  /** An outcome, written with the next line or at the end of this event-loop turn; after a failed write it is kept in `unwritten` instead. */
   outcome(text: string): void {
-    if (this.#failure !== undefined) this.#unwritten += text;
-    else this.#append(text, false);
+    if (this.#failure !== undefined) {
+      this.#unwritten += text;
+      return;
+    }
+    this.#held += text;
+    if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      setImmediate(() => {
+        this.#flushQueued = false;
+        this.flush();
+      });
+    }
   }
 
-  #append(text: string, all: boolean): boolean {
-    const bytes = Buffer.from(text);
+  /** Writes the outcome lines held so far. */
+  flush(): void {
+    if (this.#held !== '' && this.#failure === undefined) this.#append('');
+  }
+
+  /** Writes the held outcome lines and then `text` in one write(2); on failure the outcomes go to `unwritten`. */
+  #append(text: string): boolean {
+    const held = this.#held;
+    this.#held = '';
+    const bytes = Buffer.from(held === '' ? text : held + text);
     let written = 0;
     try {
       // A write may store only part of the bytes (the disk filled up during it); the next one then fails.
@@ -230,7 +254,7 @@ export class Journal {
         }
       }
       this.#failure = error;
-      if (!all) this.#unwritten += text;
+      this.#unwritten += held;
       this.#onFailure(error);
       return false;
     }
@@ -250,6 +274,7 @@ export class Journal {
   /** Syncs and closes; a journal this run created and never wrote a record to is removed. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.flush();
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#syncing;

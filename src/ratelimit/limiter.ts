@@ -47,7 +47,9 @@ export interface KeyRateState {
   /**
    * Reserved slots: id -> epoch ms at which the reservation lapses if never settled. A limiter's ids are
    * "<holder>#<n>" for slots in flight and "<holder>~<n>" for slots reserved in a block and not yet used
-   * (they may be handed back); any other id is one slot too.
+   * (they may be handed back); "<holder>~<n>*<count>" is `count` such unused slots in one entry, so a
+   * block of 512 costs the file one entry, not 512 (issue #18; a petstore from before counts it as one
+   * slot). Any other id is one slot too. Count with slotCount().
    */
   leases: Record<string, number>;
 }
@@ -122,6 +124,21 @@ export type Decision =
   /** Other requests are in flight (or reserved and maybe handed back) and decide; look again shortly. */
   | { kind: 'poll' };
 
+/** How many slots a lease id stands for: `count` of "…~<n>*<count>", else 1. */
+function slotsOf(id: string): number {
+  const star = id.lastIndexOf('*');
+  if (star < 0) return 1;
+  const n = Number(id.slice(star + 1));
+  return Number.isSafeInteger(n) && n > 0 ? n : 1;
+}
+
+/** The slots counted as reserved in a key's state. */
+export function slotCount(leases: Record<string, number>): number {
+  let n = 0;
+  for (const id in leases) n += slotsOf(id);
+  return n;
+}
+
 /** Drops reservations whose owner never came back. */
 export function pruneLeases(state: KeyRateState, now: number, gone?: (holder: string) => boolean): void {
   const judged = new Map<string, boolean>();
@@ -155,14 +172,14 @@ export function deadHolder(alive: (pid: number) => boolean = processAlive): (hol
 
 /** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
 function leaseHolder(id: string): string {
-  const m = /^(.+)[#~][0-9a-z]+$/.exec(id);
+  const m = /^(.+)[#~][0-9a-z]+(?:\*\d+)?$/.exec(id);
   return m ? m[1]! : (id.split('.')[0] ?? id);
 }
 
 /** Whether a lease id is one of `holder`'s slots. */
 const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
 /** An unused slot of a block (may be handed back). */
-const isSpare = (id: string) => /~[0-9a-z]+$/.test(id);
+const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
 
 /** Whether a quota describes a window that is still running, given the key's gate. */
 function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
@@ -183,7 +200,7 @@ function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, mar
 export function decide(state: KeyRateState, now: number, marginMs: number, self?: string, reserve = 0): Decision {
   if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };
   const ids = Object.keys(state.leases);
-  const inFlight = ids.length;
+  const inFlight = slotCount(state.leases);
   const q = state.quota;
   if (windowCurrent(q, state.gateUntil, now, marginMs)) {
     if (q.remaining - inFlight - reserve > 0) return { kind: 'go', probe: false };
@@ -544,6 +561,19 @@ export class RateLimiter {
     return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / (this.#fleet?.active ? 2 : 10)));
   }
 
+  /**
+   * So much is left that this key's users, at this process's most and the others' measured pace, could
+   * not use half of it before the reset: nothing to learn one request at a time. (On a busy machine a
+   * request that overtakes another looks like someone else's; against a large quota that must not turn a
+   * bulk run into one request and one store operation at a time; issue #18.)
+   */
+  #plentiful(q: Quota | undefined, reserve: number, now: number): boolean {
+    if (!q) return false;
+    const rtt = Math.max(this.#fleet?.rttMs ?? 0, 1);
+    const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.#fleet?.othersPerSecond ?? 0) / 1000;
+    return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.#marginMs - now);
+  }
+
   /** Whether the free slots may still be handed out without a store operation. */
   #usable(now: number): boolean {
     const q = this.#quota;
@@ -693,7 +723,7 @@ export class RateLimiter {
       }
     }
     const alone = now - this.#localPeersAt > this.#holdMs;
-    const learning = current && this.#fleet !== undefined && (this.#fleet.learning || (this.#fleet.active && alone));
+    const learning = current && this.#fleet !== undefined && (this.#fleet.learning || (this.#fleet.active && alone)) && !this.#plentiful(q, reserve, now);
     this.#eager = !this.#batch || this.#closed || learning || !current || q === undefined || q.remaining - reserve < this.#lowWater(q.limit);
     if (this.#free > 0 && !this.#usable(now)) this.#free = 0;
     if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
@@ -705,7 +735,8 @@ export class RateLimiter {
     // Unused slots of a block are marked as such: others poll for them instead of waiting for the reset.
     const mark = this.#eager ? '#' : '~';
     const addFree = (count: number) => {
-      for (let i = 0; i < count; i++) s.leases[`${holder}${mark}${(n++).toString(36)}`] = spareUntil;
+      if (mark === '~' && count > 1) s.leases[`${holder}~${(n++).toString(36)}*${count}`] = spareUntil;
+      else for (let i = 0; i < count; i++) s.leases[`${holder}${mark}${(n++).toString(36)}`] = spareUntil;
     };
     addFree(this.#free);
 
@@ -722,7 +753,7 @@ export class RateLimiter {
     if (wanted > 0) {
       const d = decide(s, now, this.#marginMs, holder, reserve);
       this.#kept = d.kind === 'wait' && d.reason === 'quota' ? reserve : 0;
-      const reserved = Object.keys(s.leases).length;
+      const reserved = slotCount(s.leases);
       this.#decision = d;
       this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - reserved) };
       if (d.kind === 'go' && d.probe) {

@@ -92,6 +92,41 @@ function buildUrl(baseUrl: string, path: string, query?: ApiRequest['query']): s
   return url.toString();
 }
 
+/** Where a request goes: the URL (messages, trace, node:http), and its origin and path (undici). */
+interface Target {
+  url: string;
+  origin: string;
+  path: string;
+}
+
+/** A path of plain segments (none "." or ".."), which the URL parser leaves as it is. */
+const PLAIN_PATH = /^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/;
+
+/**
+ * The base URL as a prefix that a plain path can be appended to as text, giving what the URL parser
+ * would (checked once, here): a bulk run then parses no URL per request. Undefined when the base has a
+ * query or a fragment, or resolves in a way text cannot follow.
+ */
+export function plainBase(baseUrl: string): { href: string; origin: string; pathname: string } | undefined {
+  let probe: URL;
+  try {
+    probe = new URL(`${baseUrl}/x`);
+  } catch {
+    return undefined;
+  }
+  if (probe.search !== '' || probe.hash !== '' || !probe.href.endsWith('/x') || !probe.pathname.endsWith('/x')) return undefined;
+  return { href: probe.href.slice(0, -2), origin: probe.origin, pathname: probe.pathname.slice(0, -2) };
+}
+
+export function target(baseUrl: string, plain: ReturnType<typeof plainBase>, req: ApiRequest): Target {
+  if (plain && req.query === undefined && PLAIN_PATH.test(req.path)) {
+    return { url: plain.href + req.path, origin: plain.origin, path: plain.pathname + req.path };
+  }
+  const url = buildUrl(baseUrl, req.path, req.query);
+  const u = new URL(url);
+  return { url, origin: u.origin, path: `${u.pathname}${u.search}` };
+}
+
 export type { HttpMethod } from './method.js';
 /** Whether the request was written to a connection, as far as the HTTP client tells. */
 interface Written {
@@ -147,6 +182,9 @@ export class HttpTransport {
   readonly #agents: NodeAgents | undefined;
   /** Texts never to print: the key and proxy credentials. */
   readonly #redactor: Redactor;
+  readonly #plainBase: ReturnType<typeof plainBase>;
+  /** The headers of a request without a body, and of one with a JSON body, when it adds none of its own. */
+  readonly #headers: { bare: Record<string, string>; json: Record<string, string> };
   #tracedEngine = false;
 
   constructor(opts: ClientOptions) {
@@ -154,6 +192,19 @@ export class HttpTransport {
     this.#dispatcher = opts.dispatcher;
     this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : createNodeAgents();
     this.#redactor = new Redactor([opts.apiKey, ...(opts.secrets ?? []), ...proxySecrets(opts.proxy)].filter((s) => s.length > 0));
+    this.#plainBase = plainBase(opts.baseUrl);
+    this.#headers = { bare: this.#headersFor(false, undefined), json: this.#headersFor(true, undefined) };
+  }
+
+  /** Neither HTTP client changes the object it is given: a request without headers of its own shares one. */
+  #headersFor(json: boolean, own: Record<string, string> | undefined): Record<string, string> {
+    return {
+      accept: 'application/json',
+      'user-agent': this.#opts.userAgent,
+      ...(json ? { 'content-type': 'application/json' } : {}),
+      ...own,
+      authorization: `Bearer ${this.#opts.apiKey}`,
+    };
   }
 
   get baseUrl(): string {
@@ -194,15 +245,10 @@ export class HttpTransport {
 
   async once(req: ApiRequest): Promise<ApiResponse> {
     const { clock } = this.#opts;
-    const url = buildUrl(this.#opts.baseUrl, req.path, req.query);
+    const to = target(this.#opts.baseUrl, this.#plainBase, req);
+    const { url } = to;
     const body = req.rawBody ?? (req.body === undefined ? undefined : stringifyJson(req.body));
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.#opts.userAgent,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...req.headers,
-      authorization: `Bearer ${this.#opts.apiKey}`,
-    };
+    const headers = req.headers ? this.#headersFor(body !== undefined, req.headers) : body !== undefined ? this.#headers.json : this.#headers.bare;
     const proxy = proxyFor(this.#opts.proxy, url);
     if (this.#opts.debug) {
       if (!this.#tracedEngine) this.#trace(`* HTTP client: ${this.#engine()}`);
@@ -226,7 +272,7 @@ export class HttpTransport {
     // undici says when it writes the request (false until then); node:http does not (undefined).
     const progress: Written = { written: undefined };
     try {
-      const res = await this.#exchange(url, req.method, headers, body, signal, progress);
+      const res = await this.#exchange(to, req.method, headers, body, signal, progress);
       const { text } = res;
       const received = clock.now();
       if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
@@ -262,7 +308,7 @@ export class HttpTransport {
 
   /** One exchange through node:http (the default) or an undici dispatcher (proxy, injected, or bulk), body read. */
   async #exchange(
-    url: string,
+    to: Target,
     method: HttpMethod,
     headers: Record<string, string>,
     body: string | undefined,
@@ -270,7 +316,7 @@ export class HttpTransport {
     progress: Written,
   ): Promise<BufferedExchange> {
     if (this.#agents) {
-      const res = await nodeRequest(url, { method, headers, body, signal, agents: this.#agents, connectTimeoutMs: this.#opts.connectTimeoutMs });
+      const res = await nodeRequest(to.url, { method, headers, body, signal, agents: this.#agents, connectTimeoutMs: this.#opts.connectTimeoutMs });
       return { statusCode: res.statusCode, statusText: res.statusText, headers: res.headers, text: await readCapped(res.body) };
     }
     this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections, this.#opts.connectTimeoutMs);
@@ -279,7 +325,7 @@ export class HttpTransport {
     const onStart = () => {
       progress.written = true;
     };
-    return dispatchExchange(dispatcher, url, { method, headers, body, signal, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge, onStart });
+    return dispatchExchange(dispatcher, to.origin, to.path, { method, headers, body, signal, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge, onStart });
   }
 
   /**

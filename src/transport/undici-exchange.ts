@@ -45,8 +45,7 @@ function text(chunks: Buffer[], size: number): string {
 }
 
 /** Sends one request and resolves once the whole body is in. */
-export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: DispatchOptions): Promise<BufferedExchange> {
-  const u = new URL(url);
+export function dispatchExchange(dispatcher: Dispatcher, origin: string, path: string, opts: DispatchOptions): Promise<BufferedExchange> {
   const { signal } = opts;
   return new Promise<BufferedExchange>((resolve, reject) => {
     if (signal.aborted) {
@@ -109,7 +108,7 @@ export function dispatchExchange(dispatcher: Dispatcher, url: string, opts: Disp
       },
     };
     dispatcher.dispatch(
-      { origin: u.origin, path: `${u.pathname}${u.search}`, method: opts.method as Dispatcher.HttpMethod, headers: opts.headers, body: opts.body ?? null },
+      { origin, path, method: opts.method as Dispatcher.HttpMethod, headers: opts.headers, body: opts.body ?? null },
       handler as unknown as Dispatcher.DispatchHandler,
     );
   });

@@ -7,7 +7,7 @@
 // answers in a random order: created, failed (400), unknown (500, maybe created; or a 200 whose body
 // is no pet, created) or not created (401, which stops the run). The round runs to its end; then a
 // kill is placed at a random instant of it. Everything is synchronous between the journal's writes
-// (one writeSync per line) and the server's steps (run in the MockAgent callbacks), so the file's
+// (a writeSync per `sending` line, carrying the outcome lines held since the last one) and the server's steps (run in the MockAgent callbacks), so the file's
 // size when the server receives or processes a request places that step exactly among the journal's
 // lines. A kill at a line boundary keeps the lines before it and the server steps before it (of the
 // steps at that very size, a random first few); a kill in the middle of a line (a torn write) keeps

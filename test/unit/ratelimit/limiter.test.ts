@@ -9,6 +9,7 @@ import {
   MemoryRateStateStore,
   pruneLeases,
   RateLimiter,
+  slotCount,
   type KeyRateState,
 } from '../../../src/ratelimit/limiter.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
@@ -26,6 +27,15 @@ describe('decide', () => {
 
   it('unknown quota with a request in flight: wait for its headers', () => {
     expect(decide(state({ leases: leases(1) }), T0, 250)).toEqual({ kind: 'poll' });
+  });
+
+  it("a block's one entry counts as all its slots", () => {
+    const block = { [`${process.pid}@${thisHost}/a~0*3`]: T0 + 60_000 };
+    expect(slotCount(block)).toBe(3);
+    expect(slotCount({ ...block, x: T0 + 60_000 })).toBe(4);
+    expect(decide(state({ quota: quota(4), leases: block }), T0, 250)).toEqual({ kind: 'go', probe: false });
+    // Another holder's unused block: poll for it instead of waiting for the reset.
+    expect(decide(state({ quota: quota(3), leases: { '1@h/b~0*3': T0 + 60_000 } }), T0, 250)).toEqual({ kind: 'poll' });
   });
 
   it('known quota: at most `remaining` requests in flight', () => {

@@ -38,7 +38,7 @@ async function route(host: string, noProxy: string): Promise<'direct' | 'proxied
   const settings = proxySettingsFromEnv({ HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: noProxy });
   const dispatcher = await createDispatcher(settings, 5000);
   try {
-    const res = await dispatchExchange(dispatcher, `http://${host}:${apiPort}/v1/pets`, {
+    const res = await dispatchExchange(dispatcher, `http://${host}:${apiPort}`, '/v1/pets', {
       method: 'GET',
       headers: {},
       signal: new AbortController().signal,

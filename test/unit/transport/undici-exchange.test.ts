@@ -44,7 +44,7 @@ describe('dispatchExchange', () => {
     const s = await slowServer(0);
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());
-    const res = await dispatchExchange(agent, s.url, options('{"a":1}', new AbortController().signal));
+    const res = await dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options('{"a":1}', new AbortController().signal));
     expect(res.statusCode).toBe(201);
     expect(res.statusText).toBe('Created');
     expect(res.headers['content-type']).toBe('application/json');
@@ -55,9 +55,9 @@ describe('dispatchExchange', () => {
     const s = await slowServer(300);
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());
-    const first = dispatchExchange(agent, s.url, options('"first"', new AbortController().signal));
+    const first = dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options('"first"', new AbortController().signal));
     const stop = new AbortController();
-    const second = dispatchExchange(agent, s.url, options('"second"', stop.signal));
+    const second = dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options('"second"', stop.signal));
     const reason = new Error('timed out while queued');
     setTimeout(() => stop.abort(reason), 50);
     await expect(second).rejects.toBe(reason);
@@ -72,6 +72,8 @@ describe('dispatchExchange', () => {
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());
     const big = 'x'.repeat(2048);
-    await expect(dispatchExchange(agent, s.url, options(JSON.stringify(big), new AbortController().signal))).rejects.toThrow('too large');
+    await expect(
+      dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options(JSON.stringify(big), new AbortController().signal)),
+    ).rejects.toThrow('too large');
   });
 });

@@ -65,7 +65,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     // Slots in blocks and answers published in batches while the quota is plentiful: the file
     // costs a lock, a read and a rename per operation. Blocks of up to 512 (not the limiter's 64): a
     // bulk run against a large quota then goes to the file about 25 times a second, not 100 (issue #18).
-    batch: { maxBlock: Number(process.env.MB ?? 512) },
+    batch: { maxBlock: 512 },
     debug: o.debug,
   });
   const transport = new HttpTransport({

@@ -5,12 +5,13 @@
 //   <- { type: 'stats' }  -> { type: 'stats', stats }
 //   <- { type: 'cpu' }    -> { type: 'cpu', cpu: process.cpuUsage() }
 //   <- { type: 'seed', count } -> { type: 'seeded', count }
+//   <- { type: 'requests' } -> { type: 'requests', requests: [{ time, status, reset }] } (with recordRequests)
 //   <- { type: 'close' }  -> closes the server and exits
 import { pathToFileURL } from 'node:url';
 
 const [libPath, optionsJson] = process.argv.slice(2);
 const { startSandbox } = await import(pathToFileURL(libPath).href);
-const sandbox = await startSandbox({ ...JSON.parse(optionsJson), host: '127.0.0.1', recordRequests: false });
+const sandbox = await startSandbox({ recordRequests: false, ...JSON.parse(optionsJson), host: '127.0.0.1' });
 
 const close = async () => {
   await sandbox.close();
@@ -20,7 +21,10 @@ process.on('disconnect', close);
 process.on('message', async (msg) => {
   if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
   else if (msg.type === 'cpu') process.send({ type: 'cpu', cpu: process.cpuUsage() });
-  else if (msg.type === 'seed') {
+  else if (msg.type === 'requests') {
+    const requests = sandbox.requests().map((r) => ({ time: r.time, status: r.status, reset: Number(r.responseHeaders['x-ratelimit-reset']) }));
+    process.send({ type: 'requests', requests });
+  } else if (msg.type === 'seed') {
     sandbox.seed(Array.from({ length: msg.count }, (_, i) => ({ name: `seed-${i + 1}`, categoryId: i + 1, status: 'available' })));
     process.send({ type: 'seeded', count: msg.count });
   } else if (msg.type === 'close') await close();

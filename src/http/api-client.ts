@@ -134,6 +134,7 @@ export class ApiClient {
       let gateUntil: number | undefined;
       /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
       let tooLong: { ms: number; value: string } | undefined;
+      const sentAt = this.#clock.now();
       try {
         this.#requests++;
         res = await this.transport.once(req);
@@ -141,6 +142,7 @@ export class ApiClient {
         error = e;
       } finally {
         const now = this.#clock.now();
+        if (res) this.limiter.observeServerDate(firstValue(res.headers.date), sentAt, now);
         if (res?.quota) this.#lastQuota = res.quota;
         if (res?.status === 429) {
           const delay = this.#rateLimitDelay(res, attempt, now);

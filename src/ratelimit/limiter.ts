@@ -38,6 +38,7 @@ import { announcedSleep, sleep, type Clock } from '../time/clock.js';
 import { FleetEstimator, quotaWindow, type FleetOptions } from './fleet.js';
 import { type LimitWindow, rateLimitGiveUp } from './give-up.js';
 import type { Quota } from './quota.js';
+import { ServerClock } from './server-clock.js';
 
 export interface KeyRateState {
   /** The latest quota the server reported for the key. */
@@ -228,7 +229,10 @@ export interface LimiterOptions {
   /** The state key: "<env>:<hash of the API key>". */
   key: string;
   store?: RateStateStore;
-  /** Added to reset instants and HTTP-date gates (whole seconds, other clock). Default 250 ms. */
+  /**
+   * Added to reset instants and HTTP-date gates (whole seconds, the server's clock). Default: what the
+   * server's Date headers prove of its clock (src/ratelimit/server-clock.ts), 250 ms until they tell.
+   */
   marginMs?: number;
   /** How often to look again while other requests are in flight. Default 50 ms. */
   pollMs?: number;
@@ -302,7 +306,8 @@ export class RateLimiter {
   readonly key: string;
   readonly #clock: Clock;
   readonly #store: RateStateStore;
-  readonly #marginMs: number;
+  readonly #fixedMarginMs: number | undefined;
+  readonly #serverClock = new ServerClock();
   readonly #pollMs: number;
   readonly #leaseMs: number;
   readonly #batch: boolean;
@@ -373,7 +378,7 @@ export class RateLimiter {
     this.key = opts.key;
     this.#clock = opts.clock;
     this.#store = opts.store ?? new MemoryRateStateStore();
-    this.#marginMs = opts.marginMs ?? 250;
+    this.#fixedMarginMs = opts.marginMs;
     this.#pollMs = opts.pollMs ?? 50;
     this.#leaseMs = opts.leaseMs ?? 60_000;
     const batch = opts.batch === true ? {} : opts.batch || undefined;
@@ -400,7 +405,12 @@ export class RateLimiter {
   }
 
   get marginMs(): number {
-    return this.#marginMs;
+    return this.#fixedMarginMs ?? this.#serverClock.marginMs;
+  }
+
+  /** Takes in an answer's Date header, with when its request left and it arrived: the margin follows (server-clock.ts). */
+  observeServerDate(date: string | undefined, sentAt: number, receivedAt: number): void {
+    this.#serverClock.observe(date, sentAt, receivedAt);
   }
 
   /** The stored state, with what this process knows and has not published yet (for messages and `petstore quota --cached`). */
@@ -571,14 +581,14 @@ export class RateLimiter {
     if (!q) return false;
     const rtt = Math.max(this.#fleet?.rttMs ?? 0, 1);
     const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.#fleet?.othersPerSecond ?? 0) / 1000;
-    return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.#marginMs - now);
+    return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.marginMs - now);
   }
 
   /** Whether the free slots may still be handed out without a store operation. */
   #usable(now: number): boolean {
     const q = this.#quota;
     // Slots belong to the window they were reserved in, and only while it runs.
-    if (!windowCurrent(q, this.#gateUntil, now, this.#marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
+    if (!windowCurrent(q, this.#gateUntil, now, this.marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
     // Fresh headers say the quota has become scarce: back to one request at a time.
     return this.#eager || this.#closed || q.remaining - (this.#fleet?.reserve(now) ?? 0) >= this.#lowWater(q.limit);
   }
@@ -706,7 +716,7 @@ export class RateLimiter {
     // and the free ones while still good.
     for (const out of this.#out) if (out.issuedAt + this.#leaseMs <= now) this.#out.delete(out);
     this.#probeFree = false; // not taken since the last operation: decide again
-    const current = windowCurrent(s.quota, s.gateUntil, now, this.#marginMs);
+    const current = windowCurrent(s.quota, s.gateUntil, now, this.marginMs);
     const q = s.quota;
     // Others who share the key but not this store show only in the answers: keep what they will
     // probably use (fleet.ts). Until two of this limiter's answers could show a gap, nothing is known of
@@ -751,7 +761,7 @@ export class RateLimiter {
       if (this.#demand > 0 && wanted === 0) this.#decision = { kind: 'poll' };
     }
     if (wanted > 0) {
-      const d = decide(s, now, this.#marginMs, holder, reserve);
+      const d = decide(s, now, this.marginMs, holder, reserve);
       this.#kept = d.kind === 'wait' && d.reason === 'quota' ? reserve : 0;
       const reserved = slotCount(s.leases);
       this.#decision = d;
@@ -793,7 +803,7 @@ export class RateLimiter {
     }
     let at = Number.POSITIVE_INFINITY;
     if (this.#dirty) at = this.#lastSync + this.#flushMs;
-    if (this.#free > 0 || this.#probeFree) at = Math.min(at, this.#usableUntil, this.#blockWindow > 0 ? this.#blockWindow + this.#marginMs : at);
+    if (this.#free > 0 || this.#probeFree) at = Math.min(at, this.#usableUntil, this.#blockWindow > 0 ? this.#blockWindow + this.marginMs : at);
     if (at === Number.POSITIVE_INFINITY) {
       this.#cancelTimer();
       return;

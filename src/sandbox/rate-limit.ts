@@ -77,9 +77,17 @@ export class QuotaKeeper {
     return s;
   }
 
-  /** The window as it stands at `now`: an ended window reads as a fresh one opening now. */
+  /**
+   * The window as it stands at `now`. The first opens with the key's first request and ends on a whole
+   * second; the next ones follow it on a fixed grid, as a server's per-minute windows follow the clock: a
+   * request a little after a reset is in the window that began at that reset (a client coming back late
+   * loses only that little, not a second; issue #18). An ended window reads as an empty one.
+   */
   private static effective(w: Window, lengthMs: number, now: number): Window {
-    return now >= w.end ? { count: 0, end: ceilSecond(now + lengthMs) } : w;
+    if (now < w.end) return w;
+    if (w.end === 0) return { count: 0, end: ceilSecond(now + lengthMs) };
+    // Windows that are not whole seconds still end on one (X-RateLimit-Reset is whole seconds).
+    return { count: 0, end: ceilSecond(w.end + (Math.floor((now - w.end) / lengthMs) + 1) * lengthMs) };
   }
 
   private headers(short: Window, long: Window): RateHeaders {

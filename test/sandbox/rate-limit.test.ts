@@ -25,6 +25,20 @@ describe('sandbox rate limits (fake clock)', () => {
     sb = undefined;
   });
 
+  it('windows follow each other on a fixed grid: coming back a little after a reset costs only that little', async () => {
+    const s = await start({ perMinute: 2, windowMs: 3000 });
+    const first = rate(await call(s, 'GET', '/v1/pets'));
+    // The first window opens with the first request and ends on a whole second.
+    expect(first.reset * 1000).toBe(Math.ceil((now + 3000) / 1000) * 1000);
+    now = first.reset * 1000 + 5; // 5 ms after the reset
+    const second = rate(await call(s, 'GET', '/v1/pets'));
+    expect(second.remaining).toBe(1);
+    expect(second.reset).toBe(first.reset + 3);
+    // After windows nobody used, the grid still holds.
+    now = second.reset * 1000 + 7000;
+    expect(rate(await call(s, 'GET', '/v1/pets')).reset).toBe(second.reset + 9);
+  });
+
   it('sends X-RateLimit-* on every response to a recognised key, and counts each one', async () => {
     const s = await start({ perMinute: 50 });
     const responses = [

@@ -2,7 +2,8 @@
 // negative or non-finite wait, and reads every integer and every HTTP-date form exactly.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseHttpDate, parseRetryAfter } from '../../../src/http/retry-after.js';
+import { parseRetryAfter } from '../../../src/http/retry-after.js';
+import { parseHttpDate } from '../../../src/wire/http-date.js';
 
 const RUNS = 500;
 const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000;

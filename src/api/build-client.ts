@@ -100,6 +100,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
             clock: o.clock,
             probeMs: timeoutMs + 5000,
             maxWaitMs: o.maxWaitSeconds * 1000,
+            marginMs: () => limiter.marginMs,
             warn: (line) => {
               if (!o.quiet) o.io.stderr.write(`${line}\n`);
             },

@@ -18,25 +18,41 @@ export async function runPool<T, R>(
   emit: (item: T, outcome: Outcome<R>) => Promise<void> | void,
 ): Promise<void> {
   const iterator = source[Symbol.asyncIterator]();
-  const inflight = new Set<Promise<void>>();
+  let active = 0;
   let exhausted = false;
   let failed = false;
+  // Woken when an item is done: a counter and one resolver, not Promise.race over the items in flight
+  // (which adds a reaction to every one of them each time a slot frees; issue #18).
+  let wake: (() => void) | undefined;
 
-  const start = (item: T) => {
-    const task: Promise<void> = work(item).then(
-      (value) => emit(item, { ok: true, value }),
-      (error: unknown) => {
-        failed = true;
-        return emit(item, { ok: false, error });
-      },
-    );
-    const tracked = task.finally(() => inflight.delete(tracked));
-    inflight.add(tracked);
+  const done = () => {
+    active--;
+    const w = wake;
+    wake = undefined;
+    w?.();
   };
+  const start = (item: T) => {
+    active++;
+    work(item)
+      .then(
+        (value) => emit(item, { ok: true, value }),
+        (error: unknown) => {
+          failed = true;
+          return emit(item, { ok: false, error });
+        },
+      )
+      .then(done, (error: unknown) => {
+        // emit itself failed: the run stops pulling, and the error surfaces once the others are done.
+        failed = true;
+        emitError ??= { error };
+        done();
+      });
+  };
+  let emitError: { error: unknown } | undefined;
 
   try {
     for (;;) {
-      while (!exhausted && !failed && !opts.stopped() && inflight.size < opts.concurrency) {
+      while (!exhausted && !failed && !opts.stopped() && active < opts.concurrency) {
         const step = await iterator.next();
         if (step.done) {
           exhausted = true;
@@ -44,10 +60,13 @@ export async function runPool<T, R>(
         }
         start(step.value);
       }
-      if (inflight.size === 0) break;
-      await Promise.race(inflight);
+      if (active === 0) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
   } finally {
     if (!exhausted) await iterator.return?.();
   }
+  if (emitError) throw emitError.error;
 }

@@ -45,6 +45,11 @@ export function formatResult(result: ResultLine | SendingLine | JournalHeader | 
   return `${stringifyJson(result)}\n`;
 }
 
+/** The journal's in-flight mark for a record: formatResult's bytes, written once per record without the JSON machinery. */
+export function sendingLine(line: number): string {
+  return `{"line":${line},"status":"sending"}\n`;
+}
+
 /** True when an earlier run's pet is the record at the same line (the input file did not change under it). */
 export function sameRecord(pet: Pet, record: NewPet): boolean {
   return pet.name === record.name && pet.categoryId === record.categoryId && (record.status === undefined || pet.status === record.status);

@@ -22,7 +22,7 @@ import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
-import { formatResult, sameRecord, type ResultLine, type ResultStatus } from './results.js';
+import { formatResult, sameRecord, sendingLine, type ResultLine, type ResultStatus } from './results.js';
 
 export interface SeedOptions {
   file: string;
@@ -237,7 +237,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     let journaled = false;
     const beforeSend = () => {
       if (journaled || !journal) return;
-      journal.sending(formatResult({ line, status: 'sending' }));
+      journal.sending(sendingLine(line));
       journaled = true;
     };
     try {

@@ -10,7 +10,7 @@
 //
 //   - A window is used until shortly before its reset (a request must reach the server before the
 //     next window starts: 50 ms, or 1.5 × the recent longest time from a slot taken to its answer,
-//     at most 2 s), then nobody sends until the reset + 250 ms (the reset is whole seconds; clocks
+//     at most 2 s), then nobody sends until the reset + the limiter's margin (the reset is whole seconds; clocks
 //     differ).
 //   - Before any window is known (first run, or after a reset), one process of the fleet sends a
 //     single request (it wins `<prefix>:open`, SET NX with an expiry of the request timeout + 5 s);
@@ -28,6 +28,7 @@
 //
 // ioredis and rate-limiter-flexible load only here, on the first take().
 
+import { FALLBACK_MARGIN_MS } from './server-clock.js';
 import type { Redis } from 'ioredis';
 import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import { InterruptedError, RateLimitedError } from '../errors/errors.js';
@@ -54,6 +55,11 @@ export interface RedisBudgetOptions {
   pollMs?: number;
   /** --max-wait: a wait for the window's reset longer than this ends with exit 6. */
   maxWaitMs?: number;
+  /**
+   * How long after a reset instant nobody sends: the local limiter's margin, from the server's Date
+   * headers (src/ratelimit/server-clock.ts). Default: FALLBACK_MARGIN_MS.
+   */
+  marginMs?: () => number;
 }
 
 /**
@@ -63,8 +69,6 @@ export interface RedisBudgetOptions {
 const GUARD_MS = 50;
 /** The guard's ceiling. */
 const MAX_GUARD_MS = 2000;
-/** After a reset, as the local limiter: the reset is whole seconds and the server's clock is not ours. */
-const MARGIN_MS = 250;
 
 interface Window {
   limit: number;
@@ -89,6 +93,7 @@ function hangUp(client: Redis): void {
 
 export class RedisBudget implements FleetBudget {
   readonly #o: RedisBudgetOptions;
+  readonly #margin: () => number;
   readonly #prefix: string;
   readonly #holder = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
   #client: Redis | undefined;
@@ -108,6 +113,7 @@ export class RedisBudget implements FleetBudget {
 
   constructor(options: RedisBudgetOptions) {
     this.#o = options;
+    this.#margin = options.marginMs ?? (() => FALLBACK_MARGIN_MS);
     this.#prefix = `petstore:limiter:${options.keyHash}`;
   }
 
@@ -136,7 +142,7 @@ export class RedisBudget implements FleetBudget {
             return;
           }
           this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
-          const waitMs = w.resetAt + MARGIN_MS - now;
+          const waitMs = w.resetAt + this.#margin() - now;
           if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
             const window = quotaWindow({ limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now }) === 'day' ? 'day' : 'minute';
             throw rateLimitGiveUp(
@@ -148,8 +154,9 @@ export class RedisBudget implements FleetBudget {
           await sleep(this.#o.clock, waitMs, signal);
           continue;
         }
-        if (w && now < w.resetAt + MARGIN_MS) {
-          await sleep(this.#o.clock, w.resetAt + MARGIN_MS - now, signal);
+        const margin = this.#margin();
+        if (w && now < w.resetAt + margin) {
+          await sleep(this.#o.clock, w.resetAt + margin - now, signal);
           continue;
         }
         // No window known: one request of the fleet goes alone, and its answer tells the others.

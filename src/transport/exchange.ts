@@ -4,7 +4,7 @@ import { createNodeAgents, nodeRequest, type NodeAgents } from './node-http.js';
 import { firstValue } from '../wire/headers.js';
 import { isSafeMethod, type HttpMethod } from './method.js';
 import { describeTransportError, TransportError } from './errors.js';
-import { dispatchExchange, type BufferedExchange } from './undici-exchange.js';
+import { Exchange, type BufferedExchange } from './undici-exchange.js';
 import { Redactor } from '../output/redact.js';
 import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
@@ -128,9 +128,16 @@ export function target(baseUrl: string, plain: ReturnType<typeof plainBase>, req
 }
 
 export type { HttpMethod } from './method.js';
-/** Whether the request was written to a connection, as far as the HTTP client tells. */
-interface Written {
-  written: boolean | undefined;
+
+/** One exchange under way: its outcome, whether it was written as far as the HTTP client tells, and how to end it. */
+interface LiveExchange {
+  readonly done: Promise<BufferedExchange>;
+  readonly written: boolean | undefined;
+  abort(reason: Error): void;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
 /** A body for the trace: control characters escaped, cut after DEBUG_BODY_CHARS. */
@@ -183,6 +190,10 @@ export class HttpTransport {
   /** Texts never to print: the key and proxy credentials. */
   readonly #redactor: Redactor;
   readonly #plainBase: ReturnType<typeof plainBase>;
+  /** The dispatcher once created (no await per request). */
+  #ready: Dispatcher | undefined;
+  /** Exchanges in flight: Ctrl-C (the outer signal) ends them all. */
+  readonly #live = new Set<LiveExchange>();
   /** The headers of a request without a body, and of one with a JSON body, when it adds none of its own. */
   readonly #headers: { bare: Record<string, string>; json: Record<string, string> };
   #tracedEngine = false;
@@ -193,6 +204,14 @@ export class HttpTransport {
     this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : createNodeAgents();
     this.#redactor = new Redactor([opts.apiKey, ...(opts.secrets ?? []), ...proxySecrets(opts.proxy)].filter((s) => s.length > 0));
     this.#plainBase = plainBase(opts.baseUrl);
+    const outer = opts.signal;
+    outer?.addEventListener(
+      'abort',
+      () => {
+        for (const x of this.#live) x.abort(abortReason(outer));
+      },
+      { once: true },
+    );
     this.#headers = { bare: this.#headersFor(false, undefined), json: this.#headersFor(true, undefined) };
   }
 
@@ -255,24 +274,22 @@ export class HttpTransport {
       this.#tracedEngine = true;
       this.#traceRequest(req.method, url, headers, body, proxy);
     }
-    // One controller per exchange, aborted by the deadline or by Ctrl-C. (AbortSignal.timeout with
-    // AbortSignal.any costs a measurable share of bulk seeding: composite signals are tracked weakly.)
-    const controller = new AbortController();
+    // Ended by the deadline or by Ctrl-C (the outer signal aborts every exchange in #live: one listener
+    // for all, not one per request).
     let timedOut = false;
+    const started = clock.now();
+    const outer = this.#opts.signal;
+    // Interrupted already: nothing starts.
+    const x: LiveExchange = outer?.aborted
+      ? { done: Promise.reject(abortReason(outer)), written: false, abort: () => {} }
+      : this.#start(to, req.method, headers, body);
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new DOMException('the request timed out', 'TimeoutError'));
+      x.abort(new DOMException('the request timed out', 'TimeoutError'));
     }, timerMs(this.#opts.timeoutMs));
-    const outer = this.#opts.signal;
-    const onAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) onAbort();
-    else outer?.addEventListener('abort', onAbort, { once: true });
-    const signal = controller.signal;
-    const started = clock.now();
-    // undici says when it writes the request (false until then); node:http does not (undefined).
-    const progress: Written = { written: undefined };
+    this.#live.add(x);
     try {
-      const res = await this.#exchange(to, req.method, headers, body, signal, progress);
+      const res = await x.done;
       const { text } = res;
       const received = clock.now();
       if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
@@ -297,35 +314,42 @@ export class HttpTransport {
         durationMs: received - started,
       };
     } catch (error) {
-      const failed = this.#fail(error, req, url, proxy, timedOut, progress.written);
+      const failed = this.#fail(error, req, url, proxy, timedOut, x.written);
       if (this.#opts.debug) this.#trace(`< failed after ${Math.round(clock.now() - started)} ms: ${failed.message}`);
       throw failed;
     } finally {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', onAbort);
+      this.#live.delete(x);
     }
   }
 
-  /** One exchange through node:http (the default) or an undici dispatcher (proxy, injected, or bulk), body read. */
-  async #exchange(
-    to: Target,
-    method: HttpMethod,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal,
-    progress: Written,
-  ): Promise<BufferedExchange> {
+  /**
+   * Starts one exchange through node:http (the default) or an undici dispatcher (proxy, injected, or
+   * bulk), body read. `written` is false while undici says nothing was written; node:http does not say
+   * (undefined).
+   */
+  #start(to: Target, method: HttpMethod, headers: Record<string, string>, body: string | undefined): LiveExchange {
     if (this.#agents) {
-      const res = await nodeRequest(to.url, { method, headers, body, signal, agents: this.#agents, connectTimeoutMs: this.#opts.connectTimeoutMs });
-      return { statusCode: res.statusCode, statusText: res.statusText, headers: res.headers, text: await readCapped(res.body) };
+      const controller = new AbortController();
+      const agents = this.#agents;
+      const done = nodeRequest(to.url, { method, headers, body, signal: controller.signal, agents, connectTimeoutMs: this.#opts.connectTimeoutMs }).then(
+        async (res) => ({ statusCode: res.statusCode, statusText: res.statusText, headers: res.headers, text: await readCapped(res.body) }),
+      );
+      return { done, written: undefined, abort: (reason) => controller.abort(reason) };
     }
-    this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections, this.#opts.connectTimeoutMs);
-    const dispatcher = await this.#dispatcher;
-    progress.written = false;
-    const onStart = () => {
-      progress.written = true;
-    };
-    return dispatchExchange(dispatcher, to.origin, to.path, { method, headers, body, signal, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge, onStart });
+    const x = new Exchange({ method, headers, body, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
+    if (this.#ready) x.start(this.#ready, to.origin, to.path);
+    else {
+      this.#dispatcher ??= createDispatcher(this.#opts.proxy, timerMs(this.#opts.timeoutMs), this.#opts.bulk?.connections, this.#opts.connectTimeoutMs);
+      void Promise.resolve(this.#dispatcher).then(
+        (d) => {
+          this.#ready = d;
+          x.start(d, to.origin, to.path);
+        },
+        (error: unknown) => x.abort(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+    return x;
   }
 
   /**

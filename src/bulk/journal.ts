@@ -1,7 +1,7 @@
 // The journal of a seeding run (issue #14): one NDJSON line per event. `{"line":n,"status":"sending"}`
 // is written (one write(2)) before the record's request leaves; outcome lines, in whatever order
 // answers come, are held until the next `sending` line, which takes them along in the same write, or
-// the end of the event-loop turn, whichever comes first: one write per record instead of two (issue
+// until this turn's promise continuations have run, whichever comes first: one write per record instead of two (issue
 // #18). A process killed at any instant leaves every line it wrote (the kernel has it); a record whose
 // outcome line is missing was in flight and is `unknown` to --resume, never resent silently. An outcome
 // still held at a kill is the same as a kill a moment before its answer: `unknown`, never lost or sent
@@ -211,7 +211,7 @@ export class Journal {
     if (!this.#append(text)) throw new JournalWriteError(this.#failure);
   }
 
-  /** An outcome, written with the next line or at the end of this event-loop turn; after a failed write it is kept in `unwritten` instead. */
+  /** An outcome, written with the next line or once this turn's promise continuations have run; after a failed write it is kept in `unwritten` instead. */
   outcome(text: string): void {
     if (this.#failure !== undefined) {
       this.#unwritten += text;
@@ -220,7 +220,9 @@ export class Journal {
     this.#held += text;
     if (!this.#flushQueued) {
       this.#flushQueued = true;
-      setImmediate(() => {
+      // After every promise continuation of this turn (the next record's `sending` line usually takes
+      // the outcome along first), before any I/O callback: no extra turn of the event loop.
+      process.nextTick(() => {
         this.#flushQueued = false;
         this.flush();
       });

@@ -1,5 +1,5 @@
 // The journal's writes (issue #18): outcome lines are held until the next `sending` line, which takes
-// them along in the same write(2), or until the end of the event-loop turn; a failed write hands the
+// them along in the same write(2), or until the promise continuations of the turn have run; a failed write hands the
 // held outcomes to `unwritten`, so none is lost without a word.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

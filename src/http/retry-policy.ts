@@ -25,19 +25,30 @@ export type Verdict =
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
+// The verdicts are shared objects: one is asked for after every request.
+const RETURN: Verdict = Object.freeze({ action: 'return' });
+const THROW: Verdict = Object.freeze({ action: 'throw' });
+const UNKNOWN: Verdict = Object.freeze({ action: 'unknown' });
+const RATE_LIMIT: Verdict = Object.freeze({ action: 'retry', wait: 'rate_limit' });
+const BACKOFF: Verdict = Object.freeze({ action: 'retry', wait: 'backoff' });
+
 /** What to do after one attempt of `method` ended in `outcome`. */
 export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Verdict {
-  const safe = isSafeMethod(method);
-  if ('status' in outcome) {
-    if (outcome.status === 429) return { action: 'retry', wait: 'rate_limit' };
-    if (safe && RETRYABLE_STATUSES.has(outcome.status)) return { action: 'retry', wait: 'backoff' };
-    return { action: 'return' };
-  }
-  const { error } = outcome;
-  if (!(error instanceof TransportError)) return { action: 'throw' };
-  const code = causeCode(error);
-  const notSent = notSentFailure(code);
-  if (safe) return notSent === 'permanent' ? { action: 'throw' } : { action: 'retry', wait: 'backoff' };
-  if (error.sent || error.timedOut) return { action: 'unknown' };
-  return notSent === 'transient' ? { action: 'retry', wait: 'backoff' } : { action: 'throw' };
+  return 'status' in outcome ? statusVerdict(method, outcome.status) : errorVerdict(method, outcome.error);
+}
+
+/** retryVerdict for an answer with this status. */
+export function statusVerdict(method: HttpMethod | string, status: number): Verdict {
+  if (status === 429) return RATE_LIMIT;
+  if (isSafeMethod(method) && RETRYABLE_STATUSES.has(status)) return BACKOFF;
+  return RETURN;
+}
+
+/** retryVerdict for an attempt that ended without an answer. */
+function errorVerdict(method: HttpMethod | string, error: unknown): Verdict {
+  if (!(error instanceof TransportError)) return THROW;
+  const notSent = notSentFailure(causeCode(error));
+  if (isSafeMethod(method)) return notSent === 'permanent' ? THROW : BACKOFF;
+  if (error.sent || error.timedOut) return UNKNOWN;
+  return notSent === 'transient' ? BACKOFF : THROW;
 }

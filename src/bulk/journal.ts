@@ -238,11 +238,17 @@ export class Journal {
   #append(text: string): boolean {
     const held = this.#held;
     this.#held = '';
-    const bytes = Buffer.from(held === '' ? text : held + text);
+    const all = held === '' ? text : held + text;
+    const size = Buffer.byteLength(all);
     let written = 0;
     try {
-      // A write may store only part of the bytes (the disk filled up during it); the next one then fails.
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+      // The string as it is (no Buffer per line); a write may store only part of the bytes (the disk
+      // filled up during it): the rest from a Buffer, and the next write then fails.
+      written = writeSync(this.fd, all);
+      if (written < size) {
+        const bytes = Buffer.from(all);
+        while (written < size) written += writeSync(this.fd, bytes, written, size - written);
+      }
       this.#bytes += written;
       this.#dirty = true;
       return true;

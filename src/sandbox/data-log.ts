@@ -74,14 +74,23 @@ export class DataLog {
    * The write is synchronous (a write(2) to the page cache, microseconds): the 201 goes out at once.
    */
   append(line: string): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error(`the data file ${this.file} is closed`));
+    try {
+      return this.write(line) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * append() without a promise when there is no need for one (a create's usual case): returns undefined
+   * once the line is in the file, throws when its write failed, and returns a promise only when the
+   * line must wait for a rewrite of the file.
+   */
+  write(line: string): Promise<void> | undefined {
+    if (this.#closed) throw new Error(`the data file ${this.file} is closed`);
     if (!this.#running && this.#queue.length === 0 && !this.#compactionDue()) {
-      try {
-        this.#write([line]);
-        return Promise.resolve();
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      this.#write(line);
+      return undefined;
     }
     // A rewrite is due or under way: the line waits for it, in order.
     return new Promise<void>((resolve, reject) => {
@@ -97,9 +106,9 @@ export class DataLog {
   }
 
   /** Writes lines at the end of the file; a failed write is cut back (or the file marked for a rewrite) and thrown. */
-  #write(texts: readonly string[]): void {
+  #write(text: string, lines = 1): void {
     if (this.#broken) throw new Error(`the data file ${this.file} could not be repaired after a failed write`);
-    const bytes = Buffer.from(texts.join(''), 'utf8');
+    const bytes = Buffer.from(text, 'utf8');
     const at = this.#size;
     try {
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#fh.fd, bytes, offset, bytes.length - offset, at + offset);
@@ -115,7 +124,7 @@ export class DataLog {
     }
     this.#size += bytes.length;
     this.writes++;
-    this.#appended += texts.length;
+    this.#appended += lines;
     this.#syncSoon();
   }
 
@@ -143,7 +152,7 @@ export class DataLog {
       if (this.#compactionDue()) await this.#compact();
       const batch = this.#queue.splice(0);
       try {
-        this.#write(batch.map((w) => w.text));
+        this.#write(batch.map((w) => w.text).join(''), batch.length);
         for (const w of batch) w.resolve();
       } catch (error) {
         for (const w of batch) w.reject(error);

@@ -284,7 +284,7 @@ class ClientGone extends Error {}
  * fixed shape, filled synchronously where it can be (everything but reading a POST body and a create
  * waiting behind a rewrite of the data file): no promise or closure per step of a request.
  */
-class Exchange {
+class Exchange implements RateHeaders {
   status = 200;
   body = '';
   errorCode: string | undefined = undefined;
@@ -294,8 +294,11 @@ class Exchange {
   key: string | undefined = undefined;
   /** The request body text, when it was read. */
   requestBody = '';
-  /** X-RateLimit-* of the answer: the limiter's decision, or undefined when it did not run. */
-  rate: RateHeaders | undefined = undefined;
+  /** X-RateLimit-* of the answer, from the limiter's decision (rated) or, when it did not run, its peek. */
+  rated = false;
+  limit = 0;
+  remaining = 0;
+  reset = 0;
   /** Location of a created pet. */
   location: string | undefined = undefined;
   /** Other response headers (deprecation, an error's), lower-case names. */
@@ -529,7 +532,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const injected = takeFailure();
     if (injected) throw injected;
 
-    const { method, path, search, req } = ex;
+    const { method, path, req } = ex;
     const route = resolveRoute(method, path);
     if (route.kind === 'getPet') ex.addHeaders({ deprecation: 'true', sunset: GET_PET_SUNSET_HEADER });
 
@@ -558,8 +561,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     // Rate limits and bans (per key; every allowed request counts, whatever its outcome).
-    const decision = limiter.check(key, clock());
-    ex.rate = decision.headers;
+    const now = clock();
+    ex.rated = true;
+    if (!limiter.admit(key, now, ex)) refused(ex, key, now);
+    return answer(ex, route);
+  }
+
+  /** A request the limiter does not simply allow: its decision, as an error answer when it is one. */
+  function refused(ex: Exchange, key: string, now: number): void {
+    const decision = limiter.check(key, now);
+    ex.limit = decision.headers.limit;
+    ex.remaining = decision.headers.remaining;
+    ex.reset = decision.headers.reset;
     if (decision.kind === 'banned') {
       stats.count403bans++;
       if (decision.newBan) stats.bansIssued++;
@@ -575,7 +588,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         'retry-after': String(decision.retryAfter),
       });
     }
+  }
 
+  function answer(ex: Exchange, route: Route): boolean {
+    const { method, path, search } = ex;
     switch (route.kind) {
       case 'listPets': {
         const query = parseListQuery(search);
@@ -643,7 +659,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // The rate-limit headers are on every API response (interface document): answers given before the
       // limiter ran (a 401, a failure injected by a test) carry the key's window as it stands, uncounted
       // (for no recognised key, a fresh window of the plan).
-      const rate = ex.rate ?? limiter.peek(ex.key ?? ANONYMOUS_KEY, clock());
+      const rate: RateHeaders = ex.rated ? ex : limiter.peek(ex.key ?? ANONYMOUS_KEY, clock());
       const headers: Array<string | number> = [
         'x-ratelimit-limit',
         rate.limit,

@@ -115,6 +115,7 @@ const mmm = (xs, d) => `${Math.min(...xs).toFixed(d)}/${med(xs).toFixed(d)}/${Ma
 const ratios = (n) => got[n].rps.map((r, i) => r / got.bare.rps[i]);
 console.log(`${rounds} rounds × ${seconds} s, 8 connections${withData ? ', --data' : ''}; min/median/max`);
 for (const n of names) {
-  const extra = n === 'bare' ? '' : `  ratio to bare (per round) ${mmm(ratios(n), 2)}`;
+  const cpuRatios = got[n].us.map((u, i) => u / got.bare.us[i]);
+  const extra = n === 'bare' ? '' : `\n${''.padEnd(10)} per round: req/s ratio to bare ${mmm(ratios(n), 2)}, CPU ratio to bare ${mmm(cpuRatios, 2)}`;
   console.log(`${n.padEnd(10)} req/s ${mmm(got[n].rps, 0)}  CPU µs/req ${mmm(got[n].us, 1)} (user ${mmm(got[n].user, 1)}, system ${mmm(got[n].sys, 1)})${extra}`);
 }

@@ -13,7 +13,7 @@ import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { PetStore } from './store.js';
 import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
-import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
+import { expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPet, validateNewPet } from './validate.js';
 import { GET_PET_SUNSET } from '../contract/petstore.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -435,7 +435,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   /** Starts reading a POST body; the create goes on in `received` once it is all there. */
   function createPet(ex: Exchange): void {
     const req = ex.req;
-    if (ex.search.length > 0) expectNoQuery(ex.search);
+    expectNoQuery(ex.search);
     const contentType = req.headers['content-type'];
     if (contentType !== undefined && contentType !== 'application/json' && contentType.trim() !== '') {
       const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
@@ -488,7 +488,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   function received(ex: Exchange, bytes: Buffer): boolean {
     const text = bodyText(bytes);
     ex.requestBody = text;
-    const input: NewPet = validateNewPet(parseBody(text));
+    const input: NewPet = readNewPet(text) ?? validateNewPet(parseBody(text));
     const stored = store.reserve(input);
     if (log) {
       let waiting: Promise<void> | undefined;

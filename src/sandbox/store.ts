@@ -1,14 +1,25 @@
 // The in-memory pet store. Ids are handed out synchronously, so concurrent
 // requests on the single event loop always get unique, consecutive ids.
 
-import { INT64_MAX } from '../json/int64.js';
+import { INT64_MAX, parseJson } from '../json/int64.js';
 import { apiError } from './errors.js';
 import { HEADER_KEY } from './persist.js';
-import { petJson, type NewPet, type Pet, type PetStatus } from './types.js';
+import { petJson, toPet, type NewPet, type Pet, type PetStatus } from './types.js';
 
+/**
+ * A stored pet: what finding and listing need, and its exact JSON text (pets never change once created).
+ * Three objects a pet (this, the id, the text): each create's survive the garbage collector's copying
+ * for as long as the sandbox runs, so the fewer the cheaper.
+ */
 interface Stored {
+  readonly id: bigint;
+  readonly status: PetStatus | undefined;
+  readonly json: string;
+}
+
+/** A pet given its id, not yet stored. */
+export interface Reserved {
   pet: Pet;
-  /** The pet's exact JSON text, cached: pets never change once created. */
   json: string;
 }
 
@@ -23,8 +34,8 @@ export class PetStore {
     const sorted = [...initial].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const pet of sorted) {
       // A repeated id keeps its last pet, as a Map did.
-      if (this.pets.at(-1)?.pet.id === pet.id) this.pets.pop();
-      this.pets.push({ pet: clonePet(pet), json: petJson(pet) });
+      if (this.pets.at(-1)?.id === pet.id) this.pets.pop();
+      this.pets.push({ id: pet.id, status: pet.status, json: petJson(pet) });
     }
     const last = sorted.at(-1);
     this.next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
@@ -40,7 +51,7 @@ export class PetStore {
   }
 
   /** Stores a new pet with the next id. Throws ids_exhausted past int64. */
-  create(input: NewPet): { pet: Pet; json: string } {
+  create(input: NewPet): Reserved {
     const stored = this.reserve(input);
     this.insert(stored);
     return stored;
@@ -50,7 +61,7 @@ export class PetStore {
    * Gives a new pet the next id without storing it yet (it is stored once its line is on disk; an id
    * whose write failed is never handed out again). Throws ids_exhausted past int64.
    */
-  reserve(input: NewPet): { pet: Pet; json: string } {
+  reserve(input: NewPet): Reserved {
     const id = this.next;
     if (id > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
     this.next = id + 1n;
@@ -60,11 +71,12 @@ export class PetStore {
   }
 
   /** Stores a reserved pet, in id order (reserved pets normally arrive in it: the data file's appends keep it). */
-  insert(stored: { pet: Pet; json: string }): void {
+  insert(reserved: Reserved): void {
     const pets = this.pets;
-    const id = stored.pet.id;
+    const id = reserved.pet.id;
+    const stored: Stored = { id, status: reserved.pet.status, json: reserved.json };
     let at = pets.length;
-    while (at > 0 && (pets[at - 1] as Stored).pet.id > id) at--;
+    while (at > 0 && (pets[at - 1] as Stored).id > id) at--;
     if (at === pets.length) pets.push(stored);
     else pets.splice(at, 0, stored);
   }
@@ -77,8 +89,8 @@ export class PetStore {
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const s = pets[mid] as Stored;
-      if (s.pet.id === id) return s.json;
-      if (s.pet.id < id) lo = mid + 1;
+      if (s.id === id) return s.json;
+      if (s.id < id) lo = mid + 1;
       else hi = mid - 1;
     }
     return undefined;
@@ -87,16 +99,16 @@ export class PetStore {
   /** JSON array text of the first `limit` pets by ascending id, optionally of one status. */
   listJson(limit: number, status?: PetStatus): string {
     const parts: string[] = [];
-    for (const { pet, json } of this.pets) {
+    for (const s of this.pets) {
       if (parts.length >= limit) break;
-      if (status === undefined || pet.status === status) parts.push(json);
+      if (status === undefined || s.status === status) parts.push(s.json);
     }
     return `[${parts.join(',')}]`;
   }
 
-  /** Copies of all pets, ascending id. */
+  /** Copies of all pets, ascending id (read back from their JSON: exact, int64 included). */
   all(): Pet[] {
-    return this.pets.map((s) => clonePet(s.pet));
+    return this.pets.map((s) => toPet(parseJson(s.json)) as Pet);
   }
 
   /** The data file's whole text (see persist.ts for the format). */
@@ -105,10 +117,4 @@ export class PetStore {
     for (const s of this.pets) text += `${s.json}\n`;
     return text;
   }
-}
-
-function clonePet(pet: Pet): Pet {
-  const copy: Pet = { id: pet.id, name: pet.name, categoryId: pet.categoryId };
-  if (pet.status !== undefined) copy.status = pet.status;
-  return copy;
 }

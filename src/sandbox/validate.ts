@@ -131,7 +131,7 @@ export function readNewPet(text: string): NewPet | undefined {
   const pet: NewPet = { name, categoryId };
   if (status !== undefined) {
     if (!isPetStatus(status)) return undefined;
-    pet.status = status;
+    pet.status = canonicalStatus(status);
   }
   return pet;
 }
@@ -177,9 +177,14 @@ export function validateNewPet(value: unknown): NewPet {
       const got = typeof status === 'string' ? JSON.stringify(status) : jsonType(status);
       throw apiError('invalid_field', `status must be one of ${STATUS_LIST}, got ${got}`);
     }
-    pet.status = status;
+    pet.status = canonicalStatus(status);
   }
   return pet;
+}
+
+/** The status as the one string constant of its value: a stored pet keeps no string of its own for it. */
+function canonicalStatus(status: PetStatus): PetStatus {
+  return PET_STATUSES[PET_STATUSES.indexOf(status)] as PetStatus;
 }
 
 export interface ListQuery {

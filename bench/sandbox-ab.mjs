@@ -29,7 +29,15 @@ const key = 'bench-key-sandbox';
 if (bundles.length === 0) {
   const { build } = await import('esbuild');
   const out = join(tmp, 'sandbox.mjs');
-  await build({ entryPoints: [join(ROOT, 'src/sandbox/index.ts')], outfile: out, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
+  await build({
+    entryPoints: [join(ROOT, 'src/sandbox/index.ts')],
+    outfile: out,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    logLevel: 'warning',
+  });
   bundles.push(`sandbox=${out}`);
 }
 
@@ -117,5 +125,7 @@ console.log(`${rounds} rounds × ${seconds} s, 8 connections${withData ? ', --da
 for (const n of names) {
   const cpuRatios = got[n].us.map((u, i) => u / got.bare.us[i]);
   const extra = n === 'bare' ? '' : `\n${''.padEnd(10)} per round: req/s ratio to bare ${mmm(ratios(n), 2)}, CPU ratio to bare ${mmm(cpuRatios, 2)}`;
-  console.log(`${n.padEnd(10)} req/s ${mmm(got[n].rps, 0)}  CPU µs/req ${mmm(got[n].us, 1)} (user ${mmm(got[n].user, 1)}, system ${mmm(got[n].sys, 1)})${extra}`);
+  console.log(
+    `${n.padEnd(10)} req/s ${mmm(got[n].rps, 0)}  CPU µs/req ${mmm(got[n].us, 1)} (user ${mmm(got[n].user, 1)}, system ${mmm(got[n].sys, 1)})${extra}`,
+  );
 }

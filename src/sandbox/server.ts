@@ -11,7 +11,7 @@ import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './err
 import { DataLog } from './data-log.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
-import { PetStore } from './store.js';
+import { PetStore, type Stored } from './store.js';
 import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
 import { expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPet, validateNewPet } from './validate.js';
 import { GET_PET_SUNSET } from '../contract/petstore.js';
@@ -516,11 +516,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
   }
 
-  function created(ex: Exchange, stored: { pet: Pet; json: string }): void {
+  function created(ex: Exchange, stored: Stored): void {
     store.insert(stored);
     stats.created++;
     ex.status = 201;
-    ex.location = `/v1/pets/${stored.pet.id}`;
+    ex.location = `/v1/pets/${stored.id}`;
     ex.body = stored.json;
   }
 
@@ -796,8 +796,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       const created = inputs.map((input) => {
         const stored = store.create(input);
+        const pet: Pet = { id: stored.id, name: input.name, categoryId: input.categoryId };
+        if (input.status !== undefined) pet.status = input.status;
         log?.append(`${stored.json}\n`).catch((error: unknown) => options.onError?.(error));
-        return stored.pet;
+        return pet;
       });
       return created.map((p) => ({ ...p }));
     },

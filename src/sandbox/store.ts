@@ -11,16 +11,10 @@ import { petJson, toPet, type NewPet, type Pet, type PetStatus } from './types.j
  * Three objects a pet (this, the id, the text): each create's survive the garbage collector's copying
  * for as long as the sandbox runs, so the fewer the cheaper.
  */
-interface Stored {
+export interface Stored {
   readonly id: bigint;
   readonly status: PetStatus | undefined;
   readonly json: string;
-}
-
-/** A pet given its id, not yet stored. */
-export interface Reserved {
-  pet: Pet;
-  json: string;
 }
 
 export class PetStore {
@@ -35,7 +29,7 @@ export class PetStore {
     for (const pet of sorted) {
       // A repeated id keeps its last pet, as a Map did.
       if (this.pets.at(-1)?.id === pet.id) this.pets.pop();
-      this.pets.push({ id: pet.id, status: pet.status, json: petJson(pet) });
+      this.pets.push({ id: pet.id, status: pet.status, json: petJson(pet.id, pet) });
     }
     const last = sorted.at(-1);
     this.next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
@@ -51,7 +45,7 @@ export class PetStore {
   }
 
   /** Stores a new pet with the next id. Throws ids_exhausted past int64. */
-  create(input: NewPet): Reserved {
+  create(input: NewPet): Stored {
     const stored = this.reserve(input);
     this.insert(stored);
     return stored;
@@ -61,20 +55,17 @@ export class PetStore {
    * Gives a new pet the next id without storing it yet (it is stored once its line is on disk; an id
    * whose write failed is never handed out again). Throws ids_exhausted past int64.
    */
-  reserve(input: NewPet): Reserved {
+  reserve(input: NewPet): Stored {
     const id = this.next;
     if (id > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
     this.next = id + 1n;
-    const pet: Pet = { id, name: input.name, categoryId: input.categoryId };
-    if (input.status !== undefined) pet.status = input.status;
-    return { pet, json: petJson(pet) };
+    return { id, status: input.status, json: petJson(id, input) };
   }
 
   /** Stores a reserved pet, in id order (reserved pets normally arrive in it: the data file's appends keep it). */
-  insert(reserved: Reserved): void {
+  insert(stored: Stored): void {
     const pets = this.pets;
-    const id = reserved.pet.id;
-    const stored: Stored = { id, status: reserved.pet.status, json: reserved.json };
+    const id = stored.id;
     let at = pets.length;
     while (at > 0 && (pets[at - 1] as Stored).id > id) at--;
     if (at === pets.length) pets.push(stored);

@@ -1,7 +1,7 @@
 // Shared types of the sandbox server: the interface's resources (the CLI's own, src/pets/pet.ts) and the plans.
 
 import type { PLANS } from '../flag-values.js';
-import type { Pet } from '../pets/pet.js';
+import { PET_STATUSES, type NewPet, type PetStatus } from '../pets/pet.js';
 
 export { isPetStatus, PET_STATUSES, toPet, type NewPet, type Pet, type PetStatus } from '../pets/pet.js';
 
@@ -20,7 +20,9 @@ export const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: num
  * makes one flat string: a template literal makes a tree of a dozen string pieces, all of which a stored
  * pet would keep alive (and the garbage collector copy) for as long as the sandbox runs.
  */
-export function petJson(pet: Pet): string {
-  const tail = pet.status === undefined ? '}' : `,"status":"${pet.status}"}`;
-  return ['{"id":', pet.id.toString(), ',"name":', JSON.stringify(pet.name), ',"categoryId":', pet.categoryId.toString(), tail].join('');
+export function petJson(id: bigint, pet: NewPet): string {
+  const tail = pet.status === undefined ? '}' : STATUS_TAILS[pet.status];
+  return ['{"id":', id.toString(), ',"name":', JSON.stringify(pet.name), ',"categoryId":', pet.categoryId.toString(), tail].join('');
 }
+
+const STATUS_TAILS = Object.fromEntries(PET_STATUSES.map((s) => [s, `,"status":"${s}"}`])) as Record<PetStatus, string>;

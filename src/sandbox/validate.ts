@@ -92,11 +92,14 @@ export function readNewPet(text: string): NewPet | undefined {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = plainStringEnd(text, i + 1);
     if (keyEnd === -1) return undefined;
-    const key = text.slice(i + 1, keyEnd);
+    // The key, found without a string of its own: 0 name, 1 categoryId, 2 status, -1 another.
+    const length = keyEnd - i - 1;
+    const key =
+      length === 4 && text.startsWith('name', i + 1) ? 0 : length === 10 && text.startsWith('categoryId', i + 1) ? 1 : length === 6 && text.startsWith('status', i + 1) ? 2 : -1;
     i = skipSpace(text, keyEnd + 1);
     if (text.charCodeAt(i) !== COLON) return undefined;
     i = skipSpace(text, i + 1);
-    if (key === 'categoryId') {
+    if (key === 1) {
       if (categoryId !== undefined) return undefined;
       const start = i;
       if (text.charCodeAt(i) === MINUS) i++;
@@ -106,13 +109,13 @@ export function readNewPet(text: string): NewPet | undefined {
       if (digits === 0 || digits > 19 || (digits > 1 && text.charCodeAt(first) === ZERO)) return undefined;
       categoryId = digits < 16 ? BigInt(Number(text.slice(start, i))) : BigInt(text.slice(start, i));
       if (categoryId < INT64_MIN || categoryId > INT64_MAX) return undefined;
-    } else if (key === 'name' || key === 'status') {
+    } else if (key === 0 || key === 2) {
       if (text.charCodeAt(i) !== QUOTE) return undefined;
       const end = plainStringEnd(text, i + 1);
       if (end === -1) return undefined;
       const value = text.slice(i + 1, end);
       i = end + 1;
-      if (key === 'name') {
+      if (key === 0) {
         if (name !== undefined) return undefined;
         name = value;
       } else {

@@ -290,6 +290,8 @@ class Exchange implements RateHeaders {
   errorCode: string | undefined = undefined;
   /** Close the connection after answering (a body too large to drain). */
   close = false;
+  /** A create waiting for its line to be written to the data file. */
+  stored: Stored | undefined = undefined;
   /** The recognised API key, if any. */
   key: string | undefined = undefined;
   /** The request body text, when it was read. */
@@ -459,7 +461,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         ex.chunks = undefined;
         if (ex.size > drainCap) {
           req.pause();
-          settle(ex, () => tooLarge(ex, true));
+          settle(ex, tooLargeToDrain);
         }
       } else if (!ex.tooLarge) {
         if (ex.first === undefined) ex.first = chunk;
@@ -468,8 +470,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
     req.on('end', () => {
       if (ex.done) return;
-      if (ex.tooLarge) settle(ex, () => tooLarge(ex, false));
-      else settle(ex, () => received(ex, ex.chunks ? Buffer.concat(ex.chunks, ex.size) : (ex.first ?? Buffer.alloc(0))));
+      settle(ex, ex.tooLarge ? tooLargeDrained : received);
     });
     req.on('close', () => {
       if (!ex.done && !req.complete) letGo(ex);
@@ -480,33 +481,36 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ex.close = close;
     throw apiError('payload_too_large', `request body is larger than ${maxBody} bytes`);
   }
+  const tooLargeToDrain = (ex: Exchange) => tooLarge(ex, true);
+  const tooLargeDrained = (ex: Exchange) => tooLarge(ex, false);
 
   /**
-   * A whole POST body: validated, given an id, written to the data file when there is one. Returns false
-   * when its line waits behind a rewrite of the file (the answer follows once it is written).
+   * A whole POST body: validated and given an id. Returns false with a data file: the answer follows once
+   * the create's line is written (logged()).
    */
-  function received(ex: Exchange, bytes: Buffer): boolean {
+  function received(ex: Exchange): boolean {
+    const bytes = ex.chunks ? Buffer.concat(ex.chunks, ex.size) : (ex.first ?? Buffer.alloc(0));
     const text = bodyText(bytes);
     ex.requestBody = text;
     const input: NewPet = readNewPet(text) ?? validateNewPet(parseBody(text));
     const stored = store.reserve(input);
     if (log) {
-      let waiting: Promise<void> | undefined;
-      try {
-        waiting = log.write(`${stored.json}\n`);
-      } catch (error) {
-        storageFailed(error);
-      }
-      if (waiting !== undefined) {
-        waiting.then(
-          () => settle(ex, () => created(ex, stored)),
-          (error: unknown) => settle(ex, () => storageFailed(error)),
-        );
-        return false;
-      }
+      ex.stored = stored;
+      log.add(`${stored.json}\n`, ex, logged);
+      return false;
     }
     created(ex, stored);
     return true;
+  }
+
+  /** The line of a create is in the data file, or could not be written. */
+  function logged(ex: Exchange, error: Error | undefined): void {
+    if (error === undefined) settle(ex, createdLogged);
+    else settle(ex, () => storageFailed(error));
+  }
+
+  function createdLogged(ex: Exchange): void {
+    created(ex, ex.stored as Stored);
   }
 
   function storageFailed(error: unknown): never {
@@ -624,10 +628,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   /** Runs one step of answering `ex`: answers when the step says so, or with the error it throws. */
-  function settle(ex: Exchange, step: () => boolean | undefined | void): void {
+  function settle(ex: Exchange, step: (ex: Exchange) => boolean | undefined | void): void {
     let answer: boolean;
     try {
-      answer = step() !== false;
+      answer = step(ex) !== false;
     } catch (error) {
       if (error instanceof ClientGone) {
         letGo(ex);
@@ -734,8 +738,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       q === -1 ? url : url.slice(0, q),
       q === -1 ? '' : url.slice(q + 1),
     );
-    if (latencyMs > 0) setTimeout(() => settle(ex, () => dispatch(ex)), latencyMs);
-    else settle(ex, () => dispatch(ex));
+    if (latencyMs > 0) setTimeout(settle, latencyMs, ex, dispatch);
+    else settle(ex, dispatch);
   }
 
   const server: Server = createServer(handle);

@@ -95,7 +95,13 @@ export function readNewPet(text: string): NewPet | undefined {
     // The key, found without a string of its own: 0 name, 1 categoryId, 2 status, -1 another.
     const length = keyEnd - i - 1;
     const key =
-      length === 4 && text.startsWith('name', i + 1) ? 0 : length === 10 && text.startsWith('categoryId', i + 1) ? 1 : length === 6 && text.startsWith('status', i + 1) ? 2 : -1;
+      length === 4 && text.startsWith('name', i + 1)
+        ? 0
+        : length === 10 && text.startsWith('categoryId', i + 1)
+          ? 1
+          : length === 6 && text.startsWith('status', i + 1)
+            ? 2
+            : -1;
     i = skipSpace(text, keyEnd + 1);
     if (text.charCodeAt(i) !== COLON) return undefined;
     i = skipSpace(text, i + 1);

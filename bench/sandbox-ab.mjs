@@ -22,7 +22,7 @@ const flag = (name, fallback) => {
 const rounds = flag('--rounds', 5);
 const seconds = flag('--seconds', 2);
 const withData = args.includes('--data');
-const bundles = args.filter((a) => a.includes('='));
+const bundles = args.filter((a) => a.includes('=') && !a.startsWith('script='));
 const tmp = mkdtempSync(join(tmpdir(), 'sandbox-ab-'));
 const key = 'bench-key-sandbox';
 
@@ -74,6 +74,8 @@ const options = (name) => ({
   ...(withData ? { dataFile: join(tmp, `${name}.data`) } : {}),
 });
 const servers = { bare: await start('bench/bare-201.mjs', []) };
+// Other bare-like servers to compare: script=path.mjs (a file that speaks the same IPC as bare-201.mjs).
+for (const a of args.filter((x) => x.startsWith('script='))) servers[`script${Object.keys(servers).length}`] = await start(a.slice(7), []);
 for (const b of bundles) {
   const [name, file] = b.split('=');
   servers[name] = await start('bench/sandbox-child.mjs', [resolve(file), JSON.stringify(options(name))]);

@@ -22,7 +22,17 @@ export const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: num
  */
 export function petJson(id: bigint, pet: NewPet): string {
   const tail = pet.status === undefined ? '}' : STATUS_TAILS[pet.status];
-  return ['{"id":', id.toString(), ',"name":', JSON.stringify(pet.name), ',"categoryId":', pet.categoryId.toString(), tail].join('');
+  return ['{"id":', id.toString(), ',"name":', jsonString(pet.name), ',"categoryId":', pet.categoryId.toString(), tail].join('');
+}
+
+/** JSON.stringify(text), without its cost (a third of a create's JSON) for the usual name that needs no escape. */
+function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Quote, backslash, controls and surrogates: JSON.stringify knows how they are written.
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 
 const STATUS_TAILS = Object.fromEntries(PET_STATUSES.map((s) => [s, `,"status":"${s}"}`])) as Record<PetStatus, string>;

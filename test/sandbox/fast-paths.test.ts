@@ -106,3 +106,28 @@ describe('QuotaKeeper.admit', () => {
     expect([...kinds].sort()).toEqual(['allow', 'banned', 'limited']);
   });
 });
+
+describe('petJson', () => {
+  it('writes names exactly as JSON.stringify does', async () => {
+    const { petJson } = await import('../../src/sandbox/types.js');
+    const names = [
+      'Rex',
+      'a"b',
+      'back\\slash',
+      'tab\there',
+      'nul\u0000',
+      'été',
+      '🐶 dog',
+      'lone \ud800 high',
+      'lone \udc00 low',
+      '\u2028\u2029',
+      '/<>&',
+      '\u007f',
+    ];
+    for (const name of names) {
+      const json = petJson(7n, { name, categoryId: 9223372036854775807n, status: 'sold' });
+      expect(json).toBe(`{"id":7,"name":${JSON.stringify(name)},"categoryId":9223372036854775807,"status":"sold"}`);
+    }
+    expect(petJson(1n, { name: 'x', categoryId: -1n })).toBe('{"id":1,"name":"x","categoryId":-1}');
+  });
+});

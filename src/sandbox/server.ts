@@ -3,16 +3,17 @@
 // rate limits and ban, for trying the CLI and for tests. Plain node:http.
 
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { isUtf8 } from 'node:buffer';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toInt64 } from '../json/int64.js';
 import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
 import { DataLog } from './data-log.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
-import { PetStore } from './store.js';
+import { PetStore, type Stored } from './store.js';
 import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
-import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
+import { expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPet, validateNewPet } from './validate.js';
 import { GET_PET_SUNSET } from '../contract/petstore.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -273,84 +274,72 @@ function queryRecord(search: string): Record<string, string> {
   return out;
 }
 
-function stringHeaders(headers: OutgoingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
-  return out;
-}
-
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The request's client went away before it could be answered: nothing is sent. */
 class ClientGone extends Error {}
 
-interface BodyResult {
-  /** undefined when too large. */
-  bytes: Buffer | undefined;
-  /** Close the connection after answering (body too large to drain). */
-  close: boolean;
+/**
+ * One request as it is being answered: its parts, and the answer built up for it. A plain object of
+ * fixed shape, filled synchronously where it can be (everything but reading a POST body and a create
+ * waiting behind a rewrite of the data file): no promise or closure per step of a request.
+ */
+class Exchange implements RateHeaders {
+  status = 200;
+  body = '';
+  errorCode: string | undefined = undefined;
+  /** Close the connection after answering (a body too large to drain). */
+  close = false;
+  /** A create waiting for its line to be written to the data file. */
+  stored: Stored | undefined = undefined;
+  /** The recognised API key, if any. */
+  key: string | undefined = undefined;
+  /** The request body text, when it was read. */
+  requestBody = '';
+  /** X-RateLimit-* of the answer, from the limiter's decision (rated) or, when it did not run, its peek. */
+  rated = false;
+  limit = 0;
+  remaining = 0;
+  reset = 0;
+  /** Location of a created pet. */
+  location: string | undefined = undefined;
+  /** Other response headers (deprecation, an error's), lower-case names. */
+  extra: Record<string, string> | undefined = undefined;
+  /** Answered or let go: nothing more happens. */
+  done = false;
+  // Reading the body.
+  first: Buffer | undefined = undefined;
+  chunks: Buffer[] | undefined = undefined;
+  size = 0;
+  tooLarge = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    /** Arrival time, epoch ms (sandbox clock). */
+    readonly time: number,
+    /** performance.now() at arrival, when requests are recorded. */
+    readonly started: number,
+    readonly method: string,
+    readonly url: string,
+    readonly path: string,
+    readonly search: string,
+  ) {}
+
+  addHeaders(headers: Record<string, string>): void {
+    this.extra = this.extra === undefined ? { ...headers } : Object.assign(this.extra, headers);
+  }
 }
 
-/** Reads a request body up to `max` bytes; larger bodies are drained (up to 16x) and reported. */
-function readBody(req: IncomingMessage, max: number): Promise<BodyResult> {
-  const drainCap = Math.max(max * 16, 1024 * 1024);
-  // The client may have gone while the request waited (latency): its 'close' has already fired.
-  if (req.destroyed) return Promise.reject(new ClientGone());
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > drainCap) return Promise.resolve({ bytes: undefined, close: true });
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = Number.isFinite(declared) && declared > max;
-    let done = false;
-    const finish = (r: BodyResult) => {
-      if (done) return;
-      done = true;
-      resolve(r);
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        tooLarge = true;
-        chunks.length = 0;
-        if (size > drainCap) {
-          req.pause();
-          finish({ bytes: undefined, close: true });
-        }
-      } else if (!tooLarge) chunks.push(chunk);
-    });
-    req.on('end', () => finish({ bytes: tooLarge ? undefined : Buffer.concat(chunks, size), close: false }));
-    req.on('error', () => {
-      if (!done) {
-        done = true;
-        reject(new ClientGone());
-      }
-    });
-    req.on('close', () => {
-      if (!done && !req.complete) {
-        done = true;
-        reject(new ClientGone());
-      }
-    });
-  });
-}
-
-interface Answer {
-  status: number;
-  headers: OutgoingHttpHeaders;
-  body: string;
-  errorCode: string | undefined;
-  close: boolean;
+/** The body text of a POST, or an error answer: invalid UTF-8 is refused; a leading BOM is dropped (as TextDecoder does). */
+function bodyText(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw apiError('invalid_json', 'request body is not valid UTF-8');
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return bytes.toString('utf8', bom ? 3 : 0);
 }
 
 /** Rate-limit headers of requests without a recognised key: a window no request ever counts in. */
 const ANONYMOUS_KEY = '\0anonymous';
-
-function setRateHeaders(headers: OutgoingHttpHeaders, h: RateHeaders): void {
-  headers['x-ratelimit-limit'] = String(h.limit);
-  headers['x-ratelimit-remaining'] = String(h.remaining);
-  headers['x-ratelimit-reset'] = String(h.reset);
-}
 
 function clip(text: string, max = 120): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
@@ -442,71 +431,124 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return new ApiError(f.status, f.code, `injected failure (test hook): HTTP ${f.status}`, headers);
   }
 
-  async function createPet(req: IncomingMessage, search: string, answer: Answer, got: { body: string }): Promise<void> {
-    expectNoQuery(search);
+  // "Bearer <key>" exactly, the form every client sends, found without the regular expression.
+  const bearerKeys = new Map(keys.map((k) => [`Bearer ${k}`, k]));
+
+  /** Starts reading a POST body; the create goes on in `received` once it is all there. */
+  function createPet(ex: Exchange): void {
+    const req = ex.req;
+    expectNoQuery(ex.search);
     const contentType = req.headers['content-type'];
-    if (contentType !== undefined && contentType.trim() !== '') {
+    if (contentType !== undefined && contentType !== 'application/json' && contentType.trim() !== '') {
       const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
       if (!JSON_TYPE.test(mediaType)) {
         throw apiError('unsupported_media_type', `Content-Type must be application/json, got ${JSON.stringify(clip(mediaType, 60))}`);
       }
     }
-    const { bytes, close } = await readBody(req, maxBody);
-    if (bytes === undefined) {
-      answer.close = close;
-      throw apiError('payload_too_large', `request body is larger than ${maxBody} bytes`);
-    }
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      throw apiError('invalid_json', 'request body is not valid UTF-8');
-    }
-    got.body = text;
-    const input: NewPet = validateNewPet(parseBody(text));
-    const stored = store.reserve(input);
-    if (log) {
-      try {
-        await log.append(`${stored.json}\n`);
-      } catch (error) {
-        // The creates of one batch share its error: one log line for them.
-        if (error !== lastStorageError) options.onError?.(error);
-        lastStorageError = error;
-        throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
+    // The client may have gone while the request waited (latency): its 'close' has already fired.
+    if (req.destroyed) throw new ClientGone();
+    // Bodies larger than maxBody are drained (up to 16x) and refused; beyond that the connection closes.
+    const drainCap = Math.max(maxBody * 16, 1024 * 1024);
+    const declared = Number(req.headers['content-length']);
+    if (declared > drainCap) tooLarge(ex, true);
+    if (declared > maxBody) ex.tooLarge = true;
+    req.on('data', (chunk: Buffer) => {
+      if (ex.done) return;
+      ex.size += chunk.length;
+      if (ex.size > maxBody) {
+        ex.tooLarge = true;
+        ex.first = undefined;
+        ex.chunks = undefined;
+        if (ex.size > drainCap) {
+          req.pause();
+          settle(ex, tooLargeToDrain);
+        }
+      } else if (!ex.tooLarge) {
+        if (ex.first === undefined) ex.first = chunk;
+        else (ex.chunks ??= [ex.first]).push(chunk);
       }
-    }
-    store.insert(stored);
-    const { pet, json } = stored;
-    stats.created++;
-    answer.status = 201;
-    answer.headers.location = `/v1/pets/${pet.id}`;
-    answer.body = json;
+    });
+    req.on('end', () => {
+      if (ex.done) return;
+      settle(ex, ex.tooLarge ? tooLargeDrained : received);
+    });
+    req.on('close', () => {
+      if (!ex.done && !req.complete) letGo(ex);
+    });
   }
 
-  async function dispatch(
-    req: IncomingMessage,
-    method: string,
-    path: string,
-    search: string,
-    answer: Answer,
-    got: { body: string; key: string | undefined },
-  ): Promise<void> {
-    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
+  function tooLarge(ex: Exchange, close: boolean): never {
+    ex.close = close;
+    throw apiError('payload_too_large', `request body is larger than ${maxBody} bytes`);
+  }
+  const tooLargeToDrain = (ex: Exchange) => tooLarge(ex, true);
+  const tooLargeDrained = (ex: Exchange) => tooLarge(ex, false);
+
+  /**
+   * A whole POST body: validated and given an id. Returns false with a data file: the answer follows once
+   * the create's line is written (logged()).
+   */
+  function received(ex: Exchange): boolean {
+    const bytes = ex.chunks ? Buffer.concat(ex.chunks, ex.size) : (ex.first ?? Buffer.alloc(0));
+    const text = bodyText(bytes);
+    ex.requestBody = text;
+    const input: NewPet = readNewPet(text) ?? validateNewPet(parseBody(text));
+    const stored = store.reserve(input);
+    if (log) {
+      ex.stored = stored;
+      log.add(`${stored.json}\n`, ex, logged);
+      return false;
+    }
+    created(ex, stored);
+    return true;
+  }
+
+  /** The line of a create is in the data file, or could not be written. */
+  function logged(ex: Exchange, error: Error | undefined): void {
+    if (error === undefined) settle(ex, createdLogged);
+    else settle(ex, () => storageFailed(error));
+  }
+
+  function createdLogged(ex: Exchange): void {
+    created(ex, ex.stored as Stored);
+  }
+
+  function storageFailed(error: unknown): never {
+    // The creates of one batch share its error: one log line for them.
+    if (error !== lastStorageError) options.onError?.(error);
+    lastStorageError = error;
+    throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
+  }
+
+  function created(ex: Exchange, stored: Stored): void {
+    store.insert(stored);
+    stats.created++;
+    ex.status = 201;
+    ex.location = `/v1/pets/${stored.id}`;
+    ex.body = stored.json;
+  }
+
+  /**
+   * Answers `ex` from what is in it; throws an ApiError for an error answer. Returns false when the
+   * answer comes later (a POST whose body is still being read).
+   */
+  function dispatch(ex: Exchange): boolean {
     const injected = takeFailure();
     if (injected) throw injected;
 
+    const { method, path, req } = ex;
     const route = resolveRoute(method, path);
-    if (route.kind === 'getPet') {
-      answer.headers.deprecation = 'true';
-      answer.headers.sunset = GET_PET_SUNSET_HEADER;
-    }
+    if (route.kind === 'getPet') ex.addHeaders({ deprecation: 'true', sunset: GET_PET_SUNSET_HEADER });
 
     // Authentication. Unknown paths and methods are answered without a key.
     const auth = req.headers.authorization;
-    const match = auth === undefined ? null : /^\s*bearer\s+(\S+)\s*$/i.exec(auth);
-    const token = match?.[1];
-    const key = token !== undefined && keySet.has(token) ? token : undefined;
-    got.key = key;
+    let key = auth === undefined ? undefined : bearerKeys.get(auth);
+    let token: string | undefined = key;
+    if (key === undefined && auth !== undefined) {
+      token = /^\s*bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+      if (token !== undefined && keySet.has(token)) key = token;
+    }
+    ex.key = key;
     if (key === undefined) {
       if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') return routeError(route, method, path);
       if (auth === undefined || auth.trim() === '') {
@@ -523,8 +565,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     // Rate limits and bans (per key; every allowed request counts, whatever its outcome).
-    const decision = limiter.check(key, clock());
-    setRateHeaders(answer.headers, decision.headers);
+    const now = clock();
+    ex.rated = true;
+    if (!limiter.admit(key, now, ex)) refused(ex, key, now);
+    return answer(ex, route);
+  }
+
+  /** A request the limiter does not simply allow: its decision, as an error answer when it is one. */
+  function refused(ex: Exchange, key: string, now: number): void {
+    const decision = limiter.check(key, now);
+    ex.limit = decision.headers.limit;
+    ex.remaining = decision.headers.remaining;
+    ex.reset = decision.headers.reset;
     if (decision.kind === 'banned') {
       stats.count403bans++;
       if (decision.newBan) stats.bansIssued++;
@@ -540,22 +592,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         'retry-after': String(decision.retryAfter),
       });
     }
+  }
 
+  function answer(ex: Exchange, route: Route): boolean {
+    const { method, path, search } = ex;
     switch (route.kind) {
       case 'listPets': {
         const query = parseListQuery(search);
-        answer.body = store.listJson(query.limit, query.status);
-        return;
+        ex.body = store.listJson(query.limit, query.status);
+        return true;
       }
       case 'createPet':
-        return createPet(req, search, answer, got);
+        createPet(ex);
+        return false;
       case 'getPet': {
         const id = parsePetId(route.segment);
         expectNoQuery(search);
         const json = store.getJson(id);
         if (json === undefined) throw apiError('not_found', `pet ${id} not found`);
-        answer.body = json;
-        return;
+        ex.body = json;
+        return true;
       }
       case 'notImplemented':
         throw apiError('not_implemented', `${route.what} is only named by the interface document; the sandbox does not implement it`);
@@ -571,75 +627,122 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw apiError('unknown_path', `no such path: ${clip(path)} (the sandbox serves GET /v1/pets, POST /v1/pets and GET /v1/pets/{petId})`);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.url === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) return serveDescription(res, req.method === 'HEAD');
-    stats.inFlight++;
-    const time = clock();
-    const started = performance.now();
-    const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const search = q === -1 ? '' : url.slice(q + 1);
-    const answer: Answer = { status: 200, headers: {}, body: '', errorCode: undefined, close: false };
-    const got: { body: string; key: string | undefined } = { body: '', key: undefined };
+  /** Runs one step of answering `ex`: answers when the step says so, or with the error it throws. */
+  function settle(ex: Exchange, step: (ex: Exchange) => boolean | undefined | void): void {
+    let answer: boolean;
     try {
-      try {
-        await dispatch(req, method, path, search, answer, got);
-      } catch (error) {
-        if (error instanceof ClientGone) return;
-        const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
-        answer.status = e.status;
-        answer.body = e.body();
-        answer.errorCode = e.code;
-        Object.assign(answer.headers, e.headers);
+      answer = step(ex) !== false;
+    } catch (error) {
+      if (error instanceof ClientGone) {
+        letGo(ex);
+        return;
       }
+      const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
+      ex.status = e.status;
+      ex.body = e.body();
+      ex.errorCode = e.code;
+      ex.location = undefined;
+      ex.addHeaders(e.headers);
+      answer = true;
+    }
+    if (answer) respond(ex);
+  }
+
+  function letGo(ex: Exchange): void {
+    if (ex.done) return;
+    ex.done = true;
+    stats.inFlight--;
+  }
+
+  function respond(ex: Exchange): void {
+    if (ex.done) return;
+    ex.done = true;
+    const res = ex.res;
+    try {
       if (res.destroyed) return;
-      const headers = answer.headers;
       // The rate-limit headers are on every API response (interface document): answers given before the
       // limiter ran (a 401, a failure injected by a test) carry the key's window as it stands, uncounted
       // (for no recognised key, a fresh window of the plan).
-      if (headers['x-ratelimit-limit'] === undefined) setRateHeaders(headers, limiter.peek(got.key ?? ANONYMOUS_KEY, clock()));
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(answer.body);
-      if (answer.close || closing) headers.connection = 'close';
-      res.writeHead(answer.status, headers);
-      res.end(answer.body);
+      const rate: RateHeaders = ex.rated ? ex : limiter.peek(ex.key ?? ANONYMOUS_KEY, clock());
+      const headers: Array<string | number> = [
+        'x-ratelimit-limit',
+        rate.limit,
+        'x-ratelimit-remaining',
+        rate.remaining,
+        'x-ratelimit-reset',
+        rate.reset,
+        'content-type',
+        'application/json',
+        'content-length',
+        Buffer.byteLength(ex.body),
+      ];
+      if (ex.location !== undefined) headers.push('location', ex.location);
+      const extra = ex.extra;
+      if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
+      if (ex.close || closing) headers.push('connection', 'close');
+      res.writeHead(ex.status, headers);
+      res.end(ex.body);
 
       stats.requests++;
-      stats.byStatus[answer.status] = (stats.byStatus[answer.status] ?? 0) + 1;
-      if (answer.status === 401) stats.count401++;
-      if (recordLimit > 0 || options.onRequest) {
-        const record: RecordedRequest = {
-          seq: ++seq,
-          time,
-          durationMs: performance.now() - started,
-          method,
-          url,
-          path,
-          query: queryRecord(search),
-          headers: flatHeaders(req.headers),
-          key: got.key,
-          body: got.body,
-          status: answer.status,
-          responseHeaders: stringHeaders(headers),
-          responseBody: answer.body,
-          errorCode: answer.errorCode,
-        };
-        if (recordLimit > 0) {
-          records.push(record);
-          if (records.length > recordLimit * 2) records = records.slice(-recordLimit);
-        }
-        options.onRequest?.(record);
-      }
+      stats.byStatus[ex.status] = (stats.byStatus[ex.status] ?? 0) + 1;
+      if (ex.status === 401) stats.count401++;
+      if (recordLimit > 0 || options.onRequest) record(ex, headers);
+    } catch {
+      res.destroy();
     } finally {
       stats.inFlight--;
     }
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
+  function record(ex: Exchange, headers: ReadonlyArray<string | number>): void {
+    const responseHeaders: Record<string, string> = {};
+    for (let i = 0; i < headers.length; i += 2) responseHeaders[headers[i] as string] = String(headers[i + 1]);
+    const entry: RecordedRequest = {
+      seq: ++seq,
+      time: ex.time,
+      durationMs: performance.now() - ex.started,
+      method: ex.method,
+      url: ex.url,
+      path: ex.path,
+      query: queryRecord(ex.search),
+      headers: flatHeaders(ex.req.headers),
+      key: ex.key,
+      body: ex.requestBody,
+      status: ex.status,
+      responseHeaders,
+      responseBody: ex.body,
+      errorCode: ex.errorCode,
+    };
+    if (recordLimit > 0) {
+      records.push(entry);
+      if (records.length > recordLimit * 2) records = records.slice(-recordLimit);
+    }
+    options.onRequest?.(entry);
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    if (req.url === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      serveDescription(res, req.method === 'HEAD');
+      return;
+    }
+    stats.inFlight++;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const ex = new Exchange(
+      req,
+      res,
+      clock(),
+      recordLimit > 0 || options.onRequest ? performance.now() : 0,
+      req.method ?? 'GET',
+      url,
+      q === -1 ? url : url.slice(0, q),
+      q === -1 ? '' : url.slice(q + 1),
+    );
+    if (latencyMs > 0) setTimeout(settle, latencyMs, ex, dispatch);
+    else settle(ex, dispatch);
+  }
+
+  const server: Server = createServer(handle);
   server.keepAliveTimeout = 10_000;
 
   await new Promise<void>((resolve, reject) => {
@@ -697,8 +800,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       const created = inputs.map((input) => {
         const stored = store.create(input);
+        const pet: Pet = { id: stored.id, name: input.name, categoryId: input.categoryId };
+        if (input.status !== undefined) pet.status = input.status;
         log?.append(`${stored.json}\n`).catch((error: unknown) => options.onError?.(error));
-        return stored.pet;
+        return pet;
       });
       return created.map((p) => ({ ...p }));
     },

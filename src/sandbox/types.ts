@@ -1,9 +1,9 @@
 // Shared types of the sandbox server: the interface's resources (the CLI's own, src/pets/pet.ts) and the plans.
 
 import type { PLANS } from '../flag-values.js';
-import type { Pet } from '../pets/pet.js';
+import { PET_STATUSES, type NewPet, type PetStatus } from '../pets/pet.js';
 
-export { isPetStatus, PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../pets/pet.js';
+export { isPetStatus, PET_STATUSES, toPet, type NewPet, type Pet, type PetStatus } from '../pets/pet.js';
 
 export { PLANS } from '../flag-values.js';
 export type Plan = (typeof PLANS)[number];
@@ -15,8 +15,24 @@ export const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: num
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
-/** Exact JSON text of a pet: fields in document order, int64 as exact digits. */
-export function petJson(pet: Pet): string {
-  const status = pet.status === undefined ? '' : `,"status":"${pet.status}"`;
-  return `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
+/**
+ * Exact JSON text of a pet: fields in document order, int64 as exact digits. Built with join(), which
+ * makes one flat string: a template literal makes a tree of a dozen string pieces, all of which a stored
+ * pet would keep alive (and the garbage collector copy) for as long as the sandbox runs.
+ */
+export function petJson(id: bigint, pet: NewPet): string {
+  const tail = pet.status === undefined ? '}' : STATUS_TAILS[pet.status];
+  return ['{"id":', id.toString(), ',"name":', jsonString(pet.name), ',"categoryId":', pet.categoryId.toString(), tail].join('');
 }
+
+/** JSON.stringify(text), without its cost (a third of a create's JSON) for the usual name that needs no escape. */
+function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Quote, backslash, controls and surrogates: JSON.stringify knows how they are written.
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+const STATUS_TAILS = Object.fromEntries(PET_STATUSES.map((s) => [s, `,"status":"${s}"}`])) as Record<PetStatus, string>;

@@ -1,0 +1,133 @@
+// The sandbox's fast paths give exactly what the general ones give: readNewPet (a POST body read in one
+// pass) against parseBody + validateNewPet, and QuotaKeeper.admit against check.
+import { describe, expect, it } from 'vitest';
+import { QuotaKeeper } from '../../src/sandbox/rate-limit.js';
+import { parseBody, readNewPet, validateNewPet } from '../../src/sandbox/validate.js';
+
+function general(text: string): unknown {
+  try {
+    return { pet: validateNewPet(parseBody(text)) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+const bodies = [
+  '{"name":"bench-pet","categoryId":1,"status":"available"}',
+  '{"name":"Rex","categoryId":7}',
+  ' \t\r\n{ "categoryId" : 12 , "name" : "Rex" , "status":"sold" } \n',
+  '{"status":"pending","name":"a","categoryId":-5}',
+  '{"name":"x","categoryId":0}',
+  '{"name":"x","categoryId":-0}',
+  '{"name":"x","categoryId":9007199254740993}',
+  '{"name":"x","categoryId":9223372036854775807}',
+  '{"name":"x","categoryId":-9223372036854775808}',
+  '{"name":"x","categoryId":9223372036854775808}',
+  '{"name":"x","categoryId":-9223372036854775809}',
+  '{"name":"x","categoryId":99999999999999999999}',
+  '{"name":"x","categoryId":1000000000000000}',
+  '{"name":"x","categoryId":1.0}',
+  '{"name":"x","categoryId":1e3}',
+  '{"name":"x","categoryId":01}',
+  '{"name":"x","categoryId":-}',
+  '{"name":"x","categoryId":"1"}',
+  '{"name":"x","categoryId":null}',
+  '{"name":"x","categoryId":1,}',
+  '{"name":"x","categoryId":1}x',
+  '{"name":"x","categoryId":1}{}',
+  '{"name":"x","categoryId":1 2}',
+  '{"name":"x" "categoryId":1}',
+  '{"name":"x","name":"y","categoryId":1}',
+  '{"name":"x","categoryId":1,"categoryId":2}',
+  '{"name":"x","categoryId":1,"status":"sold","status":"available"}',
+  '{"name":"x","categoryId":1,"status":"lost"}',
+  '{"name":"x","categoryId":1,"status":null}',
+  '{"name":"x","categoryId":1,"id":3}',
+  '{"name":"x","categoryId":1,"colour":"red"}',
+  '{"name":"x","categoryId":1,"__proto__":{}}',
+  '{"name":"","categoryId":1}',
+  '{"name":"   ","categoryId":1}',
+  '{"name":"\\u00e9t\\u00e9","categoryId":1}',
+  '{"name":"a\\"b","categoryId":1}',
+  '{"na\\u006de":"x","categoryId":1}',
+  '{"name":"tab\there","categoryId":1}',
+  '{"name":"été 🐶","categoryId":1}',
+  `{"name":"${'a'.repeat(200)}","categoryId":1}`,
+  `{"name":"${'a'.repeat(201)}","categoryId":1}`,
+  `{"name":"${'🐶'.repeat(150)}","categoryId":1}`,
+  `{"name":"${'🐶'.repeat(201)}","categoryId":1}`,
+  '{"name":7,"categoryId":1}',
+  '{"categoryId":1}',
+  '{"name":"x"}',
+  '{}',
+  '[]',
+  '"x"',
+  '',
+  '   ',
+  '{',
+  '{"name":"x","categoryId":1',
+  '{"name":"x,"categoryId":1}',
+];
+
+describe('readNewPet', () => {
+  it('reads what the general path accepts, and leaves everything else to it', () => {
+    for (const text of bodies) {
+      const fast = readNewPet(text);
+      if (fast !== undefined) expect({ text, ...(general(text) as object) }).toEqual({ text, pet: fast });
+    }
+    // The usual forms do take the fast path.
+    expect(readNewPet(bodies[0] as string)).toEqual({ name: 'bench-pet', categoryId: 1n, status: 'available' });
+    expect(readNewPet(bodies[2] as string)).toEqual({ name: 'Rex', categoryId: 12n, status: 'sold' });
+    expect(readNewPet('{"name":"x","categoryId":9223372036854775807}')).toEqual({ name: 'x', categoryId: 9223372036854775807n });
+  });
+});
+
+describe('QuotaKeeper.admit', () => {
+  it('allows, counts and reports exactly as check() does, and leaves refusals to it', () => {
+    const config = { perWindow: 3, windowMs: 1000, perDay: 7, dayWindowMs: 5000, ban: true, banMs: 2000, banGraceMs: 50 };
+    const a = new QuotaKeeper(config);
+    const b = new QuotaKeeper(config);
+    let t = 1_700_000_000_123;
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const kinds = new Set<string>();
+    for (let i = 0; i < 3000; i++) {
+      t += Math.floor(random() * 400);
+      const key = random() < 0.8 ? 'k1' : 'k2';
+      const expected = b.check(key, t);
+      const into = { limit: 0, remaining: 0, reset: 0 };
+      const got = a.admit(key, t, into) ? { kind: 'allow' as const, headers: into } : a.check(key, t);
+      expect(got).toEqual(expected);
+      kinds.add(got.kind);
+    }
+    expect([...kinds].sort()).toEqual(['allow', 'banned', 'limited']);
+  });
+});
+
+describe('petJson', () => {
+  it('writes names exactly as JSON.stringify does', async () => {
+    const { petJson } = await import('../../src/sandbox/types.js');
+    const names = [
+      'Rex',
+      'a"b',
+      'back\\slash',
+      'tab\there',
+      'nul\u0000',
+      'été',
+      '🐶 dog',
+      'lone \ud800 high',
+      'lone \udc00 low',
+      '\u2028\u2029',
+      '/<>&',
+      '\u007f',
+    ];
+    for (const name of names) {
+      const json = petJson(7n, { name, categoryId: 9223372036854775807n, status: 'sold' });
+      expect(json).toBe(`{"id":7,"name":${JSON.stringify(name)},"categoryId":9223372036854775807,"status":"sold"}`);
+    }
+    expect(petJson(1n, { name: 'x', categoryId: -1n })).toBe('{"id":1,"name":"x","categoryId":-1}');
+  });
+});

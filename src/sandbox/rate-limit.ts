@@ -60,6 +60,15 @@ interface KeyState {
 }
 
 const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
+
+/**
+ * Where the window that holds `now` ends, the one before it having ended at `end` (0: the key's first).
+ * Windows that are not whole seconds still end on one (X-RateLimit-Reset is whole seconds).
+ */
+function windowEnd(end: number, lengthMs: number, now: number): number {
+  if (end === 0) return ceilSecond(now + lengthMs);
+  return ceilSecond(end + (Math.floor((now - end) / lengthMs) + 1) * lengthMs);
+}
 const secondsUntil = (ms: number, now: number) => Math.max(1, Math.ceil((ms - now) / 1000));
 
 /** The sandbox server's side of the rate limit: each key's requests per window and per day, 429s and bans. (The CLI's own pacing is src/ratelimit/limiter.ts.) */
@@ -84,10 +93,7 @@ export class QuotaKeeper {
    * loses only that little, not a second; issue #18). An ended window reads as an empty one.
    */
   private static effective(w: Window, lengthMs: number, now: number): Window {
-    if (now < w.end) return w;
-    if (w.end === 0) return { count: 0, end: ceilSecond(now + lengthMs) };
-    // Windows that are not whole seconds still end on one (X-RateLimit-Reset is whole seconds).
-    return { count: 0, end: ceilSecond(w.end + (Math.floor((now - w.end) / lengthMs) + 1) * lengthMs) };
+    return now < w.end ? w : { count: 0, end: windowEnd(w.end, lengthMs, now) };
   }
 
   private headers(short: Window, long: Window): RateHeaders {
@@ -111,13 +117,13 @@ export class QuotaKeeper {
     let shortEnd = s.short.end;
     if (now >= shortEnd) {
       shortCount = 0;
-      shortEnd = ceilSecond(now + this.config.windowMs);
+      shortEnd = windowEnd(shortEnd, this.config.windowMs, now);
     }
     let longCount = s.long.count;
     let longEnd = s.long.end;
     if (now >= longEnd) {
       longCount = 0;
-      longEnd = ceilSecond(now + this.config.dayWindowMs);
+      longEnd = windowEnd(longEnd, this.config.dayWindowMs, now);
     }
     if (shortCount >= perWindow || longCount >= perDay) return false;
     s.short.count = ++shortCount;

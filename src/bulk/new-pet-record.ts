@@ -152,3 +152,43 @@ export function quickPet(s: string, start: number, end: number): NewPet | undefi
   if (skipSpace(s, i + 1, end) !== end || name === undefined || categoryId === undefined || name.trim() === '') return undefined;
   return status === undefined ? { name, categoryId } : { name, categoryId, status };
 }
+
+/** Where a CSV header puts each field, for quickCsvPet. */
+export interface CsvColumns {
+  name: number;
+  categoryId: number;
+  /** -1: no status column. */
+  status: number;
+}
+
+/** The columns of a header that names name and categoryId; undefined when it names one twice (the exact path decides which counts). */
+export function csvColumns(header: readonly string[]): CsvColumns | undefined {
+  if (new Set(header).size !== header.length) return undefined;
+  return { name: header.indexOf('name'), categoryId: header.indexOf('categoryId'), status: header.indexOf('status') };
+}
+
+/**
+ * The NewPet of one CSV row, its fields in the header's order, when checkNewPet reads the row as it is
+ * usually written (categoryId plain digits, no spaces, no leading zero); undefined for anything else,
+ * which checkNewPet then reads from the row as an object. Spares an object and a regex per row.
+ */
+export function quickCsvPet(fields: readonly string[], columns: CsvColumns): NewPet | undefined {
+  const name = fields[columns.name];
+  const id = fields[columns.categoryId];
+  if (name === undefined || id === undefined || name.trim() === '') return undefined;
+  const negative = id.charCodeAt(0) === MINUS;
+  const digits = negative ? 1 : 0;
+  const count = id.length - digits;
+  if (count === 0 || count > 15 || (count > 1 && id.charCodeAt(digits) === ZERO)) return undefined;
+  let n = 0;
+  for (let i = digits; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c < ZERO || c > NINE) return undefined;
+    n = n * 10 + (c - ZERO);
+  }
+  const categoryId = BigInt(negative ? -n : n);
+  const rawStatus = columns.status === -1 ? '' : (fields[columns.status] ?? '');
+  if (rawStatus === '') return { name, categoryId };
+  const status = statusAt(rawStatus, 0, rawStatus.length);
+  return status === undefined ? undefined : { name, categoryId, status };
+}

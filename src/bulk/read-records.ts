@@ -5,7 +5,7 @@ import { parseJson } from '../json/int64.js';
 import { CsvGuard, type GuardedRecord } from './csv-guard.js';
 import { ArrayScanner, type Element } from './json-array.js';
 import { LineSplitter, type LineSink } from './lines.js';
-import { checkNewPet, NEW_PET_FIELDS, quickPet, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
+import { type CsvColumns, checkNewPet, csvColumns, NEW_PET_FIELDS, quickCsvPet, quickPet, REQUIRED_FIELDS, type RecordCheck } from './new-pet-record.js';
 import { asBytes } from './record-bytes.js';
 
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -251,6 +251,7 @@ export async function* csvRecords(input: Readable, maxRecordBytes?: number): Asy
   const guard = new CsvGuard(maxRecordBytes);
   const { guarded } = guard;
   let header: string[] | undefined;
+  let columns: CsvColumns | undefined;
   const guardedRecord = (g: GuardedRecord): InputRecord => {
     // Before the header, there is nothing to read the records by.
     if (!header) throw new UsageError(`line ${g.line}: ${g.problem}`);
@@ -281,7 +282,11 @@ export async function* csvRecords(input: Readable, maxRecordBytes?: number): Asy
     }
     if (raw.trim() === '') continue;
     // Inside a quoted field too, a CRLF reads as LF, as it does everywhere else.
-    const fields = record.map((f) => (f.includes('\r\n') ? f.replaceAll('\r\n', '\n') : f));
+    const fields = record;
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i] as string;
+      if (f.includes('\r\n')) fields[i] = f.replaceAll('\r\n', '\n');
+    }
     if (!header) {
       header = fields.map((f) => f.trim());
       const missing = REQUIRED_FIELDS.filter((c) => !header?.includes(c));
@@ -292,10 +297,16 @@ export async function* csvRecords(input: Readable, maxRecordBytes?: number): Asy
             `${missing.length ? `; missing ${missing.join(', ')}` : ''}${unknown.length ? `; unknown ${unknown.join(', ')}` : ''}`,
         );
       }
+      columns = csvColumns(header);
       continue;
     }
     if (fields.length !== header.length) {
       yield { line: start, check: parseFailure(`expected ${header.length} columns (${header.join(',')}), got ${fields.length}`) };
+      continue;
+    }
+    const pet = columns && quickCsvPet(fields, columns);
+    if (pet) {
+      yield { line: start, check: { ok: true, pet } };
       continue;
     }
     const row: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkNewPet, NEW_PET_FIELDS, quickPet } from '../../../src/bulk/new-pet-record.js';
+import { checkNewPet, csvColumns, NEW_PET_FIELDS, quickCsvPet, quickPet } from '../../../src/bulk/new-pet-record.js';
 import { parseJson } from '../../../src/json/int64.js';
 
 /** What the exact path (parseJson, then checkNewPet) makes of a record's text. */
@@ -97,5 +97,41 @@ describe('quickPet', () => {
     '',
   ])('leaves %j to the exact path', (text) => {
     expect(quickPet(text, 0, text.length)).toBeUndefined();
+  });
+});
+
+describe('quickCsvPet', () => {
+  const cell = fc.oneof(
+    fc.string(),
+    fc.constantFrom('available', 'pending', 'sold', 'Sold', ' sold', '', ' ', 'rex'),
+    fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String),
+    fc.constantFrom('-0', '0', '01', ' 7', '7 ', '1.0', '1e3', '-', '+1', '9007199254740993', '999999999999999', '-999999999999999'),
+  );
+  const header = fc.constantFrom(['name', 'categoryId', 'status'], ['status', 'categoryId', 'name'], ['categoryId', 'name'], ['name', 'name', 'categoryId']);
+
+  it('returns a pet only where checkNewPet accepts the same pet from the row', () => {
+    fc.assert(
+      fc.property(header, fc.array(cell, { minLength: 3, maxLength: 3 }), (columns, cells) => {
+        const fields = cells.slice(0, columns.length);
+        const at = csvColumns(columns);
+        const pet = at && quickCsvPet(fields, at);
+        const row: Record<string, string> = {};
+        columns.forEach((c, i) => {
+          row[c] = fields[i] ?? '';
+        });
+        const check = checkNewPet(row, true);
+        if (pet !== undefined) {
+          expect(check).toEqual({ ok: true, pet });
+          if (check.ok) expect(Object.keys(pet)).toEqual(Object.keys(check.pet));
+        }
+        // The usual row is read by the quick path.
+        if (at && check.ok && /^-?(0|[1-9]\d{0,14})$/.test(fields[at.categoryId] ?? '')) expect(pet).toBeDefined();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('leaves a header that names a column twice to the exact path', () => {
+    expect(csvColumns(['name', 'name', 'categoryId'])).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
 //
 //   node bench/dry-run-vs-reference.mjs [--format ndjson|csv] [--lines N] [--runs N] [--bin path/to/petstore]
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -63,6 +63,10 @@ const DOT = 0x2e;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
+const NAME_KEY = '"name"';
+const CATEGORY_KEY = '"categoryId"';
+const STATUS_KEY = '"status"';
+
 /** Past JSON whitespace (space, tab, CR, LF) from `i`. */
 function skipSpace(s: string, i: number, end: number): number {
   for (; i < end; i++) {
@@ -113,26 +117,25 @@ export function quickPet(s: string, start: number, end: number): NewPet | undefi
   let hasStatus = false;
   for (;;) {
     i = skipSpace(s, i + 1, end);
-    const keyEnd = plainStringEnd(s, i, end);
-    if (keyEnd === -1) return undefined;
-    const key = i + 1;
-    i = skipSpace(s, keyEnd + 1, end);
+    // The key, quotes included: one of the three, as written (an escape in it is the exact path's).
+    const key = s.startsWith('"name"', i) ? NAME_KEY : s.startsWith('"categoryId"', i) ? CATEGORY_KEY : s.startsWith('"status"', i) ? STATUS_KEY : '';
+    if (key === '' || i + key.length > end) return undefined;
+    i = skipSpace(s, i + key.length, end);
     if (codeAt(s, i, end) !== COLON) return undefined;
     i = skipSpace(s, i + 1, end);
-    const keyLength = keyEnd - key;
-    if (keyLength === 4 && s.startsWith('name', key) && name === undefined) {
+    if (key === NAME_KEY && name === undefined) {
       const valueEnd = plainStringEnd(s, i, end);
       if (valueEnd === -1) return undefined;
       name = s.slice(i + 1, valueEnd);
       i = valueEnd + 1;
-    } else if (keyLength === 6 && s.startsWith('status', key) && !hasStatus) {
+    } else if (key === STATUS_KEY && !hasStatus) {
       const valueEnd = plainStringEnd(s, i, end);
       if (valueEnd === -1) return undefined;
       status = statusAt(s, i + 1, valueEnd);
       if (status === undefined) return undefined;
       hasStatus = true;
       i = valueEnd + 1;
-    } else if (keyLength === 10 && s.startsWith('categoryId', key) && categoryId === undefined) {
+    } else if (key === CATEGORY_KEY && categoryId === undefined) {
       const literal = i;
       if (codeAt(s, i, end) === MINUS) i++;
       const digits = i;

@@ -317,11 +317,15 @@ class CsvReader implements ChunkReader {
         this.#failure = undefined;
         throw error;
       }
-      let more = false;
-      this.#failing(() => {
+      let more: boolean;
+      try {
         more = this.#step();
-      });
-      if (!more && this.#out.length === 0 && !this.#failure) return undefined;
+      } catch (error) {
+        // Reported after the records found before it.
+        this.#failure = { error };
+        continue;
+      }
+      if (!more && this.#out.length === 0) return undefined;
     }
   }
 
@@ -411,13 +415,13 @@ class CsvReader implements ChunkReader {
       const line = text.slice(this.#at, end);
       this.#at = nl + 1;
       if (this.#at >= text.length) this.#text = '';
-      this.#record(line.split(','), line, 1);
+      this.#record(line.split(','), line, 1, false);
       return true;
     }
     if (this.#row < this.#rows.length) {
       const { record, raw } = this.#rows[this.#row++] as { record: string[]; raw: string };
       if (this.#row === this.#rows.length) this.#rows = [];
-      this.#record(record, raw, lineBreaks(raw));
+      this.#record(record, raw, lineBreaks(raw), true);
       return true;
     }
     return false;
@@ -429,8 +433,8 @@ class CsvReader implements ChunkReader {
     return { line: g.line, check: parseFailure(g.problem) };
   }
 
-  /** One row: its fields, its text (blank or not) and the line breaks it holds. */
-  #record(fields: string[], raw: string, breaks: number): void {
+  /** One row: its fields, its text (blank or not), the line breaks it holds, and whether it may have been quoted. */
+  #record(fields: string[], raw: string, breaks: number, quoted: boolean): void {
     const out = this.#out;
     const { guarded } = this.#guard;
     if (this.#cut) {
@@ -454,7 +458,7 @@ class CsvReader implements ChunkReader {
     }
     if (raw.trim() === '') return;
     // Inside a quoted field too, a CRLF reads as LF, as it does everywhere else.
-    for (let i = 0; i < fields.length; i++) {
+    for (let i = 0; quoted && i < fields.length; i++) {
       const f = fields[i] as string;
       if (f.includes('\r\n')) fields[i] = f.replaceAll('\r\n', '\n');
     }

@@ -26,7 +26,9 @@ export interface GuardedRecord {
  * bad before csv-parse parses them: a record that is not UTF-8 (csv-parse would read U+FFFD) or longer
  * than MAX_RECORD_BYTES. A record that long (a quote left open, say) is cut there: csv-parse gets the
  * bytes that end it (a closing quote if one is open, an LF) and nothing more until the record's real
- * end, so it never holds more than the bound, and a stray quote costs one pass over the bytes.
+ * end, so it never holds more than the bound, and a stray quote costs one pass over the bytes. It
+ * also says how many of the bytes it gave on make whole records (`whole`): the reader reads those
+ * without waiting for more input.
  */
 export class CsvGuard {
   /** In input order; the reader takes each when csv-parse's record at that line arrives. */

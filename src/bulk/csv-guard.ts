@@ -1,8 +1,10 @@
 import { isUtf8 } from 'node:buffer';
-import { Transform, type TransformCallback } from 'node:stream';
 import { BOM, CR, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
 
 const QUOTE = 0x22;
+/** What ends a record cut short for csv-parse: a closing quote if one is open, and an LF. */
+const QUOTE_LF = Buffer.from('"\n');
+const ONLY_LF = Buffer.from('\n');
 const COMMA = 0x2c;
 
 /** A record csv-parse must not be trusted with, at the line it starts on, and why. */
@@ -24,11 +26,18 @@ export interface GuardedRecord {
  * bad before csv-parse parses them: a record that is not UTF-8 (csv-parse would read U+FFFD) or longer
  * than MAX_RECORD_BYTES. A record that long (a quote left open, say) is cut there: csv-parse gets the
  * bytes that end it (a closing quote if one is open, an LF) and nothing more until the record's real
- * end, so it never holds more than the bound, and a stray quote costs one pass over the bytes.
+ * end, so it never holds more than the bound, and a stray quote costs one pass over the bytes. It
+ * also says how many of the bytes it gave on make whole records (`whole`): the reader reads those
+ * without waiting for more input.
  */
-export class CsvGuard extends Transform {
+export class CsvGuard {
   /** In input order; the reader takes each when csv-parse's record at that line arrives. */
   readonly guarded: GuardedRecord[] = [];
+  /** Bytes for csv-parse, in order (the input's, save those of a record cut short, and the ends of those records). */
+  readonly #emit: (bytes: Uint8Array) => void;
+  /** How many bytes were given to #emit, and how many of them make whole records (csv-parse's next record starts there). */
+  #emitted = 0;
+  #whole = 0;
   /** The bound, and where a record is cut: one past the bound by less, its line break aside, is reported as it ends. */
   readonly #max: number;
   readonly #keep: number;
@@ -51,13 +60,24 @@ export class CsvGuard extends Transform {
   #quoteCr = false;
 
   /** `max`: the bound (a parameter so that tests can cut records a few bytes long). */
-  constructor(max = MAX_RECORD_BYTES) {
-    super();
+  constructor(emit: (bytes: Uint8Array) => void, max = MAX_RECORD_BYTES) {
+    this.#emit = emit;
     this.#max = max;
     this.#keep = max + 2;
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+  /** Of the bytes given to `emit` so far, how many make whole records: the rest is the start of a record. */
+  get whole(): number {
+    return this.#whole;
+  }
+
+  #push(bytes: Uint8Array): void {
+    this.#emitted += bytes.length;
+    this.#emit(bytes);
+  }
+
+  /** Reads the next chunk of the input, and gives `emit` the bytes csv-parse is to read. */
+  scan(chunk: Uint8Array): void {
     const offset = this.#offset;
     // Bytes of this chunk before `passed` are handed on (or dropped); the record being read starts at
     // `start` in it, or in an earlier chunk when -1.
@@ -100,8 +120,9 @@ export class CsvGuard extends Transform {
         // This byte is one too many: end the record for csv-parse, as the state before it requires.
         this.#cut = { line: recordLine, problem: TOO_LONG, cut: true };
         this.guarded.push(this.#cut);
-        if (i > passed) this.push(chunk.subarray(passed, i));
-        this.push(inQuotes && !quote && !quoteCr ? '"\n' : '\n');
+        if (i > passed) this.#push(chunk.subarray(passed, i));
+        this.#push(inQuotes && !quote && !quoteCr ? QUOTE_LF : ONLY_LF);
+        this.#whole = this.#emitted;
         this.#held = new RecordBytes();
       }
       const c = chunk[i] as number;
@@ -156,6 +177,8 @@ export class CsvGuard extends Transform {
             this.#held.add(chunk, 0, end);
             this.#check(this.#held.take() as Uint8Array, recordLine);
           } else if (!allUtf8) this.#check(chunk.subarray(start, end), recordLine);
+          // The chunk's bytes from `passed` on are given on together, below.
+          this.#whole = this.#emitted + end - passed;
         }
         start = end;
         fieldEmpty = true;
@@ -171,22 +194,21 @@ export class CsvGuard extends Transform {
     this.#quote = quote;
     this.#quoteCr = quoteCr;
     if (!this.#cut) {
-      if (chunk.length > passed) this.push(passed === 0 ? chunk : chunk.subarray(passed));
+      if (chunk.length > passed) this.#push(passed === 0 ? chunk : chunk.subarray(passed));
       this.#held.add(chunk, start === -1 ? 0 : start, chunk.length);
     }
     this.#offset += chunk.length;
     this.#lastByte = chunk[chunk.length - 1] ?? this.#lastByte;
-    done();
   }
 
-  override _flush(done: TransformCallback): void {
+  /** At the end of the input. */
+  flush(): void {
     if (this.#cut) {
       this.#cut.lines = this.#line - this.#recordLine;
       // A quote still open at the end is the "unterminated quoted field" csv-parse reports below the bound.
       if (this.#inQuotes && !this.#quote && !this.#quoteCr) this.#cut.problem = 'unterminated quoted field';
     } else if (this.#held.length > this.#max) this.guarded.push({ line: this.#recordLine, problem: TOO_LONG, cut: false });
     else if (this.#held.length > 0) this.#check(this.#held.take() as Uint8Array, this.#recordLine);
-    done();
   }
 
   #check(bytes: Uint8Array, line: number): void {

@@ -8,6 +8,9 @@ import { UsageError } from '../errors/errors.js';
 import type { IO } from '../io/io.js';
 import { formatFromName, sniffFormat, type InputFormat } from './read-records.js';
 
+/** How much of the input each read takes (see open() below). */
+const READ_BYTES = 16 * 1024;
+
 /** A bulk input that can be read more than once (stdin is spooled to a private temp file). */
 export interface ReplayableInput {
   format: InputFormat;
@@ -74,7 +77,11 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let digest: Promise<string> | undefined;
   return {
     format,
-    open: () => createReadStream(path),
+    // 16 KB reads, not the default 64 KB: a 1,000,000-line CSV dry run peaked at ~107 MB with 64 KB
+    // reads (the buffers read piled up until a full collection: ~27 MB, the size of the file) and at
+    // ~73 MB with 16 KB ones (~97 MB with 32 KB); a 100,000-line NDJSON one at ~82 MB against ~72 MB.
+    // A 1,000,000-line NDJSON one takes ~5% more time (more reads), and peaks ~3 MB lower.
+    open: () => createReadStream(path, { highWaterMark: READ_BYTES }),
     dispose,
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),

@@ -134,3 +134,39 @@ describe('JSON array', () => {
     );
   });
 });
+
+describe('the record iterator', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `{"name":"p${i}","categoryId":${i}}\n`).join('');
+
+  it('stops reading, the input destroyed, when the loop leaves early', async () => {
+    const input = Readable.from([lines(3), lines(3)]);
+    for await (const r of readRecords(input, 'ndjson')) if (r.line === 2) break;
+    expect(input.destroyed).toBe(true);
+  });
+
+  it('hands out the elements before a JSON failure first, then rejects, then is done', async () => {
+    const records = readRecords(Readable.from(['[{"name":"a","categoryId":1},\n{"name":"b","categoryId":2}] x']), 'json');
+    expect((await records.next()).value).toMatchObject({ line: 1 });
+    expect((await records.next()).value).toMatchObject({ line: 2 });
+    await expect(records.next()).rejects.toThrow('line 2: unexpected text after the JSON array');
+    expect(await records.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it('answers next() calls made together in order', async () => {
+    const records = readRecords(Readable.from([lines(2), lines(1)]), 'ndjson');
+    const steps = await Promise.all([records.next(), records.next(), records.next(), records.next()]);
+    expect(steps.map((s) => (s.done ? 'done' : s.value.line))).toEqual([1, 2, 3, 'done']);
+  });
+
+  it('reads usual and unusual lines alike (the quick path and the exact one)', async () => {
+    const text =
+      '{"name":"a","categoryId":1}\r\n{ "categoryId" : 9007199254740993 , "name" : "b" }\n{"name":"c\\u0064","categoryId":3,"status":"sold"}\n\n{"name":"","categoryId":4}';
+    const got = await collect(text, 'ndjson');
+    expect(got).toEqual([
+      { line: 1, check: { ok: true, pet: { name: 'a', categoryId: 1n } } },
+      { line: 2, check: { ok: true, pet: { name: 'b', categoryId: 9007199254740993n } } },
+      { line: 3, check: { ok: true, pet: { name: 'cd', categoryId: 3n, status: 'sold' } } },
+      { line: 5, check: { ok: false, problems: ['name must be a non-empty string, got ""'] } },
+    ]);
+  });
+});

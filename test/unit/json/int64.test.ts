@@ -69,3 +69,63 @@ describe('parseInt64', () => {
     );
   });
 });
+
+describe('stringifyJson without indentation', () => {
+  const reference = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? JSON.rawJSON(v.toString()) : v));
+
+  it('writes what JSON.stringify with a bigint replacer writes, for any value', () => {
+    const anything = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+      withUnicodeString: true,
+    });
+    fc.assert(
+      fc.property(anything, (value) => {
+        expect(stringifyJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([
+    ['escapes', { 'a"b': 'c\\d\n\u0001\u007f', lone: '\ud800x', pair: '😀' }],
+    [
+      'skips undefined, functions and symbols in objects, writes null for them in arrays',
+      { a: undefined, b: () => 1, c: Symbol('s'), d: [undefined, () => 1] },
+    ],
+    ['non-finite numbers and -0', [Number.NaN, Number.POSITIVE_INFINITY, -0, 1e21, 5e-7]],
+    ['toJSON, nested', { when: new Date(0), inner: { toJSON: () => 'x' } }],
+    [
+      'a class instance',
+      {
+        x: new (class Point {
+          y = 1n;
+        })(),
+      },
+    ],
+    ['a boxed number', [Object(1)]],
+    ['an own __proto__ key', JSON.parse('{"__proto__":{"a":1},"b":2}')],
+    ['integer keys first', { b: 1, 2: 2, a: 3, 1: 4 }],
+    ['deep nesting', JSON.parse(`${'['.repeat(200)}1${']'.repeat(200)}`)],
+  ])('%s', (_name, value) => {
+    expect(stringifyJson(value)).toBe(reference(value));
+  });
+
+  it('top-level values JSON.stringify leaves undefined', () => {
+    expect(stringifyJson(undefined)).toBeUndefined();
+    expect(stringifyJson(() => 1)).toBeUndefined();
+  });
+
+  it('reports a cycle as JSON.stringify does', () => {
+    const a: Record<string, unknown> = { x: 1n };
+    a.self = a;
+    expect(() => stringifyJson(a)).toThrow(/circular/);
+  });
+});

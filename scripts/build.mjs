@@ -1,7 +1,12 @@
-// Bundles src/ and its dependencies into dist/: one small entry (dist/main.js) plus lazily loaded
-// chunks, so --version loads one file, --help loads commander and the command tree only, and
-// undici, conf, ora, chalk, string-width, csv-parse, @inquirer/confirm and write-file-atomic load only
-// on the paths that use them.
+// Bundles src/ and its dependencies into dist/: the application in one file (dist/main.js: src/,
+// commander and the little else src/ imports statically) plus one chunk per package that src/ imports
+// dynamically (undici, conf, ora, chalk, string-width, csv-parse, @inquirer/confirm, ioredis,
+// rate-limiter-flexible) and chunks those share. --help and `pets list` each load one file of
+// ours: every extra ES module costs its resolution and linking, about 0.3-0.4 ms, and esbuild's
+// code splitting had cut src/ into some 50 chunks by which commands share them (--help loaded 10,
+// `pets list` 33). src/'s own dynamic imports (command modules, the config store, the API client)
+// are inlined by esbuild, each run on first use, so a command still runs only its own modules'
+// top-level code; the code cache keeps the file's compile cost small.
 // Measurements behind each choice: bench/README.md.
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
@@ -73,34 +78,68 @@ const builtins = {
 
 const tmp = `${outdir}.build-${process.pid}`;
 rmSync(tmp, { recursive: true, force: true });
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  // Dependencies are bundled too: one file per chunk instead of dozens of node_modules files to
+  // resolve and compile (`pets list`: about 70 ms less). They stay in package.json
+  // "dependencies" for their licences and types. The builtins plugin is also what makes the
+  // CommonJS ones (undici) work in an ES module bundle: without it their
+  // require('node:net') fails with "Dynamic require ... is not supported".
+  sourcemap: false,
+  // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
+  // Renaming identifiers too measured within noise (1-2 ms on --help), not worth the stacks.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // __filename: CommonJS dependencies get no module wrapper in an ES module bundle, so it is not
+  // defined; write-file-atomic uses it in its temp file names (as a salt: the chunk's path serves).
+  define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
+  logLevel: 'warning',
+};
+
+/** Dynamic imports of packages (`await import('undici')`) stay imports, of the chunk `chunkOf` names. */
+function packagesApart(chunkOf) {
+  return {
+    name: 'packages-apart',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind !== 'dynamic-import' || args.path.startsWith('node:') || builtinModules.includes(args.path)) return undefined;
+        return { path: chunkOf(args.path), external: true };
+      });
+    },
+  };
+}
+
 try {
-  await build({
-    entryPoints: [join(root, 'src/main.ts')],
+  // The application: src/ and what it imports statically, in one file. Its own dynamic imports
+  // (command modules, the config store, the API client) are inlined and run on first use.
+  const app = { ...common, entryPoints: [join(root, 'src/main.ts')], outfile: join(tmp, 'main.js'), splitting: false };
+  const packages = new Set();
+  await build({ ...app, write: false, plugins: [builtins, packagesApart((name) => (packages.add(name), name))] });
+  // The packages it imports dynamically, each a chunk of its own plus chunks they share.
+  const vendor = await build({
+    ...common,
+    entryPoints: [...packages].sort().map((name) => ({ in: name, out: name.replace(/^@/, '').replace('/', '-') })),
     outdir: tmp,
-    absWorkingDir: root,
-    bundle: true,
     splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    // Dependencies are bundled too: one file per chunk instead of dozens of node_modules files to
-    // resolve and compile (`pets list`: about 70 ms less). They stay in package.json
-    // "dependencies" for their licences and types. The builtins plugin is also what makes the
-    // CommonJS ones (undici) work in an ES module bundle: without it their
-    // require('node:net') fails with "Dynamic require ... is not supported".
-    plugins: [builtins],
-    sourcemap: false,
-    // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
-    // Renaming identifiers too measured within noise (1-2 ms on --help), not worth the stacks.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
+    entryNames: 'chunks/[name]-[hash]',
     chunkNames: 'chunks/[name]-[hash]',
-    // __filename: CommonJS dependencies get no module wrapper in an ES module bundle, so it is not
-    // defined; write-file-atomic uses it in its temp file names (as a salt: the chunk's path serves).
-    define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
-    logLevel: 'warning',
+    metafile: true,
+    plugins: [builtins],
   });
+  const chunks = new Map();
+  for (const [file, out] of Object.entries(vendor.metafile.outputs)) {
+    if (!out.entryPoint) continue;
+    const name = [...packages].find((n) => out.entryPoint.startsWith(`node_modules/${n}/`));
+    if (!name) throw new Error(`no package for ${out.entryPoint}`);
+    chunks.set(name, `./chunks/${file.split('/').pop()}`);
+  }
+  await build({ ...app, plugins: [builtins, packagesApart((name) => chunks.get(name))] });
   if (flags.clean) rmSync(outdir, { recursive: true, force: true });
   publish(tmp, outdir);
 } finally {

@@ -18,8 +18,9 @@
 // names carry a content hash, so they never replace a different file), the entry last with one
 // atomic rename. A process that started with the old entry still finds the old chunks it may
 // import later; chunks that no build has used for PRUNE_AFTER_MS are deleted.
+import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -140,10 +141,63 @@ try {
     chunks.set(name, `./chunks/${file.split('/').pop()}`);
   }
   await build({ ...app, plugins: [builtins, packagesApart((name) => chunks.get(name))] });
+  writeFileSync(join(tmp, 'help.json'), await helpPages());
   if (flags.clean) rmSync(outdir, { recursive: true, force: true });
   publish(tmp, outdir);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
+}
+
+/**
+ * dist/help.json: every help page as `petstore ... --help` prints it into a pipe or a file, keyed by
+ * the command line that asks for it, which bin/petstore prints without loading the application when
+ * stdout is no terminal (no other width, no colour): a page then costs what --version does instead of
+ * loading and running commander (pets --help: 1.5 times Node's own start). Made by running the CLI
+ * (src/cli.ts run(), as main() does) on each of those command lines, in a child process whose
+ * stdout is a pipe and whose environment has no colour variables; a line that does not end with
+ * exit 0 and nothing on stderr gets no page.
+ */
+async function helpPages() {
+  const generator = `${tmp}-help-pages.mjs`;
+  const contents = `
+    import { Writable } from 'node:stream';
+    import { buildProgram, run } from './src/cli.ts';
+    import { HELP_TOPICS } from './src/help/topics.ts';
+    import { systemClock } from './src/time/clock.ts';
+    const lines = [[], ['--help'], ['-h'], ['help'], ...HELP_TOPICS.map((t) => ['help', t.name])];
+    const walk = (cmd, path) => {
+      for (const sub of cmd.commands) {
+        if (sub.name().startsWith('_')) continue;
+        for (const word of [sub.name(), ...sub.aliases()]) {
+          const p = [...path, word];
+          lines.push([...p, '--help'], [...p, '-h'], ['help', ...p]);
+          if (sub.commands.length > 0) lines.push(p);
+          walk(sub, p);
+        }
+      }
+    };
+    walk(buildProgram({ lazy: () => async () => {} }), []);
+    const pages = [];
+    const byLine = {};
+    for (const argv of lines) {
+      const out = [];
+      const err = [];
+      const sink = (into) => new Writable({ write(chunk, _encoding, done) { into.push(String(chunk)); done(); } });
+      const code = await run([...argv], { stdout: sink(out), stderr: sink(err), stdin: () => process.stdin, stdinIsTTY: false, env: {}, clock: systemClock, signal: new AbortController().signal });
+      if (code !== 0 || err.length > 0 || out.length === 0) continue;
+      const page = out.join('');
+      if (!pages.includes(page)) pages.push(page);
+      byLine[argv.join(' ')] = pages.indexOf(page);
+    }
+    process.stdout.write(JSON.stringify({ pages, byLine }));
+  `;
+  try {
+    await build({ ...common, stdin: { contents, resolveDir: root, sourcefile: 'help-pages.mjs' }, outfile: generator, plugins: [builtins] });
+    const env = { PATH: process.env.PATH ?? '' };
+    return execFileSync(process.execPath, [generator], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  } finally {
+    rmSync(generator, { force: true });
+  }
 }
 
 /** Moves a finished build into place without a moment where a file another process needs is missing. */

@@ -6,7 +6,8 @@
 // code splitting had cut src/ into some 50 chunks by which commands share them (--help loaded 10,
 // `pets list` 33). src/'s own dynamic imports (command modules, the config store, the API client)
 // are inlined by esbuild, each run on first use, so a command still runs only its own modules'
-// top-level code; the code cache keeps the file's compile cost small.
+// top-level code; the code cache keeps the file's compile cost small. dist/help.json holds the help
+// pages bin/petstore prints without loading any of it (helpPages() below).
 // Measurements behind each choice: bench/README.md.
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
@@ -121,7 +122,17 @@ try {
   // (command modules, the config store, the API client) are inlined and run on first use.
   const app = { ...common, entryPoints: [join(root, 'src/main.ts')], outfile: join(tmp, 'main.js'), splitting: false };
   const packages = new Set();
-  await build({ ...app, write: false, plugins: [builtins, packagesApart((name) => (packages.add(name), name))] });
+  await build({
+    ...app,
+    write: false,
+    plugins: [
+      builtins,
+      packagesApart((name) => {
+        packages.add(name);
+        return name;
+      }),
+    ],
+  });
   // The packages it imports dynamically, each a chunk of its own plus chunks they share.
   const vendor = await build({
     ...common,

@@ -49,6 +49,9 @@ export async function main(): Promise<void> {
   // collection only the main thread can run makes it hang for good (nodejs/node#54918; seen in
   // about 1 in 40 heavy dry runs). The unref'd timer only bounds a handle left open by mistake.
   process.exitCode = code;
-  for (const off of handlers) off();
+  // After a signal the handlers stay: a second one in what is left of the wind-down still ends the
+  // run at once with its exit code, instead of killing the process by the signal's default action
+  // (seen once under load, when the second SIGTERM arrived after run() had returned).
+  if (interrupts === 0) for (const off of handlers) off();
   setTimeout(() => process.exit(code), 2000).unref();
 }

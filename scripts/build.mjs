@@ -1,7 +1,13 @@
-// Bundles src/ and its dependencies into dist/: one small entry (dist/main.js) plus lazily loaded
-// chunks, so --version loads one file, --help loads commander and the command tree only, and
-// undici, conf, ora, chalk, string-width, csv-parse, @inquirer/confirm and write-file-atomic load only
-// on the paths that use them.
+// Bundles src/ and its dependencies into dist/: the application in one file (dist/main.js: src/,
+// commander and the little else src/ imports statically) plus one chunk per package that src/ imports
+// dynamically (undici, conf, ora, chalk, string-width, csv-parse, @inquirer/confirm, ioredis,
+// rate-limiter-flexible) and chunks those share. --help and `pets list` each load one file of
+// ours: every extra ES module costs its resolution and linking, about 0.3-0.4 ms, and esbuild's
+// code splitting had cut src/ into some 50 chunks by which commands share them (--help loaded 10,
+// `pets list` 33). src/'s own dynamic imports (command modules, the config store, the API client)
+// are inlined by esbuild, each run on first use, so a command still runs only its own modules'
+// top-level code; the code cache keeps the file's compile cost small. dist/help.json holds the help
+// pages bin/petstore prints without loading any of it (helpPages() below).
 // Measurements behind each choice: bench/README.md.
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
@@ -13,8 +19,9 @@
 // names carry a content hash, so they never replace a different file), the entry last with one
 // atomic rename. A process that started with the old entry still finds the old chunks it may
 // import later; chunks that no build has used for PRUNE_AFTER_MS are deleted.
+import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -73,38 +80,135 @@ const builtins = {
 
 const tmp = `${outdir}.build-${process.pid}`;
 rmSync(tmp, { recursive: true, force: true });
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  // Dependencies are bundled too: one file per chunk instead of dozens of node_modules files to
+  // resolve and compile (`pets list`: about 70 ms less). They stay in package.json
+  // "dependencies" for their licences and types. The builtins plugin is also what makes the
+  // CommonJS ones (undici) work in an ES module bundle: without it their
+  // require('node:net') fails with "Dynamic require ... is not supported".
+  sourcemap: false,
+  // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
+  // Renaming identifiers too measured within noise (1-2 ms on --help), not worth the stacks.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // __filename: CommonJS dependencies get no module wrapper in an ES module bundle, so it is not
+  // defined; write-file-atomic uses it in its temp file names (as a salt: the chunk's path serves).
+  define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
+  logLevel: 'warning',
+};
+
+/** Dynamic imports of packages (`await import('undici')`) stay imports, of the chunk `chunkOf` names. */
+function packagesApart(chunkOf) {
+  return {
+    name: 'packages-apart',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind !== 'dynamic-import' || args.path.startsWith('node:') || builtinModules.includes(args.path)) return undefined;
+        return { path: chunkOf(args.path), external: true };
+      });
+    },
+  };
+}
+
 try {
+  // The application: src/ and what it imports statically, in one file. Its own dynamic imports
+  // (command modules, the config store, the API client) are inlined and run on first use.
+  const app = { ...common, entryPoints: [join(root, 'src/main.ts')], outfile: join(tmp, 'main.js'), splitting: false };
+  const packages = new Set();
   await build({
-    entryPoints: [join(root, 'src/main.ts')],
-    outdir: tmp,
-    absWorkingDir: root,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    // Dependencies are bundled too: one file per chunk instead of dozens of node_modules files to
-    // resolve and compile (`pets list`: about 70 ms less). They stay in package.json
-    // "dependencies" for their licences and types. The builtins plugin is also what makes the
-    // CommonJS ones (undici) work in an ES module bundle: without it their
-    // require('node:net') fails with "Dynamic require ... is not supported".
-    plugins: [builtins],
-    sourcemap: false,
-    // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
-    // Renaming identifiers too measured within noise (1-2 ms on --help), not worth the stacks.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    chunkNames: 'chunks/[name]-[hash]',
-    // __filename: CommonJS dependencies get no module wrapper in an ES module bundle, so it is not
-    // defined; write-file-atomic uses it in its temp file names (as a salt: the chunk's path serves).
-    define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
-    logLevel: 'warning',
+    ...app,
+    write: false,
+    plugins: [
+      builtins,
+      packagesApart((name) => {
+        packages.add(name);
+        return name;
+      }),
+    ],
   });
+  // The packages it imports dynamically, each a chunk of its own plus chunks they share.
+  const vendor = await build({
+    ...common,
+    entryPoints: [...packages].sort().map((name) => ({ in: name, out: name.replace(/^@/, '').replace('/', '-') })),
+    outdir: tmp,
+    splitting: true,
+    entryNames: 'chunks/[name]-[hash]',
+    chunkNames: 'chunks/[name]-[hash]',
+    metafile: true,
+    plugins: [builtins],
+  });
+  const chunks = new Map();
+  for (const [file, out] of Object.entries(vendor.metafile.outputs)) {
+    if (!out.entryPoint) continue;
+    const name = [...packages].find((n) => out.entryPoint.startsWith(`node_modules/${n}/`));
+    if (!name) throw new Error(`no package for ${out.entryPoint}`);
+    chunks.set(name, `./chunks/${file.split('/').pop()}`);
+  }
+  await build({ ...app, plugins: [builtins, packagesApart((name) => chunks.get(name))] });
+  writeFileSync(join(tmp, 'help.json'), await helpPages());
   if (flags.clean) rmSync(outdir, { recursive: true, force: true });
   publish(tmp, outdir);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
+}
+
+/**
+ * dist/help.json: every help page as `petstore ... --help` prints it into a pipe or a file, keyed by
+ * the command line that asks for it, which bin/petstore prints without loading the application when
+ * stdout is no terminal (no other width, no colour): a page then costs what --version does instead of
+ * loading and running commander (pets --help: 1.5 times Node's own start). Made by running the CLI
+ * (src/cli.ts run(), as main() does) on each of those command lines, in a child process whose
+ * stdout is a pipe and whose environment has no colour variables; a line that does not end with
+ * exit 0 and nothing on stderr gets no page.
+ */
+async function helpPages() {
+  const generator = `${tmp}-help-pages.mjs`;
+  const contents = `
+    import { Writable } from 'node:stream';
+    import { buildProgram, run } from './src/cli.ts';
+    import { HELP_TOPICS } from './src/help/topics.ts';
+    import { systemClock } from './src/time/clock.ts';
+    const lines = [[], ['--help'], ['-h'], ['help'], ...HELP_TOPICS.map((t) => ['help', t.name])];
+    const walk = (cmd, path) => {
+      for (const sub of cmd.commands) {
+        if (sub.name().startsWith('_')) continue;
+        for (const word of [sub.name(), ...sub.aliases()]) {
+          const p = [...path, word];
+          lines.push([...p, '--help'], [...p, '-h'], ['help', ...p]);
+          if (sub.commands.length > 0) lines.push(p);
+          walk(sub, p);
+        }
+      }
+    };
+    walk(buildProgram({ lazy: () => async () => {} }), []);
+    const pages = [];
+    const byLine = {};
+    for (const argv of lines) {
+      const out = [];
+      const err = [];
+      const sink = (into) => new Writable({ write(chunk, _encoding, done) { into.push(String(chunk)); done(); } });
+      const code = await run([...argv], { stdout: sink(out), stderr: sink(err), stdin: () => process.stdin, stdinIsTTY: false, env: {}, clock: systemClock, signal: new AbortController().signal });
+      if (code !== 0 || err.length > 0 || out.length === 0) continue;
+      const page = out.join('');
+      if (!pages.includes(page)) pages.push(page);
+      byLine[argv.join(' ')] = pages.indexOf(page);
+    }
+    process.stdout.write(JSON.stringify({ pages, byLine }));
+  `;
+  try {
+    await build({ ...common, stdin: { contents, resolveDir: root, sourcefile: 'help-pages.mjs' }, outfile: generator, plugins: [builtins] });
+    const env = { PATH: process.env.PATH ?? '' };
+    return execFileSync(process.execPath, [generator], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  } finally {
+    rmSync(generator, { force: true });
+  }
 }
 
 /** Moves a finished build into place without a moment where a file another process needs is missing. */

@@ -131,11 +131,6 @@ function wantsJson(opts: Record<string, unknown>): boolean {
   return opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
 }
 
-// src/main.ts imports this module alone (one chunk to load rather than four).
-export { InterruptedError } from './errors/errors.js';
-export { SIGNAL_EXIT } from './errors/exit-codes.js';
-export { systemClock } from './time/clock.js';
-
 const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = {
   env: registerEnv,
   auth: registerAuth,

@@ -1,5 +1,10 @@
-// `petstore --version` never gets here: bin/petstore answers it. The CLI itself is imported lazily,
-// so dist/main.js stays one small file.
+import { run } from './cli.js';
+import { InterruptedError } from './errors/errors.js';
+import { SIGNAL_EXIT } from './errors/exit-codes.js';
+import { systemClock } from './time/clock.js';
+
+// `petstore --version` never gets here, nor help printed into a pipe or a file: bin/petstore answers
+// those (the version from package.json, the help from dist/help.json).
 
 /** Whether stdout and stderr are one pipe or socket (`2>&1 | head -1`): the same file behind fds 1 and 2. */
 function sharedPipe(): boolean {
@@ -15,7 +20,6 @@ function sharedPipe(): boolean {
 /** The real process: wires stdio, env and signals, and is the only place that exits. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const { InterruptedError, SIGNAL_EXIT, run, systemClock } = await import('./cli.js');
   const controller = new AbortController();
   let interrupts = 0;
   // Ctrl-C, a CI runner's SIGTERM and a closed terminal's SIGHUP all stop the run gracefully; the
@@ -45,6 +49,9 @@ export async function main(): Promise<void> {
   // collection only the main thread can run makes it hang for good (nodejs/node#54918; seen in
   // about 1 in 40 heavy dry runs). The unref'd timer only bounds a handle left open by mistake.
   process.exitCode = code;
-  for (const off of handlers) off();
+  // After a signal the handlers stay: a second one in what is left of the wind-down still ends the
+  // run at once with its exit code, instead of killing the process by the signal's default action
+  // (seen once under load, when the second SIGTERM arrived after run() had returned).
+  if (interrupts === 0) for (const off of handlers) off();
   setTimeout(() => process.exit(code), 2000).unref();
 }

@@ -134,9 +134,10 @@ try {
     ],
   });
   // The packages it imports dynamically, each a chunk of its own plus chunks they share.
+  const outName = (name) => name.replace(/^@/, '').replaceAll('/', '-');
   const vendor = await build({
     ...common,
-    entryPoints: [...packages].sort().map((name) => ({ in: name, out: name.replace(/^@/, '').replace('/', '-') })),
+    entryPoints: [...packages].sort().map((name) => ({ in: name, out: outName(name) })),
     outdir: tmp,
     splitting: true,
     entryNames: 'chunks/[name]-[hash]',
@@ -147,9 +148,11 @@ try {
   const chunks = new Map();
   for (const [file, out] of Object.entries(vendor.metafile.outputs)) {
     if (!out.entryPoint) continue;
-    const name = [...packages].find((n) => out.entryPoint.startsWith(`node_modules/${n}/`));
+    // By the output's name (a package's subpath, such as csv-parse/sync, is an entry of its own).
+    const base = file.split('/').pop();
+    const name = [...packages].find((n) => new RegExp(`^${outName(n).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[A-Z0-9]+\\.js$`).test(base));
     if (!name) throw new Error(`no package for ${out.entryPoint}`);
-    chunks.set(name, `./chunks/${file.split('/').pop()}`);
+    chunks.set(name, `./chunks/${base}`);
   }
   await build({ ...app, plugins: [builtins, packagesApart((name) => chunks.get(name))] });
   writeFileSync(join(tmp, 'help.json'), await helpPages());

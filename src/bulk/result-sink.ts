@@ -17,17 +17,18 @@ export class StdoutLines {
     private readonly around: (write: () => void) => void = (write) => write(),
   ) {}
 
-  async write(text: string): Promise<void> {
+  /** Takes a line; a promise to wait for only when the run should (stdout is full), else undefined. */
+  write(text: string): Promise<void> | undefined {
     this.#pending += text;
-    if (this.#pending.length >= 65_536) await this.flush();
-    else if (!this.#scheduled) {
+    if (this.#pending.length >= 65_536) return this.flush();
+    if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => {
         this.#scheduled = false;
         void this.flush();
       });
     }
-    if (this.#drain) await this.#drain;
+    return this.#drain;
   }
 
   async flush(): Promise<void> {

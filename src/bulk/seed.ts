@@ -22,7 +22,7 @@ import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
 import { readRecords, type InputRecord } from './read-records.js';
-import { formatResult, sameRecord, sendingLine, type ResultLine, type ResultStatus } from './results.js';
+import { formatResult, sameRecord, sendingLine, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
 
 export interface SeedOptions {
   file: string;
@@ -201,7 +201,7 @@ async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promis
 
 /** What a run writes for one record: its result line, or nothing (in place, a line already in the journal). */
 interface Written {
-  result: ResultLine | { line: number; status: 'would_create'; record: NewPet };
+  result: ResultLine | WouldCreateLine;
   /** Append to the journal (false: the journal already says it). */
   journal: boolean;
 }
@@ -250,7 +250,8 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     }
   };
 
-  const work = async (rec: InputRecord): Promise<Written> => {
+  /** A record's result when it needs no request (invalid, in an earlier run, a dry run); else it is sent. */
+  const work = (rec: InputRecord): Written | Promise<Written> => {
     if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
     const prior = earlier?.get(rec.line);
     switch (earlierVerdict(prior, retries(o, rec.line))) {
@@ -277,29 +278,34 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   };
 
   const unknownLines: number[] = [];
-  const record = async ({ result, journal: append }: Written): Promise<void> => {
+  /** Counts, journals and prints one result; a promise only when stdout asks the run to wait (it is full). */
+  const record = ({ result, journal: append }: Written): Promise<void> | undefined => {
     counts[result.status]++;
     if (result.status === 'unknown' && unknownLines.length <= 20) unknownLines.push(result.line);
     done++;
     // Server text (an error message, a created pet) may echo a key: masked before it is kept or printed.
-    const text = f.redact(formatResult(result as ResultLine));
+    const text = f.redact(formatResult(result));
     if (append) journal?.outcome(text);
-    await stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
+    const waiting = stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
     progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
+    return waiting;
   };
 
   try {
     if (!client) {
-      // Nothing to send (a dry run, or everything already created): a plain loop, no pool.
+      // Nothing to send (a dry run, or everything already created): a plain loop, no pool, and no
+      // promise per record unless stdout is full (issue #18: a million-line dry run).
       for await (const rec of readRecords(input.open(), input.format)) {
         if (stop.signal.aborted) break;
-        await record(await work(rec));
+        const written = work(rec);
+        const waiting = record(written instanceof Promise ? await written : written);
+        if (waiting) await waiting;
       }
     } else {
       await runPool(
         readRecords(input.open(), input.format),
         { concurrency: o.concurrency, stopped: () => stop.signal.aborted },
-        work,
+        async (rec) => work(rec),
         async (_rec, outcome) => {
           // Not sent (a wait was interrupted, the run is stopping): no result line, so --resume sends it later.
           if (!outcome.ok) {

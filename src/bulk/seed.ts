@@ -229,7 +229,9 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     o.dryRun || plan.toSend === 0
       ? undefined
       : await clientFor(f, { inflight: inflight.signal, stop: stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
-  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
+  const stdout = toStdout
+    ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined, f.io.stdoutIsTTY)
+    : undefined;
   let fatal: unknown;
   let done = 0;
 

@@ -437,15 +437,19 @@ class CsvReader implements ChunkReader {
     return { line: g.line, check: parseFailure(g.problem) };
   }
 
+  /** A record the guard cut short before this point goes out first, and the line count moves past it. */
+  #takeCut(): void {
+    if (!this.#cut) return;
+    this.#out.push(this.#guarded(this.#cut));
+    this.#next = this.#cut.line + (this.#cut.lines as number);
+    this.#cut = undefined;
+  }
+
   /** One row: its fields, its text (blank or not), the line breaks it holds, and whether it may have been quoted. */
   #record(fields: string[], raw: string, breaks: number, quoted: boolean): void {
     const out = this.#out;
     const { guarded } = this.#guard;
-    if (this.#cut) {
-      out.push(this.#guarded(this.#cut));
-      this.#next = this.#cut.line + (this.#cut.lines as number);
-      this.#cut = undefined;
-    }
+    this.#takeCut();
     const start = this.#next;
     this.#next += breaks;
     // The guard lists records in input order, before they are read.
@@ -501,11 +505,7 @@ class CsvReader implements ChunkReader {
   #end(): void {
     const out = this.#out;
     const { guarded } = this.#guard;
-    if (this.#cut) {
-      out.push(this.#guarded(this.#cut));
-      this.#next = this.#cut.line + (this.#cut.lines as number);
-      this.#cut = undefined;
-    }
+    this.#takeCut();
     for (const g of guarded) {
       // Not UTF-8 and a quote left open: csv-parse skipped it, and it is one record with two problems.
       if (this.#unterminated && g.line === this.#next && g === guarded.at(-1)) {

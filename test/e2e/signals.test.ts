@@ -46,7 +46,10 @@ describe.concurrent('a signal while a request waits', () => {
     child.kill('SIGTERM');
     child.kill('SIGTERM');
     const r = await child;
-    expect(r.exitCode).toBe(143);
+    // The wind-down of a waiting `pets list` is quick: a second signal that lands while Node is already
+    // tearing the process down (its signal handlers closed) ends it by the signal itself, which a shell
+    // reports as the same 143. Either way it ends at once, with that status and no stack trace.
+    expect(r.exitCode === 143 || (r.exitCode === undefined && r.signal === 'SIGTERM')).toBe(true);
     expect(String(r.stderr)).not.toMatch(/\n\s+at /);
   });
 });

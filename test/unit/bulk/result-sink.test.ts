@@ -1,5 +1,5 @@
-// Result lines on stdout (src/bulk/result-sink.ts): block-buffered into a pipe or a file (64 KB or
-// 100 ms), every turn on a terminal.
+// Result lines on stdout (src/bulk/result-sink.ts): into a pipe or a file, the lines of 10 ms (or
+// 64 KB) in one write; every turn on a terminal.
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StdoutLines } from '../../../src/bulk/result-sink.js';
@@ -18,18 +18,18 @@ function sink() {
 afterEach(() => vi.useRealTimers());
 
 describe('StdoutLines', () => {
-  it('into a pipe or a file: one write for the lines of 100 ms', async () => {
+  it('into a pipe or a file: one write for the lines of 10 ms', async () => {
     vi.useFakeTimers();
     const s = sink();
     const lines = new StdoutLines({ stream: s.stream, failed: s.failed });
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 9; i++) {
       expect(lines.write(`${i}\n`)).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
     }
     expect(s.writes).toEqual([]);
-    await vi.advanceTimersByTimeAsync(60);
+    await vi.advanceTimersByTimeAsync(2);
     expect(s.writes).toHaveLength(1);
-    expect(s.writes[0]!.split('\n')).toHaveLength(51);
+    expect(s.writes[0]!.split('\n')).toHaveLength(10);
   });
 
   it('into a pipe or a file: at once when 64 KB are waiting, and whatever is left at flush()', async () => {

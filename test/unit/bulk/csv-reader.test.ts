@@ -1,24 +1,14 @@
 // The CSV reader splits records with no quote itself and hands the others to csv-parse, a chunk's
 // whole records at a time: whatever the text and however it is chunked, it must read what csv-parse
 // reading the whole input at once gives (records, lines, problems), as it did before.
-import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS } from '../../../src/bulk/new-pet-record.js';
 import { csvRecords, type InputRecord } from '../../../src/bulk/read-records.js';
+import { cutStream } from '../../helpers/cut-stream.js';
 
-function stream(bytes: Buffer, cuts: number[]): Readable {
-  const r = new Readable({ read() {} });
-  let at = 0;
-  for (const c of [...new Set(cuts.map((x) => x % (bytes.length + 1)))].sort((a, b) => a - b)) {
-    r.push(bytes.subarray(at, c));
-    at = c;
-  }
-  r.push(bytes.subarray(at));
-  r.push(null);
-  return r;
-}
+const stream = cutStream;
 
 type Outcome = { records: InputRecord[]; error?: string };
 

@@ -5,7 +5,6 @@
 // formats, in chunks split anywhere (even inside a UTF-8 sequence), read back exactly.
 // A record not UTF-8 or past 1 MiB is that record's problem alone, wherever it is; and the CSV
 // reader's guard ends records where csv-parse does (seen with records cut a few bytes long).
-import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvRecords, readRecords, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
@@ -13,22 +12,12 @@ import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { INT64_MAX, INT64_MIN, stringifyJson } from '../../../src/json/int64.js';
 import type { NewPet } from '../../../src/pets/pet.js';
+import { cutStream } from '../../helpers/cut-stream.js';
 
 const RUNS = 300;
 const FORMATS: InputFormat[] = ['ndjson', 'csv', 'json'];
 
-/** A byte stream like a file's: the bytes cut at the given offsets. */
-function stream(bytes: Buffer, cuts: number[]): Readable {
-  const r = new Readable({ read() {} });
-  let at = 0;
-  for (const c of [...new Set(cuts.map((x) => x % (bytes.length + 1)))].sort((a, b) => a - b)) {
-    r.push(bytes.subarray(at, c));
-    at = c;
-  }
-  r.push(bytes.subarray(at));
-  r.push(null);
-  return r;
-}
+const stream = cutStream;
 
 async function read(bytes: Buffer, format: InputFormat, cuts: number[] = []): Promise<InputRecord[]> {
   const out: InputRecord[] = [];

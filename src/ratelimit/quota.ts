@@ -12,7 +12,14 @@ export interface Quota {
 }
 
 function nonNegativeInt(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
+  if (text === undefined) return undefined;
+  // Plain digits (every answer of a bulk run) without the regular expression.
+  let plain = text.length > 0 && text.length < 16;
+  for (let i = 0; plain && i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    plain = c >= 48 && c <= 57;
+  }
+  if (!plain && !/^\s*\d+\s*$/.test(text)) return undefined;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : undefined;
 }
@@ -29,9 +36,9 @@ const EPOCH_MS_FROM = 1e12;
  * day (the longest window of any plan) from `seenAt`, either way, is not believed.
  */
 function resetInstant(text: string | undefined, seenAt: number): { at: number } | { problem: string } {
-  const shown = JSON.stringify(text ?? null);
+  const shown = () => JSON.stringify(text ?? null);
   const n = nonNegativeInt(text);
-  if (n === undefined) return { problem: `X-RateLimit-Reset ${shown} is not a whole number of seconds` };
+  if (n === undefined) return { problem: `X-RateLimit-Reset ${shown()} is not a whole number of seconds` };
   let at: number;
   let form: string;
   if (n < EPOCH_SECONDS_FROM) {
@@ -45,7 +52,7 @@ function resetInstant(text: string | undefined, seenAt: number): { at: number } 
     form = 'epoch milliseconds';
   }
   if (Math.abs(at - seenAt) > MAX_WINDOW_MS) {
-    return { problem: `X-RateLimit-Reset ${shown} (read as ${form}) is more than a day from now` };
+    return { problem: `X-RateLimit-Reset ${shown()} (read as ${form}) is more than a day from now` };
   }
   return { at };
 }

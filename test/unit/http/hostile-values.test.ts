@@ -46,6 +46,23 @@ describe('X-RateLimit-Reset heuristic', () => {
   });
 });
 
+describe('X-RateLimit-Limit and -Remaining', () => {
+  const read = (limit: string, remaining: string) =>
+    quotaFromHeaders({ 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': '30' }, NOW);
+  it.each([
+    ['60', '7', 60, 7],
+    [' 60 ', '\t7', 60, 7],
+    ['0060', '0', 60, 0],
+    ['9007199254740991', '1', 9007199254740991, 1],
+  ])('%j / %j are whole numbers', (limit, remaining, l, r) => {
+    expect(read(limit, remaining)).toMatchObject({ limit: l, remaining: r });
+  });
+  it.each([['6e1'], ['-1'], ['1.0'], [''], ['9007199254740993'], ['60x']])('%j makes the headers ignored', (bad) => {
+    expect(read(bad, '7')).toBeUndefined();
+    expect(read('60', bad)).toBeUndefined();
+  });
+});
+
 describe('ApiClient: Retry-After and ban gates are clamped before they reach the limiter', () => {
   const ERR = { code: 'rate_limited', message: 'slow down', status: 429 };
 

@@ -6,8 +6,8 @@
 //
 // Errors keep undici's codes (UND_ERR_SOCKET, UND_ERR_CONNECT_TIMEOUT, ECONNREFUSED...) for
 // errors.ts (describeTransportError) to classify, except that a failure after the response head is RESPONSE_CUT_SHORT (as
-// from node-http.ts); an abort rejects with the signal's reason. undici starts a request
-// (onRequestStart) just before it writes it, so `started` tells the caller whether anything can
+// from node-http.ts); abort(reason) rejects with that reason. undici starts a request
+// (onRequestStart) just before it writes it, so `written` tells the caller whether anything can
 // have reached the server.
 import { cutShort } from './errors.js';
 import type { Dispatcher } from 'undici';
@@ -20,11 +20,10 @@ export interface BufferedExchange {
   text: string;
 }
 
-export interface DispatchOptions {
+export interface ExchangeOptions {
   method: string;
   headers: Record<string, string>;
   body?: string | undefined;
-  signal: AbortSignal;
   /** The most body bytes kept; a longer body ends the exchange with tooLarge(). */
   maxBodyBytes: number;
   tooLarge: () => Error;
@@ -41,8 +40,6 @@ function text(chunks: Buffer[], size: number): string {
   if (chunks.length === 1) return chunks[0]!.toString('utf8');
   return Buffer.concat(chunks, size).toString('utf8');
 }
-
-export type ExchangeOptions = Omit<DispatchOptions, 'signal'>;
 
 /**
  * One exchange and its undici handler in one object, its callbacks methods: a bulk run makes one per
@@ -137,15 +134,4 @@ export class Exchange {
     // A 1xx head does not count: only a final status starts the body.
     this.#finish(this.#aborted ?? (this.#statusCode >= 200 ? cutShort(error) : error));
   }
-}
-
-/** Sends one request and resolves once the whole body is in; `signal` aborts it with its reason. */
-export function dispatchExchange(dispatcher: Dispatcher, origin: string, path: string, opts: DispatchOptions): Promise<BufferedExchange> {
-  const { signal, ...rest } = opts;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  const exchange = new Exchange(rest);
-  const onAbort = () => exchange.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-  signal.addEventListener('abort', onAbort, { once: true });
-  exchange.start(dispatcher, origin, path);
-  return exchange.done.finally(() => signal.removeEventListener('abort', onAbort));
 }

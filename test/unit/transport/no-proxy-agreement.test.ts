@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, proxyFor, proxySettingsFromEnv } from '../../../src/transport/proxy.js';
-import { dispatchExchange } from '../../../src/transport/undici-exchange.js';
+import { Exchange } from '../../../src/transport/undici-exchange.js';
 
 let api: Server;
 let proxy: Server;
@@ -38,13 +38,11 @@ async function route(host: string, noProxy: string): Promise<'direct' | 'proxied
   const settings = proxySettingsFromEnv({ HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: noProxy });
   const dispatcher = await createDispatcher(settings, 5000);
   try {
-    const res = await dispatchExchange(dispatcher, `http://${host}:${apiPort}`, '/v1/pets', {
-      method: 'GET',
-      headers: {},
-      signal: new AbortController().signal,
-      maxBodyBytes: 1024,
-      tooLarge: () => new Error('too large'),
-    });
+    const res = await new Exchange({ method: 'GET', headers: {}, maxBodyBytes: 1024, tooLarge: () => new Error('too large') }).start(
+      dispatcher,
+      `http://${host}:${apiPort}`,
+      '/v1/pets',
+    ).done;
     return res.text as 'direct' | 'proxied';
   } finally {
     await dispatcher.close();

@@ -1,9 +1,9 @@
-// dispatchExchange (src/transport/undici-exchange.ts) on its own: what HttpTransport's tests cannot reach
+// An undici Exchange (src/transport/undici-exchange.ts) on its own: what HttpTransport's tests cannot reach
 // through once(), such as a request that is aborted while it still waits for a connection.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dispatchExchange } from '../../../src/transport/undici-exchange.js';
+import { Exchange } from '../../../src/transport/undici-exchange.js';
 import { Agent } from 'undici';
 
 const closers: (() => Promise<void>)[] = [];
@@ -30,21 +30,20 @@ async function slowServer(delayMs: number): Promise<{ url: string; bodies: strin
   return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1/pets`, bodies };
 }
 
-const options = (body: string, signal: AbortSignal) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body,
-  signal,
-  maxBodyBytes: 1024,
-  tooLarge: () => new Error('too large'),
-});
+/** POSTs `body` to `url` through `agent`: the exchange, started. */
+const post = (agent: Agent, url: string, body: string) =>
+  new Exchange({ method: 'POST', headers: { 'content-type': 'application/json' }, body, maxBodyBytes: 1024, tooLarge: () => new Error('too large') }).start(
+    agent,
+    new URL(url).origin,
+    new URL(url).pathname,
+  );
 
-describe('dispatchExchange', () => {
+describe('Exchange', () => {
   it('status, headers and the whole body as text', async () => {
     const s = await slowServer(0);
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());
-    const res = await dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options('{"a":1}', new AbortController().signal));
+    const res = await post(agent, s.url, '{"a":1}').done;
     expect(res.statusCode).toBe(201);
     expect(res.statusText).toBe('Created');
     expect(res.headers['content-type']).toBe('application/json');
@@ -55,12 +54,11 @@ describe('dispatchExchange', () => {
     const s = await slowServer(300);
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());
-    const first = dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options('"first"', new AbortController().signal));
-    const stop = new AbortController();
-    const second = dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options('"second"', stop.signal));
+    const first = post(agent, s.url, '"first"').done;
+    const second = post(agent, s.url, '"second"');
     const reason = new Error('timed out while queued');
-    setTimeout(() => stop.abort(reason), 50);
-    await expect(second).rejects.toBe(reason);
+    setTimeout(() => second.abort(reason), 50);
+    await expect(second.done).rejects.toBe(reason);
     expect((await first).statusCode).toBe(201);
     // Give a wrongly queued second request every chance to go out on the freed connection.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -72,8 +70,6 @@ describe('dispatchExchange', () => {
     const agent = new Agent({ connections: 1 });
     closers.push(() => agent.close());
     const big = 'x'.repeat(2048);
-    await expect(
-      dispatchExchange(agent, new URL(s.url).origin, new URL(s.url).pathname, options(JSON.stringify(big), new AbortController().signal)),
-    ).rejects.toThrow('too large');
+    await expect(post(agent, s.url, JSON.stringify(big)).done).rejects.toThrow('too large');
   });
 });

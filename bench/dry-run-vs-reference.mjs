@@ -9,11 +9,12 @@
 // pass, which reads and checks every record: the reader's own cost, one pass like the reference's,
 // without the second pass and the result lines a dry run prints.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeRecordsFile } from './records-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
@@ -36,21 +37,11 @@ const BIN = resolve(flags.bin ?? join(ROOT, 'bin/petstore'));
 const tmp = mkdtempSync(join(tmpdir(), 'petstore-dry-run-ref-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
-/** The same records as bench/run.mjs's recordsFile. */
-async function recordsFile(n) {
-  const file = join(tmp, `pets-${n}.${format}`);
-  const out = createWriteStream(file);
-  const statuses = ['available', 'pending', 'sold'];
-  if (format === 'csv') out.write('name,categoryId,status\n');
-  for (let i = 1; i <= n; i++) {
-    const pet = { name: `bench-pet-${i}`, categoryId: (i % 97) + 1, status: statuses[i % 3] };
-    const line = format === 'csv' ? `${pet.name},${pet.categoryId},${pet.status}\n` : `${JSON.stringify(pet)}\n`;
-    if (!out.write(line)) await new Promise((r) => out.once('drain', r));
-  }
+/** The records bench/run.mjs uses; with --validate-only, one invalid record after them. */
+function recordsFile(n) {
   // A record with an empty name: reported at the end of the first pass, which then stops the run.
-  if (validateOnly) out.write(format === 'csv' ? ',1,\n' : '{"name":"","categoryId":1}\n');
-  await new Promise((r, j) => out.end((e) => (e ? j(e) : r())));
-  return file;
+  const invalid = format === 'csv' ? ',1,\n' : '{"name":"","categoryId":1}\n';
+  return writeRecordsFile(join(tmp, `pets-${n}.${format}`), n, format, validateOnly ? invalid : '');
 }
 
 let seq = 0;

@@ -11,10 +11,11 @@
 // on this Node (process.execPath), the reference included. Servers listen on 127.0.0.1 only.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeRecordsFile } from './records-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
@@ -287,17 +288,7 @@ async function startSandbox(options, script = 'bench/sandbox-child.mjs') {
 /** An NDJSON file (or a CSV file with its header line) of n valid pets. */
 async function recordsFile(n, format = 'ndjson') {
   const file = join(tmp, `pets-${n}.${format}`);
-  if (existsSync(file)) return file;
-  const out = createWriteStream(file);
-  const statuses = ['available', 'pending', 'sold'];
-  if (format === 'csv') out.write('name,categoryId,status\n');
-  for (let i = 1; i <= n; i++) {
-    const pet = { name: `bench-pet-${i}`, categoryId: (i % 97) + 1, status: statuses[i % 3] };
-    const line = format === 'csv' ? `${pet.name},${pet.categoryId},${pet.status}\n` : `${JSON.stringify(pet)}\n`;
-    if (!out.write(line)) await new Promise((r) => out.once('drain', r));
-  }
-  await new Promise((r, j) => out.end((e) => (e ? j(e) : r())));
-  return file;
+  return existsSync(file) ? file : writeRecordsFile(file, n, format);
 }
 
 let journalLib;

@@ -332,14 +332,17 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   const elapsed = f.clock.now() - started;
   f.info(summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun));
   const progressText = `${done} of ${plan.total}`;
-  const resume = continueCommand(f, o);
+  // A dry run has nothing to continue: its continuation (a --resume without --dry-run) would send.
+  const resume = o.dryRun ? undefined : continueCommand(f, o);
   if (journal?.failure !== undefined) throw journalNotWritten(f, journal, prepared.label, toStdout, progressText, resume);
   const stdoutError: unknown = toStdout && f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
   const readerLeft = (stdoutError as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
   if (stdoutError !== undefined && !readerLeft) {
     throw new CliError(
       'failure',
-      `cannot write the results to stdout: ${storageProblem(stdoutError)}; stopped sending after ${progressText} records (every outcome is in ${prepared.label})`,
+      o.dryRun
+        ? `cannot write the results to stdout: ${storageProblem(stdoutError)}; the dry run stopped after listing ${progressText} records`
+        : `cannot write the results to stdout: ${storageProblem(stdoutError)}; stopped sending after ${progressText} records (every outcome is in ${prepared.label})`,
       { code: 'results_not_written', cause: stdoutError, hint: resume },
     );
   }
@@ -356,10 +359,15 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
       });
     throw fatal;
   }
-  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records; continue with: ${resume}`);
+  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records${resume ? `; continue with: ${resume}` : ''}`);
   // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
   if (readerLeft && done < plan.total) {
-    throw new StdoutClosedError(`stdout was closed (its reader exited): stopped after ${progressText} records; the others were not sent`, { hint: resume });
+    throw new StdoutClosedError(
+      o.dryRun
+        ? `stdout was closed (its reader exited): the dry run stopped after listing ${progressText} records`
+        : `stdout was closed (its reader exited): stopped after ${progressText} records; the others were not sent`,
+      { hint: resume },
+    );
   }
   const notCreated = counts.failed + counts.unknown + counts.invalid;
   if (notCreated > 0) {
@@ -381,7 +389,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
  * they went there already): appended to the journal once there is room, they turn those unknowns
  * back into what happened. Exit 1.
  */
-function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout: boolean, progress: string, resume: string): CliError {
+function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout: boolean, progress: string, resume: string | undefined): CliError {
   const lines = journal.unwritten;
   const count = lines.split('\n').length - 1;
   if (!onStdout) f.io.stdout.write(lines);

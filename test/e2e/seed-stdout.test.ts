@@ -94,6 +94,17 @@ describe('a stdout whose reader leaves early', () => {
     ).toBe(2000);
   });
 
+  it('`--dry-run | head -1`: exit 141 and one line saying the dry run stopped, with no continuation to run (a --resume would send)', async () => {
+    const r = await piped(['pets', 'add', '--file', input('dryhead', 200_000), '--dry-run'], READ_ONE_LINE);
+    noStack(r.stderr);
+    expect(r.exitCode, r.stderr).toBe(141);
+    expect(parseJson(r.stdout.trim())).toMatchObject({ line: 1, status: 'would_create' });
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error:') || l.includes('--resume'))).toEqual([
+      expect.stringMatching(/^error: stdout was closed \(its reader exited\): the dry run stopped after listing \d+ of 200000 records$/),
+    ]);
+    expect(created('dryhead')).toBe(0);
+  });
+
   it('with --results and -o table into a reader that leaves at once: the run completes, exit 0, the results file holds every pet created', async () => {
     const results = join(t.dir, 'table-results.ndjson');
     const r = await piped(['pets', 'add', '--file', input('table', 300), '--results', results, '-o', 'table'], READ_NOTHING);
@@ -114,5 +125,14 @@ describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a stdout on 
       expect.stringMatching(/^error: cannot write the results to stdout: no space left on the device \(ENOSPC\); stopped sending after \d+ of 2000 records/),
     ]);
     expect(created('devfull')).toBeLessThan(200);
+  });
+
+  it('`--dry-run > /dev/full`: exit 1, one line naming ENOSPC and saying the dry run stopped, no continuation', async () => {
+    const r = await shell(['pets', 'add', '--file', input('dryfull', 2000), '--dry-run'], '> /dev/full');
+    noStack(r.stderr);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error:') || l.includes('--resume'))).toEqual([
+      expect.stringMatching(/^error: cannot write the results to stdout: no space left on the device \(ENOSPC\); the dry run stopped after listing \d+ of 2000 records$/),
+    ]);
   });
 });

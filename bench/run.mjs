@@ -4,7 +4,7 @@
 // table as JSON in bench/results.json. Never part of npm test.
 //
 //   node bench/run.mjs [--runs N] [--quick] [--harness auto|hyperfine|node] [--bin path/to/petstore] [--out file|-]
-//                      [--only startup,help,request,seed,seed-limited,fleet,fleet-redis,sandbox,journal,memory,dry-run-reader,dry-run]
+//                      [--only startup,help,help-terminal,request,seed,seed-limited,fleet,fleet-redis,sandbox,journal,memory,dry-run-reader,dry-run]
 //
 // Process timings use hyperfine when it is installed (apt-get install hyperfine), else a small
 // Node harness that spawns the processes itself (interleaved, warm-ups, medians). Everything runs
@@ -19,7 +19,21 @@ import { writeRecordsFile } from './records-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
-const ROWS = ['startup', 'help', 'request', 'seed', 'seed-limited', 'fleet', 'fleet-redis', 'sandbox', 'journal', 'memory', 'dry-run-reader', 'dry-run'];
+const ROWS = [
+  'startup',
+  'help',
+  'help-terminal',
+  'request',
+  'seed',
+  'seed-limited',
+  'fleet',
+  'fleet-redis',
+  'sandbox',
+  'journal',
+  'memory',
+  'dry-run-reader',
+  'dry-run',
+];
 
 const { values: flags } = parseArgs({
   options: {
@@ -349,6 +363,38 @@ async function processRow(id, what, args, maxRatio) {
 // Targets of issue #18.
 const rowStartup = () => processRow('startup', 'start-up', ['--version'], 1.1);
 const rowHelp = () => processRow('help', 'help', ['pets', '--help'], 1.3);
+
+/**
+ * `pets --help` on a terminal 100 columns wide against `node -e 0` on the same, timed from fork to
+ * exit by bench/pty-time.py (Node has no pseudo-terminal of its own; script(1) adds a wait of its own).
+ */
+async function rowHelpTerminal() {
+  const target = { op: '<=', value: 1.3 };
+  const what = 'help on a terminal';
+  const count = runs(45, 12);
+  log(`${what}: petstore pets --help vs node -e 0, on a 100-column pseudo-terminal`);
+  let times;
+  try {
+    const { stdout } = await timeOnce(
+      ['python3', join(ROOT, 'bench/pty-time.py'), '100', String(count), '5', JSON.stringify([NODE, '-e', '0']), JSON.stringify([NODE, BIN, 'pets', '--help'])],
+      cliEnv(),
+      { stdout: 'pipe' },
+    );
+    times = JSON.parse(stdout).ms;
+  } catch (error) {
+    return unavailable('help-terminal', what, target, `bench/pty-time.py could not run (python3 with pty): ${error.message.split('\n')[0]}`);
+  }
+  const [a, b] = times;
+  results.push({
+    id: 'help-terminal',
+    what,
+    figure: { what: 'petstore pets --help, 100 columns', ...ms(median(b)), spread: spread(b) },
+    reference: { what: 'node -e 0, the same way', ...ms(median(a)), spread: spread(a) },
+    ratio: median(b) / median(a),
+    target,
+    runs: count,
+  });
+}
 
 async function rowRequest() {
   log('one request: petstore pets list --limit 100 -o json vs a bare fetch script');
@@ -999,6 +1045,7 @@ log(`petstore bench on Node ${process.version}, ${meta.cpus}, load ${meta.loadav
 const runners = {
   startup: rowStartup,
   help: rowHelp,
+  'help-terminal': rowHelpTerminal,
   request: rowRequest,
   seed: rowSeed,
   'seed-limited': rowSeedLimited,

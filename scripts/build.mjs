@@ -20,6 +20,7 @@
 // atomic rename. A process that started with the old entry still finds the old chunks it may
 // import later; chunks that no build has used for PRUNE_AFTER_MS are deleted.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { builtinModules } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -155,7 +156,18 @@ try {
     chunks.set(name, `./chunks/${base}`);
   }
   await build({ ...app, plugins: [builtins, packagesApart((name) => chunks.get(name))] });
-  writeFileSync(join(tmp, 'help.json'), await helpPages());
+  const help = JSON.parse(await helpPages());
+  // Each terminal page set in a file of its own, named by its content (a terminal reads one, not all of
+  // them: together they are megabytes), published like the chunks.
+  mkdirSync(join(tmp, 'help'));
+  const groupFile = help.groups.map((group) => {
+    const name = `help/${createHash('sha256').update(group).digest('hex').slice(0, 16)}.json`;
+    writeFileSync(join(tmp, name), group);
+    return name;
+  });
+  for (const line of Object.keys(help.tty)) help.tty[line] = groupFile[help.tty[line]];
+  delete help.groups;
+  writeFileSync(join(tmp, 'help.json'), JSON.stringify(help));
   if (flags.clean) rmSync(outdir, { recursive: true, force: true });
   publish(tmp, outdir);
 } finally {
@@ -164,9 +176,9 @@ try {
 
 /**
  * dist/help.json: every help page as `petstore ... --help` prints it into a pipe or a file, keyed by
- * the command line that asks for it, which bin/petstore prints without loading the application when
- * stdout is no terminal (no other width, no colour): a page then costs what --version does instead of
- * loading and running commander (pets --help: 1.5 times Node's own start). Made by running the CLI
+ * the command line that asks for it, and the page a terminal wide enough for it gets (`tty`: page and
+ * least columns), which bin/petstore prints without loading the application: a page then costs what
+ * --version does instead of loading and running commander (pets --help: 1.5 times Node's own start). Made by running the CLI
  * (src/cli.ts run(), as main() does) on each of those command lines, in a child process whose
  * stdout is a pipe and whose environment has no colour variables; a line that does not end with
  * exit 0 and nothing on stderr gets no page.
@@ -193,17 +205,42 @@ async function helpPages() {
     walk(buildProgram({ lazy: () => async () => {} }), []);
     const pages = [];
     const byLine = {};
-    for (const argv of lines) {
+    const tty = {};
+    /** The page for argv into a pipe (columns undefined) or a terminal that many columns wide; undefined if the line is no help. */
+    const render = async (argv, columns) => {
       const out = [];
       const err = [];
-      const sink = (into) => new Writable({ write(chunk, _encoding, done) { into.push(String(chunk)); done(); } });
+      const sink = (into) => Object.assign(new Writable({ write(chunk, _encoding, done) { into.push(String(chunk)); done(); } }), columns ? { isTTY: true, columns } : {});
       const code = await run([...argv], { stdout: sink(out), stderr: sink(err), stdin: () => process.stdin, stdinIsTTY: false, env: {}, clock: systemClock, signal: new AbortController().signal });
-      if (code !== 0 || err.length > 0 || out.length === 0) continue;
-      const page = out.join('');
+      return code !== 0 || err.length > 0 || out.length === 0 ? undefined : out.join('');
+    };
+    const index = (page) => {
       if (!pages.includes(page)) pages.push(page);
-      byLine[argv.join(' ')] = pages.indexOf(page);
+      return pages.indexOf(page);
+    };
+    const groups = [];
+    for (const argv of lines) {
+      const page = await render(argv, undefined);
+      if (page === undefined) continue;
+      byLine[argv.join(' ')] = index(page);
+      // A terminal's page is wrapped to its width: kept for every width, as [least columns, page] for
+      // each different page. Past the widest line (plus a margin, all checked) nothing wraps, so the
+      // page at 1000 columns holds for every wider terminal. A page with colour in it is left to the CLI.
+      const wide = await render(argv, 1000);
+      if (wide === undefined || wide.includes('\\x1b')) continue;
+      const last = Math.max(...wide.split('\\n').map((l) => l.length)) + 20;
+      const widths = [];
+      for (let columns = 1; columns <= last; columns++) {
+        const at = await render(argv, columns);
+        if (at === undefined || at.includes('\\x1b')) break;
+        if (widths.length === 0 || widths[widths.length - 1][1] !== at) widths.push([columns, at]);
+      }
+      if (widths.length === 0 || widths[widths.length - 1][1] !== wide) continue;
+      const group = JSON.stringify(widths);
+      if (!groups.includes(group)) groups.push(group);
+      tty[argv.join(' ')] = groups.indexOf(group);
     }
-    process.stdout.write(JSON.stringify({ pages, byLine }));
+    process.stdout.write(JSON.stringify({ pages, byLine, tty, groups }));
   `;
   try {
     await build({ ...common, stdin: { contents, resolveDir: root, sourcefile: 'help-pages.mjs' }, outfile: generator, plugins: [builtins] });
@@ -226,7 +263,8 @@ function publish(from, to) {
     }
   }
   const built = new Set();
-  for (const sub of ['chunks', '']) {
+  // The content-named folders first: help.json names pages in help/.
+  for (const sub of ['chunks', 'help', '']) {
     const src = join(from, sub);
     if (!existsSync(src)) continue;
     mkdirSync(join(to, sub), { recursive: true });
@@ -236,7 +274,7 @@ function publish(from, to) {
       built.add(join(sub, name));
       // Chunks are named by content: an existing one with this name is this one (touched so that
       // pruning counts from its last use).
-      if (sub === 'chunks' && existsSync(join(to, sub, name))) {
+      if (sub !== '' && existsSync(join(to, sub, name))) {
         utimesSync(join(to, sub, name), new Date(), new Date());
         continue;
       }
@@ -244,7 +282,7 @@ function publish(from, to) {
     }
   }
   const now = Date.now();
-  for (const sub of ['chunks', '']) {
+  for (const sub of ['chunks', 'help', '']) {
     const dir = join(to, sub);
     if (!existsSync(dir)) continue;
     for (const name of readdirSync(dir)) {

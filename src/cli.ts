@@ -31,6 +31,9 @@ export interface RunDeps {
   dispatcher?: import('undici').Dispatcher;
 }
 
+/** commander's own width for help that goes to no terminal. */
+const HELP_WIDTH_OFF_TERMINAL = 80;
+
 /** An argParser for a number of at least `min` (seconds may have a fraction); the usage error names `flag`. */
 function atLeast(flag: string, min: number): (text: string) => number {
   return (text) => {
@@ -305,7 +308,14 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   addGroups(program, actions, groupOf(argv, program));
   // Subcommands copied the output settings when they were created: set them on every command,
   // or their parse errors and --help would bypass the injected streams.
-  const output = { writeOut: (s: string) => deps.stdout.write(s), writeErr: (s: string) => deps.stderr.write(s) };
+  // The help's width too comes from the injected streams (commander's default reads process.stdout):
+  // scripts/build.mjs renders the terminal help pages through it.
+  const output = {
+    writeOut: (s: string) => deps.stdout.write(s),
+    writeErr: (s: string) => deps.stderr.write(s),
+    getOutHelpWidth: () => (deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : HELP_WIDTH_OFF_TERMINAL),
+    getErrHelpWidth: () => (deps.stderr.isTTY && deps.stderr.columns ? deps.stderr.columns : HELP_WIDTH_OFF_TERMINAL),
+  };
   const configure = (c: Command): void => {
     c.configureOutput(output);
     c.options.forEach(deferRefusals);

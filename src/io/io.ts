@@ -60,7 +60,7 @@ type Stdin = Readable & { isTTY?: boolean };
 
 export interface IOInputs {
   stdout: Writable & { isTTY?: boolean; columns?: number };
-  stderr: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
   /** The stream, or a function that makes it: Node builds process.stdin on first access (~4 ms). */
   stdin: Stdin | (() => Stdin);
   /**

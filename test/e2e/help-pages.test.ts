@@ -1,15 +1,49 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
+import { Writable } from 'node:stream';
+import { buildProgram, run } from '../../src/cli.js';
+import { systemClock } from '../../src/time/clock.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { hasScript, runOnPty } from '../helpers/pty.js';
 
-// dist/help.json (scripts/build.mjs): help pages bin/petstore prints without loading the application
-// when stdout is no terminal. Each must be exactly what the CLI itself prints for that command line.
+// dist/help.json and dist/help/ (scripts/build.mjs): help pages bin/petstore prints without loading
+// the application, into a pipe or a file and on a terminal of any width. Each must be exactly what the
+// CLI itself prints for that command line there.
 
-const pages = JSON.parse(readFileSync(new URL('../../dist/help.json', import.meta.url), 'utf8')) as { pages: string[]; byLine: Record<string, number> };
+const pages = JSON.parse(readFileSync(new URL('../../dist/help.json', import.meta.url), 'utf8')) as {
+  pages: string[];
+  byLine: Record<string, number>;
+  tty: Record<string, string>;
+};
 const lines = Object.keys(pages.byLine).map((line) => (line === '' ? [] : line.split(' ')));
+/** A line's terminal pages: [least columns, page], ascending. */
+const ttyPages = (line: string): [number, string][] => JSON.parse(readFileSync(new URL(`../../dist/${pages.tty[line]}`, import.meta.url), 'utf8'));
+const ttyPage = (line: string, columns: number) => ttyPages(line).findLast(([least]) => least <= columns)?.[1];
+
+/** What the CLI prints for argv on a terminal `columns` wide (in process: run() with a stdout that says so). */
+async function onTerminal(argv: string[], columns: number): Promise<string> {
+  const out: string[] = [];
+  const sink = (into: string[] | undefined) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        into?.push(String(chunk));
+        done();
+      },
+    });
+  const stdout = Object.assign(sink(out), { isTTY: true, columns });
+  const code = await run([...argv], {
+    stdout,
+    stderr: sink(undefined),
+    stdin: () => process.stdin,
+    stdinIsTTY: false,
+    env: {},
+    clock: systemClock,
+    signal: new AbortController().signal,
+  });
+  expect(code).toBe(0);
+  return out.join('');
+}
 
 /** A preload that notes in `file` whether dist/main.js was loaded (the application, not a help page). */
 function appProbe(dir: string): { env: Record<string, string>; loaded: () => boolean } {
@@ -80,11 +114,40 @@ describe('help pages (dist/help.json)', () => {
     }
   });
 
-  it.skipIf(!hasScript)('on a terminal, the help is wrapped to its width by the CLI, not read from a page', async () => {
-    const narrow = await runOnPty(['pets', 'add', '--help'], { env: { PATH: process.env.PATH }, cols: 60 });
-    expect(narrow.exitCode).toBe(0);
-    const page = pages.pages[pages.byLine['pets add --help']!]!;
-    expect(narrow.output).toContain('Usage: petstore pets add');
-    expect(narrow.output).not.toBe(page);
+  it('on a terminal: a page for every width, each what the CLI prints at the first and last width it stands for, and wider', async () => {
+    expect(Object.keys(pages.tty).sort()).toEqual(Object.keys(pages.byLine).sort());
+    for (const argv of lines) {
+      const line = argv.join(' ');
+      const set = ttyPages(line);
+      expect(set[0]?.[0], line).toBe(1);
+      for (const [i, [least, page]] of set.entries()) {
+        const until = set[i + 1]?.[0];
+        expect([line, least, await onTerminal(argv, least)]).toEqual([line, least, page]);
+        if (until !== undefined) expect([line, until - 1, await onTerminal(argv, until - 1)]).toEqual([line, until - 1, page]);
+        else for (const wide of [least + 1, 200, 1000]) expect([line, wide, await onTerminal(argv, wide)]).toEqual([line, wide, page]);
+      }
+    }
   });
+
+  it.skipIf(!hasScript)(
+    'on a real terminal, narrow and wide: the page wrapped to its width, as the CLI prints it, without loading the application',
+    async () => {
+      const t = tempDir();
+      try {
+        const probe = appProbe(t.dir);
+        for (const cols of [60, 80, 132]) {
+          const fast = await runOnPty(['pets', 'add', '--help'], { env: { PATH: process.env.PATH, ...probe.env }, cols });
+          expect(fast.exitCode).toBe(0);
+          expect(fast.output).toBe(ttyPage('pets add --help', cols));
+          // FORCE_COLOR=0 makes the CLI itself print it.
+          const full = await runOnPty(['pets', 'add', '--help'], { env: { PATH: process.env.PATH, FORCE_COLOR: '0' }, cols });
+          expect(full.output).toBe(fast.output);
+        }
+        expect(ttyPage('pets add --help', 60)).not.toBe(ttyPage('pets add --help', 132));
+        expect(probe.loaded()).toBe(false);
+      } finally {
+        t.cleanup();
+      }
+    },
+  );
 });

@@ -132,7 +132,9 @@ describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a stdout on 
     noStack(r.stderr);
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error:') || l.includes('--resume'))).toEqual([
-      expect.stringMatching(/^error: cannot write the results to stdout: no space left on the device \(ENOSPC\); the dry run stopped after listing \d+ of 2000 records$/),
+      expect.stringMatching(
+        /^error: cannot write the results to stdout: no space left on the device \(ENOSPC\); the dry run stopped after listing \d+ of 2000 records$/,
+      ),
     ]);
   });
 });

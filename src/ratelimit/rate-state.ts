@@ -148,13 +148,15 @@ export class FileRateStateStore implements RateStateStore {
 
   /**
    * Identifies the file's current version from a stat(2): a rename (every write) gives a new inode
-   * and change time. 'memory' once the state lives in this process only.
+   * and change time. 'memory' once the state lives in this process only. Not a bigint stat: its
+   * dozen BigInts cost more than the system call, and a change time in ms carries sub-microsecond
+   * digits, finer than two writes can follow each other.
    */
   stamp(): string {
     if (this.#memory) return 'memory';
     try {
-      const st = statSync(this.path, { bigint: true, throwIfNoEntry: false });
-      return st ? `${st.ino}:${st.ctimeNs}:${st.mtimeNs}:${st.size}` : 'none';
+      const st = statSync(this.path, { throwIfNoEntry: false });
+      return st ? `${st.ino}:${st.ctimeMs}:${st.mtimeMs}:${st.size}` : 'none';
     } catch {
       return 'unreadable';
     }

@@ -136,6 +136,30 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     await l.close();
   });
 
+  it('while the quota is plentiful each block is eight times the last, so a bulk run reaches full blocks in a few store operations; while it is not, twice', async () => {
+    /** Store operations for 20,000 requests, 8 at a time, against `remaining` of `limit`, and the most slots reserved at once. */
+    const run = async (remaining: number, limit: number) => {
+      const clock = new FakeClock(T0);
+      const store = await seeded(quota(remaining, T0 + 60_000, limit));
+      const l = limiter(clock, store, { fleet: false, batch: { maxBlock: 4096, flushMs: 500 } });
+      for (let i = 0; i < 20_000 / 8; i++) {
+        const permits = await Promise.all(Array.from({ length: 8 }, () => l.acquire()));
+        for (const p of permits) await p.settle({ quota: quota(remaining - 8 * i, T0 + 60_000, limit, clock.now()) });
+      }
+      const updates = store.updates;
+      await l.close();
+      return { updates, largest: Math.max(...store.after) };
+    };
+    // 8, 64, 512, 4096, then a 4096 block whenever half of one is used.
+    const plentiful = await run(999_000_000, 1_000_000_000);
+    expect(plentiful.largest).toBeGreaterThanOrEqual(4096);
+    expect(plentiful.updates).toBeLessThanOrEqual(10);
+    // 900,000 left could run out before the reset at 8 requests a millisecond: 8, 16, 32, ... 4096.
+    const notPlentiful = await run(900_000, 1_000_000);
+    expect(notPlentiful.largest).toBeGreaterThanOrEqual(4096);
+    expect(notPlentiful.updates).toBeGreaterThanOrEqual(plentiful.updates + 5);
+  });
+
   it('a block is a share of what nobody has reserved: floor(unreserved / (2 × other holders + 1)), at most maxBlock', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(500, T0 + 60_000, 1000));

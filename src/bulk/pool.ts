@@ -12,7 +12,8 @@ export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
  * stops new work; the items already started still finish and are emitted.
  */
 export async function runPool<T, R>(
-  source: AsyncIterable<T>,
+  /** With takeNow (a RecordStream), the items already read are taken without a promise each. */
+  source: AsyncIterable<T> & { takeNow?(): T | undefined },
   opts: PoolOptions,
   work: (item: T) => Promise<R>,
   emit: (item: T, outcome: Outcome<R>) => Promise<void> | void,
@@ -53,6 +54,11 @@ export async function runPool<T, R>(
   try {
     for (;;) {
       while (!exhausted && !failed && !opts.stopped() && active < opts.concurrency) {
+        const now = source.takeNow?.();
+        if (now !== undefined) {
+          start(now);
+          continue;
+        }
         const step = await iterator.next();
         if (step.done) {
           exhausted = true;

@@ -21,8 +21,8 @@ import { runPool } from './pool.js';
 import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
-import { readRecords, type InputRecord } from './read-records.js';
-import { formatResult, sameRecord, sendingLine, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
+import { forEachRecord, readRecords, type InputRecord } from './read-records.js';
+import { formatResult, formatWouldCreate, sameRecord, sendingLine, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
 
 export interface SeedOptions {
   file: string;
@@ -58,22 +58,23 @@ const retries = (o: SeedOptions, line: number): boolean => (typeof o.retryUnknow
 /** Pass 1: every record checked (and the --resume file matched against the input) before anything is sent. */
 async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, label: string, o: SeedOptions): Promise<Plan> {
   const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
-  for await (const rec of readRecords(input.open(), input.format, f.signal)) {
+  await forEachRecord(readRecords(input.open(), input.format, f.signal), (rec) => {
     plan.total++;
     if (!rec.check.ok) {
       plan.invalid++;
       for (const problem of rec.check.problems) f.io.stderr.write(`${o.skipInvalid ? 'skipping ' : ''}line ${rec.line}: ${problem}\n`);
-      continue;
+      return undefined;
     }
     const prior = earlier?.get(rec.line);
     const verdict = earlierVerdict(prior, retries(o, rec.line));
     if (verdict === 'skip' && !sameRecord(prior!.pet!, rec.check.pet)) {
       plan.mismatched++;
       f.io.stderr.write(`line ${rec.line}: differs from the pet the journal records as created at this line; was the input edited?\n`);
-      continue;
+      return undefined;
     }
     if (verdict === 'send') plan.toSend++;
-  }
+    return undefined;
+  });
   if (plan.mismatched > 0) {
     throw new UsageError(`${plan.mismatched} records in ${input.label} do not match ${label}; nothing was sent`);
   }
@@ -286,7 +287,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     if (result.status === 'unknown' && unknownLines.length <= 20) unknownLines.push(result.line);
     done++;
     // Server text (an error message, a created pet) may echo a key: masked before it is kept or printed.
-    const text = f.redact(formatResult(result));
+    const text = f.redact(result.status === 'would_create' ? formatWouldCreate(result.line, result.record) : formatResult(result));
     if (append) journal?.outcome(text);
     const waiting = stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
     progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
@@ -297,12 +298,11 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     if (!client) {
       // Nothing to send (a dry run, or everything already created): a plain loop, no pool, and no
       // promise per record unless stdout is full (issue #18: a million-line dry run).
-      for await (const rec of readRecords(input.open(), input.format)) {
-        if (stop.signal.aborted) break;
+      await forEachRecord(readRecords(input.open(), input.format), (rec) => {
+        if (stop.signal.aborted) return false;
         const written = work(rec);
-        const waiting = record(written instanceof Promise ? await written : written);
-        if (waiting) await waiting;
-      }
+        return written instanceof Promise ? written.then(record) : record(written);
+      });
     } else {
       await runPool(
         readRecords(input.open(), input.format),

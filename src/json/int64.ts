@@ -35,6 +35,11 @@ function replacer(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
 }
 
+/** A bigint as JSON.stringify should write it, exactly: a number while safe, else its digits as raw JSON. */
+export function int64Json(value: bigint): unknown {
+  return value >= -SAFE_MAX && value <= SAFE_MAX ? Number(value) : JSON.rawJSON(value.toString());
+}
+
 /** Thrown inside plainCopy for a value it leaves to the replacer. */
 const NOT_PLAIN = Symbol('not plain');
 /** Deeper than this, plainCopy hands over (a cycle, which JSON.stringify reports, ends up here). */
@@ -48,7 +53,7 @@ const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
  * with one, a result line cost ~3× as much, a third of a million-record dry run.
  */
 function plainCopy(value: unknown, depth: number): unknown {
-  if (typeof value === 'bigint') return value >= -SAFE_MAX && value <= SAFE_MAX ? Number(value) : JSON.rawJSON(value.toString());
+  if (typeof value === 'bigint') return int64Json(value);
   if (typeof value !== 'object' || value === null) return value;
   if (depth > MAX_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
   const proto: unknown = Object.getPrototypeOf(value);

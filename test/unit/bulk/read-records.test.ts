@@ -2,7 +2,7 @@ import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
-import { arrayElements, formatFromName, readRecords, sniffFormat, type InputFormat } from '../../../src/bulk/read-records.js';
+import { arrayElements, forEachRecord, formatFromName, readRecords, sniffFormat, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
 import { stringifyJson } from '../../../src/json/int64.js';
 
 async function collect(text: string, format: InputFormat) {
@@ -156,6 +156,41 @@ describe('the record iterator', () => {
     const records = readRecords(Readable.from([lines(2), lines(1)]), 'ndjson');
     const steps = await Promise.all([records.next(), records.next(), records.next(), records.next()]);
     expect(steps.map((s) => (s.done ? 'done' : s.value.line))).toEqual([1, 2, 3, 'done']);
+  });
+
+  it('takeNow() gives the records already read, in order with next(), and nothing while a read is needed', async () => {
+    const records = readRecords(Readable.from([lines(3), lines(2)]), 'ndjson');
+    expect(records.takeNow()).toBeUndefined(); // nothing read yet
+    const seen: (number | string)[] = [];
+    const first = await records.next();
+    seen.push(first.done ? 'done' : first.value.line);
+    for (let r = records.takeNow(); r !== undefined; r = records.takeNow()) seen.push(r.line);
+    for (let step = await records.next(); !step.done; step = await records.next()) {
+      seen.push(step.value.line);
+      for (let r = records.takeNow(); r !== undefined; r = records.takeNow()) seen.push(r.line);
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('forEachRecord: every record, the records before a failure first and then the failure', async () => {
+    const records = readRecords(Readable.from(['[{"name":"a","categoryId":1},\n{"name":"b","categoryId":2}] x']), 'json');
+    const seen: number[] = [];
+    await expect(forEachRecord(records, (r) => void seen.push(r.line))).rejects.toThrow('line 2: unexpected text after the JSON array');
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it('forEachRecord: waits for a promise it is given, and stops on false with the input destroyed', async () => {
+    const input = Readable.from([lines(3), lines(3)]);
+    const seen: number[] = [];
+    let waited = 0;
+    await forEachRecord(readRecords(input, 'ndjson'), (r: InputRecord) => {
+      seen.push(r.line);
+      if (r.line === 4) return false;
+      return new Promise<void>((resolve) => setImmediate(() => resolve(void waited++)));
+    });
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(waited).toBe(3);
+    expect(input.destroyed).toBe(true);
   });
 
   it('reads usual and unusual lines alike (the quick path and the exact one)', async () => {

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvRecords, readRecords, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
 import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
+import { formatResult, formatWouldCreate } from '../../../src/bulk/results.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { INT64_MAX, INT64_MIN, stringifyJson } from '../../../src/json/int64.js';
 import type { NewPet } from '../../../src/pets/pet.js';
@@ -249,6 +250,19 @@ describe('the CSV guard finds the records csv-parse finds (property)', () => {
         bounded.forEach((r, i) => {
           if (r.check.ok || r.check.problems[0] !== 'record longer than 1 MiB') expect(r.check).toEqual(whole[i]?.check);
         });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("a dry run's line is formatResult's bytes (property)", () => {
+  // formatWouldCreate writes the line from an object of fixed shape, not a walk over it: any pet
+  // (any name, categoryId over all of int64, a status or none) must come out byte for byte the same.
+  it(`${RUNS} runs`, () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), pet, (line, p) => {
+        expect(formatWouldCreate(line, p)).toBe(formatResult({ line, status: 'would_create', record: p }));
       }),
       { numRuns: RUNS },
     );

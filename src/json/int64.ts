@@ -37,7 +37,7 @@ function replacer(_key: string, value: unknown): unknown {
 
 /** A bigint as JSON.stringify should write it, exactly: a number while safe, else its digits as raw JSON. */
 export function int64Json(value: bigint): unknown {
-  return value >= -SAFE_MAX && value <= SAFE_MAX ? Number(value) : JSON.rawJSON(value.toString());
+  return value >= SAFE_MIN && value <= SAFE_MAX ? Number(value) : JSON.rawJSON(value.toString());
 }
 
 /** Thrown inside plainCopy for a value it leaves to the replacer. */
@@ -45,6 +45,7 @@ const NOT_PLAIN = Symbol('not plain');
 /** Deeper than this, plainCopy hands over (a cycle, which JSON.stringify reports, ends up here). */
 const MAX_DEPTH = 64;
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+const SAFE_MIN = -SAFE_MAX;
 
 /**
  * A copy of a plain value (objects, arrays, primitives) whose bigints JSON.stringify writes as their

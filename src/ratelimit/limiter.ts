@@ -295,6 +295,8 @@ export interface Permit {
 /** A slot handed out and not settled yet. */
 interface Out {
   issuedAt: number;
+  /** It went alone to learn the quota. */
+  probe: boolean;
   /** 1, 2, 3...: the order this limiter's permits were issued in. */
   order: number;
   settled: boolean;
@@ -334,6 +336,8 @@ export class RateLimiter {
   #free = 0;
   /** One slot granted for a probe (the quota is unknown): handed out alone. */
   #probeFree = false;
+  /** This limiter's probe while it is in flight: its answer, not the store, says what comes next. */
+  #probe: Out | undefined;
   /** The reset instant of the window the free slots were reserved in. */
   #blockWindow = 0;
   /** Free slots are not handed out after this instant without a store operation. */
@@ -453,6 +457,14 @@ export class RateLimiter {
           );
           const permit = this.#take();
           if (permit) return permit;
+        }
+        const probe = this.#probe;
+        if (probe && this.#clock.now() - probe.issuedAt < this.#leaseMs) {
+          // The quota is being learnt from this limiter's own probe: wait for its answer (its settle
+          // wakes this) rather than ask the store, which would only say to wait (a cold store operation
+          // per request arriving meanwhile, at the start of every run).
+          await this.#pause(this.#pollMs, signal);
+          continue;
         }
         await abortable(this.#sync(), signal);
         const permit = this.#take();
@@ -613,8 +625,9 @@ export class RateLimiter {
   }
 
   #issue(now: number, probe: boolean): Permit {
-    const out: Out = { issuedAt: now, order: ++this.#issued, settled: false };
+    const out: Out = { issuedAt: now, probe, order: ++this.#issued, settled: false };
     this.#out.add(out);
+    if (probe) this.#probe = out;
     if (this.#out.size > this.#peak) this.#peak = this.#out.size;
     // Running low on a block: fetch the next one while these go out.
     if (this.#batch && !this.#eager && !this.#closed && !this.#running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
@@ -632,6 +645,7 @@ export class RateLimiter {
     if (out.settled) return;
     out.settled = true;
     this.#out.delete(out);
+    if (this.#probe === out) this.#probe = undefined;
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
@@ -714,7 +728,11 @@ export class RateLimiter {
 
     // This limiter's slots: those in flight (lapsing leaseMs after they left, as if never settled),
     // and the free ones while still good.
-    for (const out of this.#out) if (out.issuedAt + this.#leaseMs <= now) this.#out.delete(out);
+    for (const out of this.#out) {
+      if (out.issuedAt + this.#leaseMs > now) continue;
+      this.#out.delete(out);
+      if (this.#probe === out) this.#probe = undefined;
+    }
     this.#probeFree = false; // not taken since the last operation: decide again
     const current = windowCurrent(s.quota, s.gateUntil, now, this.marginMs);
     const q = s.quota;
@@ -781,10 +799,12 @@ export class RateLimiter {
           // Others seen only in the answers (another machine) count as one more holder at least.
           const holders = others.size + (this.#fleet?.active ? 1 : 0);
           const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
-          // Each block twice the last; eight times while the quota is plentiful, so a bulk run reaches
-          // full blocks in four store operations instead of ten (each a lock, a read and a rename; issue #18).
-          const growth = this.#plentiful(q, reserve, now) ? 8 : 2;
-          k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, growth * this.#lastBlock), unreserved));
+          // The first block what is wanted, then each twice the last; while the quota is plentiful, the
+          // second a full one: a bulk run then goes to the file once per maxBlock requests, not ten times
+          // on the way there (each operation a lock, a read and a rename that hold up the event loop for
+          // about a millisecond; issue #18), and a single request still reserves one slot.
+          const next = this.#lastBlock > 0 && this.#plentiful(q, reserve, now) ? this.#maxBlock : 2 * this.#lastBlock;
+          k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, next), unreserved));
           this.#lastBlock = k;
         }
         this.#free += k;

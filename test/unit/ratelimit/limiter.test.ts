@@ -212,7 +212,9 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ clock, key: 'k', pollMs: 10_000 });
     const probe = await limiter.acquire();
     const waiting = limiter.acquire();
-    await new Promise((r) => setImmediate(r));
+    // The waiter is waiting for the probe's answer now (microtasks only: a turn of the event loop would
+    // let the fake clock run out its 10 s pause, as if the probe had taken that long).
+    for (let i = 0; i < 20; i++) await Promise.resolve();
     await probe.settle({ quota: quota(4, T0 + 60_000) });
     const next = await waiting;
     expect(next.probe).toBe(false);

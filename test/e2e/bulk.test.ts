@@ -202,6 +202,21 @@ describe('pets add --file against the sandbox', () => {
     expect(r.stderr).toContain(`started from a copy of ${first} (created ${partial.length})`);
   });
 
+  it('a dry run interrupted with SIGINT: exit 130, how far it listed, and no command to continue (a --resume would send)', async () => {
+    const path = file('dry-interrupt.ndjson', writers.ndjson(records(300_000, 'dry')));
+    const child = spawnCli(['pets', 'add', '--file', path, '--dry-run'], { env: {} });
+    let listed = 0;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      listed += chunk.toString().split('\n').length - 1;
+      if (listed > 1000) child.kill('SIGINT');
+    });
+    const done = await child;
+    expect(done.exitCode, String(done.stderr)).toBe(130);
+    expect(String(done.stderr)).toMatch(/interrupted after \d+ of 300000 records\n/);
+    expect(String(done.stderr)).not.toContain('continue with');
+    expect(String(done.stderr)).not.toContain('--resume');
+  });
+
   it('--resume refuses a results file that does not match the input', async () => {
     sb = await startSandbox({ keys: [KEY] });
     const path = file('a.ndjson', writers.ndjson(records(2, 'a')));

@@ -11,9 +11,9 @@ import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './err
 import { DataLog } from './data-log.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
-import { PetStore, type Stored } from './store.js';
-import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
-import { expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPet, validateNewPet } from './validate.js';
+import { PetStore, type Reserved } from './store.js';
+import { PLAN_LIMITS, PLANS, isPetStatus, petText, type NewPet, type Pet, type Plan } from './types.js';
+import { expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPetText, validateNewPet } from './validate.js';
 import { GET_PET_SUNSET } from '../contract/petstore.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -291,7 +291,7 @@ class Exchange implements RateHeaders {
   /** Close the connection after answering (a body too large to drain). */
   close = false;
   /** A create waiting for its line to be written to the data file. */
-  stored: Stored | undefined = undefined;
+  stored: Reserved | undefined = undefined;
   /** The recognised API key, if any. */
   key: string | undefined = undefined;
   /** The request body text, when it was read. */
@@ -492,8 +492,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const bytes = ex.chunks ? Buffer.concat(ex.chunks, ex.size) : (ex.first ?? Buffer.alloc(0));
     const text = bodyText(bytes);
     ex.requestBody = text;
-    const input: NewPet = readNewPet(text) ?? validateNewPet(parseBody(text));
-    const stored = store.reserve(input);
+    const stored = store.reserve(readNewPetText(text) ?? petText(validateNewPet(parseBody(text))));
     if (log) {
       ex.stored = stored;
       log.add(`${stored.json}\n`, ex, logged);
@@ -510,7 +509,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   function createdLogged(ex: Exchange): void {
-    created(ex, ex.stored as Stored);
+    created(ex, ex.stored as Reserved);
   }
 
   function storageFailed(error: unknown): never {
@@ -520,11 +519,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
   }
 
-  function created(ex: Exchange, stored: Stored): void {
+  function created(ex: Exchange, stored: Reserved): void {
     store.insert(stored);
     stats.created++;
     ex.status = 201;
-    ex.location = `/v1/pets/${stored.id}`;
+    ex.location = `/v1/pets/${stored.idText}`;
     ex.body = stored.json;
   }
 
@@ -800,7 +799,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       const created = inputs.map((input) => {
         const stored = store.create(input);
-        const pet: Pet = { id: stored.id, name: input.name, categoryId: input.categoryId };
+        const pet: Pet = { id: BigInt(stored.id), name: input.name, categoryId: input.categoryId };
         if (input.status !== undefined) pet.status = input.status;
         log?.append(`${stored.json}\n`).catch((error: unknown) => options.onError?.(error));
         return pet;

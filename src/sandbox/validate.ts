@@ -4,7 +4,7 @@
 import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { apiError } from './errors.js';
-import { PET_STATUSES, isPetStatus, type NewPet, type PetStatus } from './types.js';
+import { PET_STATUSES, STATUS_TAILS, isPetStatus, type NewPet, type PetStatus, type PetText } from './types.js';
 
 /** Longest accepted pet name, in Unicode code points. */
 const NAME_MAX_LENGTH = 200;
@@ -57,6 +57,7 @@ const MINUS = 45;
 const ZERO = 48;
 const NINE = 57;
 const COLON = 58;
+const DELETE = 127;
 const BACKSLASH = 92;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
@@ -75,20 +76,35 @@ function plainStringEnd(text: string, i: number): number {
   return -1;
 }
 
+/** The status whose text is text[start, end), as the one string constant of its value; undefined for none. */
+function statusAt(text: string, start: number, end: number): PetStatus | undefined {
+  for (const status of PET_STATUSES) if (end - start === status.length && text.startsWith(status, start)) return status;
+  return undefined;
+}
+
 /**
- * The NewPet of a body in the form clients send it (one object of name, categoryId and maybe status, each
+ * The PetText of a body in the form clients send it (one object of name, categoryId and maybe status, each
  * once, the strings without escapes, the integer without fraction or exponent, any JSON whitespace), read
- * in one pass without building a generic JSON value. Undefined for anything else, valid or not: the
- * general path (parseBody, validateNewPet) reads it, so every answer and error is the one it gives.
+ * in one pass without building a generic JSON value, nor any value of its own: the body's text of each
+ * field is already its JSON text in the Pet. Undefined for anything else, valid or not: the general path
+ * (parseBody, validateNewPet, petText) reads it, so every answer and error is the one it gives.
  */
-export function readNewPet(text: string): NewPet | undefined {
+export function readNewPetText(text: string): PetText | undefined {
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
-  let name: string | undefined;
-  let categoryId: bigint | undefined;
-  let status: string | undefined;
+  // The body is the Pet's text after its id as it stands (the usual case): fields in document order, no
+  // whitespace, categoryId not written -0.
+  let asIs = i === 0;
+  let order = 0;
+  let nameStart = -1;
+  let nameEnd = -1;
+  let categoryStart = -1;
+  let categoryEnd = -1;
+  let status: PetStatus | undefined;
+  let statusSeen = false;
   for (;;) {
-    i = skipSpace(text, i + 1);
+    let from = i + 1;
+    i = skipSpace(text, from);
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = plainStringEnd(text, i + 1);
     if (keyEnd === -1) return undefined;
@@ -102,47 +118,79 @@ export function readNewPet(text: string): NewPet | undefined {
           : length === 6 && text.startsWith('status', i + 1)
             ? 2
             : -1;
-    i = skipSpace(text, keyEnd + 1);
+    if (i !== from || key !== order++) asIs = false;
+    from = keyEnd + 1;
+    i = skipSpace(text, from);
     if (text.charCodeAt(i) !== COLON) return undefined;
-    i = skipSpace(text, i + 1);
+    if (i !== from) asIs = false;
+    from = i + 1;
+    i = skipSpace(text, from);
+    if (i !== from) asIs = false;
     if (key === 1) {
-      if (categoryId !== undefined) return undefined;
-      const start = i;
+      if (categoryStart !== -1) return undefined;
+      categoryStart = i;
       if (text.charCodeAt(i) === MINUS) i++;
       const first = i;
       for (let c = text.charCodeAt(i); c >= ZERO && c <= NINE; c = text.charCodeAt(++i));
       const digits = i - first;
       if (digits === 0 || digits > 19 || (digits > 1 && text.charCodeAt(first) === ZERO)) return undefined;
-      categoryId = digits < 16 ? BigInt(Number(text.slice(start, i))) : BigInt(text.slice(start, i));
-      if (categoryId < INT64_MIN || categoryId > INT64_MAX) return undefined;
+      // Up to 15 digits are always within int64.
+      if (digits > 15) {
+        const value = BigInt(text.slice(categoryStart, i));
+        if (value < INT64_MIN || value > INT64_MAX) return undefined;
+      }
+      categoryEnd = i;
+      // -0 is the integer 0, written so.
+      if (first !== categoryStart && digits === 1 && text.charCodeAt(first) === ZERO) {
+        categoryStart = first;
+        asIs = false;
+      }
     } else if (key === 0 || key === 2) {
       if (text.charCodeAt(i) !== QUOTE) return undefined;
       const end = plainStringEnd(text, i + 1);
       if (end === -1) return undefined;
-      const value = text.slice(i + 1, end);
-      i = end + 1;
       if (key === 0) {
-        if (name !== undefined) return undefined;
-        name = value;
+        if (nameStart !== -1) return undefined;
+        nameStart = i;
+        nameEnd = end + 1;
       } else {
-        if (status !== undefined) return undefined;
-        status = value;
+        if (statusSeen) return undefined;
+        statusSeen = true;
+        status = statusAt(text, i + 1, end);
+        if (status === undefined) return undefined;
       }
+      i = end + 1;
     } else return undefined;
-    i = skipSpace(text, i);
+    from = i;
+    i = skipSpace(text, from);
+    if (i !== from) asIs = false;
     const c = text.charCodeAt(i);
     if (c === CLOSE_BRACE) break;
     if (c !== COMMA) return undefined;
   }
-  if (skipSpace(text, i + 1) !== text.length) return undefined;
-  // Anything the general path would refuse (or count code points for) is left to it.
-  if (name === undefined || categoryId === undefined || name.length > NAME_MAX_LENGTH || name.trim().length === 0) return undefined;
-  const pet: NewPet = { name, categoryId };
-  if (status !== undefined) {
-    if (!isPetStatus(status)) return undefined;
-    pet.status = canonicalStatus(status);
+  if (i + 1 !== text.length) {
+    if (skipSpace(text, i + 1) !== text.length) return undefined;
+    asIs = false;
   }
-  return pet;
+  if (nameStart === -1 || categoryStart === -1) return undefined;
+  // Anything the general path would refuse (or count code points for) is left to it. A name that starts
+  // with a visible ASCII character is not blank.
+  const nameLength = nameEnd - nameStart - 2;
+  if (nameLength === 0 || nameLength > NAME_MAX_LENGTH) return undefined;
+  const c = text.charCodeAt(nameStart + 1);
+  if (!(c > SPACE && c < DELETE) && text.slice(nameStart + 1, nameEnd - 1).trim().length === 0) return undefined;
+  // The name's text with its quotes is its JSON: it has no escape, no control character, and (the body
+  // being UTF-8) no lone surrogate, the only characters JSON.stringify writes otherwise.
+  const tail = asIs
+    ? text.slice(1)
+    : [
+        '"name":',
+        text.slice(nameStart, nameEnd),
+        ',"categoryId":',
+        text.slice(categoryStart, categoryEnd),
+        status === undefined ? '}' : STATUS_TAILS[status],
+      ].join('');
+  return { tail, status };
 }
 
 /** Validates a parsed NewPet. Unknown and read-only fields are rejected. */

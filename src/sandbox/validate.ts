@@ -1,6 +1,7 @@
 // Validation of requests: NewPet bodies, query parameters and the petId path
 // segment. Every failure is a 400 ApiError whose message names the field.
 
+import { isUtf8 } from 'node:buffer';
 import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { apiError } from './errors.js';
@@ -31,6 +32,15 @@ function preview(value: unknown): string {
   const text = typeof value === 'bigint' ? value.toString() : stringifyJson(value);
   if (text === undefined) return String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** The body text of a POST, or an error answer: invalid UTF-8 is refused; a leading BOM is dropped (as TextDecoder does). */
+export function bodyText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  // The decoder writes U+FFFD for every invalid sequence: a text without one came from valid UTF-8, and
+  // only one with it (rare: a body may say U+FFFD itself) needs the bytes checked.
+  if (text.includes('\uFFFD') && !isUtf8(bytes)) throw apiError('invalid_json', 'request body is not valid UTF-8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Parses a request body as JSON (exact int64). Throws invalid_json. */

@@ -1,9 +1,12 @@
 // The sandbox's fast paths give exactly what the general ones give: readNewPetText (a POST body read in one
-// pass) against parseBody + validateNewPet + petText, and QuotaKeeper.admit against check.
+// pass) against parseBody + validateNewPet + petText, bodyText (invalid UTF-8 found by the decoder's U+FFFD)
+// against isUtf8 + TextDecoder, and QuotaKeeper.admit against check.
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QuotaKeeper } from '../../src/sandbox/rate-limit.js';
 import { petText } from '../../src/sandbox/types.js';
-import { parseBody, readNewPetText, validateNewPet } from '../../src/sandbox/validate.js';
+import { bodyText, parseBody, readNewPetText, validateNewPet } from '../../src/sandbox/validate.js';
 
 function general(text: string): unknown {
   try {
@@ -164,5 +167,55 @@ describe('petJson', () => {
       expect(json).toBe(`{"id":7,"name":${JSON.stringify(name)},"categoryId":9223372036854775807,"status":"sold"}`);
     }
     expect(petJson(1n, { name: 'x', categoryId: -1n })).toBe('{"id":1,"name":"x","categoryId":-1}');
+  });
+});
+
+describe('bodyText', () => {
+  /** The rule as written: invalid UTF-8 is refused, a leading BOM dropped. */
+  const general = (bytes: Buffer) => (isUtf8(bytes) ? { text: new TextDecoder().decode(bytes) } : { error: 'invalid_json' });
+  const fast = (bytes: Buffer) => {
+    try {
+      return { text: bodyText(bytes) };
+    } catch (error) {
+      return { error: (error as { code: string }).code };
+    }
+  };
+  it('refuses exactly the invalid UTF-8 and drops a BOM as TextDecoder does', () => {
+    const bytes = (...xs: number[]) => Buffer.from(xs);
+    const cases = [
+      Buffer.from('{"name":"Rex","categoryId":1}'),
+      Buffer.from('\uFEFF{"name":"Rex"}'),
+      Buffer.from('\uFEFF\uFEFFx'),
+      Buffer.from('a \uFFFD b'),
+      Buffer.from('été 🐶'),
+      bytes(0xff),
+      bytes(0xc0, 0x80),
+      bytes(0xed, 0xa0, 0x80),
+      bytes(0xf4, 0x90, 0x80, 0x80),
+      bytes(0xe2, 0x82),
+      bytes(0x61, 0xef, 0xbf, 0xbd, 0x80),
+      bytes(0xef, 0xbb, 0xbf),
+      bytes(),
+    ];
+    for (const b of cases) expect(fast(b)).toEqual(general(b));
+    // Random bytes, and random text with a byte changed here and there.
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (a) => {
+        expect(fast(Buffer.from(a))).toEqual(general(Buffer.from(a)));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 20 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0x80, max: 0xff })), { maxLength: 3 }),
+        (text, edits) => {
+          const b = Buffer.from(text);
+          for (const [at, value] of edits) if (b.length > 0) b[at % b.length] = value;
+          expect(fast(b)).toEqual(general(b));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -120,6 +120,38 @@ describe('readNewPetText', () => {
   });
 });
 
+describe('readNewPetText, bodies as clients write them', () => {
+  it('takes the body itself as the tail, and agrees with the general path', () => {
+    const statuses = [undefined, 'available', 'pending', 'sold', 'lost'];
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 8 }),
+          fc.string({ unit: 'grapheme', maxLength: 210 }),
+          fc.constantFrom('', ' ', '\u00a0', 'x'.repeat(200), 'x'.repeat(201)),
+        ),
+        fc.oneof(
+          fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+          fc.bigInt({ min: -1000n, max: 1000n }),
+          fc.constantFrom(2n ** 63n, 10n ** 15n, -(10n ** 15n)),
+        ),
+        fc.constantFrom(...statuses),
+        (name, categoryId, status) => {
+          const text = `{"name":${JSON.stringify(name)},"categoryId":${categoryId}${status === undefined ? '' : `,"status":"${status}"`}}`;
+          const fast = readNewPetText(text);
+          if (fast === undefined) return;
+          expect({ text, ...(general(text) as object) }).toEqual({ text, pet: { tail: fast.tail, status: fast.status } });
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(readNewPetText('{"name":"Rex","categoryId":-7}')?.tail).toBe('"name":"Rex","categoryId":-7}');
+    for (const text of ['{"name":"Rex","categoryId":-0}', '{"name":"Rex","categoryId":0}', '{"name":"Rex","categoryId":1234567890123456}']) {
+      expect({ text, ...(general(text) as object) }).toEqual({ text, pet: readNewPetText(text) });
+    }
+  });
+});
+
 describe('QuotaKeeper.admit', () => {
   it('allows, counts and reports exactly as check() does, and leaves refusals to it', () => {
     const config = { perWindow: 3, windowMs: 1000, perDay: 7, dayWindowMs: 5000, ban: true, banMs: 2000, banGraceMs: 50 };

@@ -650,6 +650,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats.inFlight--;
   }
 
+  const createdHeaders: Array<string | number> = [
+    'x-ratelimit-limit',
+    '',
+    'x-ratelimit-remaining',
+    0,
+    'x-ratelimit-reset',
+    '',
+    'content-type',
+    'application/json',
+    'content-length',
+    0,
+    'location',
+    '',
+  ];
+  const limitOf = limits.perMinute;
+  const limitText = String(limitOf);
+  let resetOf = Number.NaN;
+  let resetText = '';
+
   function respond(ex: Exchange): void {
     if (ex.done) return;
     ex.done = true;
@@ -661,38 +680,38 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // (for no recognised key, a fresh window of the plan).
       const rate: RateHeaders = ex.rated ? ex : limiter.peek(ex.key ?? ANONYMOUS_KEY, clock());
       const length = Buffer.byteLength(ex.body);
-      // A create's answer is made whole: an array that grows is copied.
-      const headers: Array<string | number> =
-        ex.location === undefined
-          ? [
-              'x-ratelimit-limit',
-              rate.limit,
-              'x-ratelimit-remaining',
-              rate.remaining,
-              'x-ratelimit-reset',
-              rate.reset,
-              'content-type',
-              'application/json',
-              'content-length',
-              length,
-            ]
-          : [
-              'x-ratelimit-limit',
-              rate.limit,
-              'x-ratelimit-remaining',
-              rate.remaining,
-              'x-ratelimit-reset',
-              rate.reset,
-              'content-type',
-              'application/json',
-              'content-length',
-              length,
-              'location',
-              ex.location,
-            ];
-      const extra = ex.extra;
-      if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
-      if (ex.close || closing) headers.push('connection', 'close');
+      let headers: Array<string | number>;
+      if (ex.location !== undefined && ex.extra === undefined && !ex.close && !closing) {
+        // A create's answer, the usual one: the one list, filled in (node:http reads it in writeHead and
+        // keeps nothing of it), with the texts of the limit and the reset made once, not on every answer.
+        headers = createdHeaders;
+        headers[1] = rate.limit === limitOf ? limitText : String(rate.limit);
+        headers[3] = rate.remaining;
+        if (rate.reset !== resetOf) {
+          resetOf = rate.reset;
+          resetText = String(resetOf);
+        }
+        headers[5] = resetText;
+        headers[9] = length;
+        headers[11] = ex.location;
+      } else {
+        headers = [
+          'x-ratelimit-limit',
+          rate.limit,
+          'x-ratelimit-remaining',
+          rate.remaining,
+          'x-ratelimit-reset',
+          rate.reset,
+          'content-type',
+          'application/json',
+          'content-length',
+          length,
+        ];
+        if (ex.location !== undefined) headers.push('location', ex.location);
+        const extra = ex.extra;
+        if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
+        if (ex.close || closing) headers.push('connection', 'close');
+      }
       res.writeHead(ex.status, headers);
       res.end(ex.body);
 

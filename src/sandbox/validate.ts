@@ -144,14 +144,10 @@ function plainName(text: string, start: number, end: number): boolean {
   return (c > SPACE && c < DELETE) || text.slice(start + 1, end - 1).trim().length > 0;
 }
 
-/** readNewPetText for any order of the fields and any JSON whitespace. */
+/** readNewPetText for any order of the fields, any JSON whitespace, and categoryIds of 16 to 19 digits. */
 function readAnyOrder(text: string): PetText | undefined {
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
-  // The body is the Pet's text after its id as it stands (the usual case): fields in document order, no
-  // whitespace, categoryId not written -0.
-  let asIs = i === 0;
-  let order = 0;
   let nameStart = -1;
   let nameEnd = -1;
   let categoryStart = -1;
@@ -159,8 +155,7 @@ function readAnyOrder(text: string): PetText | undefined {
   let status: PetStatus | undefined;
   let statusSeen = false;
   for (;;) {
-    let from = i + 1;
-    i = skipSpace(text, from);
+    i = skipSpace(text, i + 1);
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = plainStringEnd(text, i + 1);
     if (keyEnd === -1) return undefined;
@@ -174,14 +169,9 @@ function readAnyOrder(text: string): PetText | undefined {
           : length === 6 && text.startsWith('status', i + 1)
             ? 2
             : -1;
-    if (i !== from || key !== order++) asIs = false;
-    from = keyEnd + 1;
-    i = skipSpace(text, from);
+    i = skipSpace(text, keyEnd + 1);
     if (text.charCodeAt(i) !== COLON) return undefined;
-    if (i !== from) asIs = false;
-    from = i + 1;
-    i = skipSpace(text, from);
-    if (i !== from) asIs = false;
+    i = skipSpace(text, i + 1);
     if (key === 1) {
       if (categoryStart !== -1) return undefined;
       categoryStart = i;
@@ -197,10 +187,7 @@ function readAnyOrder(text: string): PetText | undefined {
       }
       categoryEnd = i;
       // -0 is the integer 0, written so.
-      if (first !== categoryStart && digits === 1 && text.charCodeAt(first) === ZERO) {
-        categoryStart = first;
-        asIs = false;
-      }
+      if (first !== categoryStart && digits === 1 && text.charCodeAt(first) === ZERO) categoryStart = first;
     } else if (key === 0 || key === 2) {
       if (text.charCodeAt(i) !== QUOTE) return undefined;
       const end = plainStringEnd(text, i + 1);
@@ -217,31 +204,24 @@ function readAnyOrder(text: string): PetText | undefined {
       }
       i = end + 1;
     } else return undefined;
-    from = i;
-    i = skipSpace(text, from);
-    if (i !== from) asIs = false;
+    i = skipSpace(text, i);
     const c = text.charCodeAt(i);
     if (c === CLOSE_BRACE) break;
     if (c !== COMMA) return undefined;
   }
-  if (i + 1 !== text.length) {
-    if (skipSpace(text, i + 1) !== text.length) return undefined;
-    asIs = false;
-  }
+  if (skipSpace(text, i + 1) !== text.length) return undefined;
   if (nameStart === -1 || categoryStart === -1) return undefined;
   // Anything the general path would refuse (or count code points for) is left to it.
   if (!plainName(text, nameStart, nameEnd)) return undefined;
   // The name's text with its quotes is its JSON: it has no escape, no control character, and (the body
   // being UTF-8) no lone surrogate, the only characters JSON.stringify writes otherwise.
-  const tail = asIs
-    ? text.slice(1)
-    : [
-        '"name":',
-        text.slice(nameStart, nameEnd),
-        ',"categoryId":',
-        text.slice(categoryStart, categoryEnd),
-        status === undefined ? '}' : STATUS_TAILS[status],
-      ].join('');
+  const tail = [
+    '"name":',
+    text.slice(nameStart, nameEnd),
+    ',"categoryId":',
+    text.slice(categoryStart, categoryEnd),
+    status === undefined ? '}' : STATUS_TAILS[status],
+  ].join('');
   return { tail, status };
 }
 

@@ -145,10 +145,16 @@ export class DataLog {
   /** Writes lines at the end of the file; a failed write is cut back (or the file marked for a rewrite) and thrown. */
   #write(text: string, lines = 1): void {
     if (this.#broken) throw new Error(`the data file ${this.file} could not be repaired after a failed write`);
-    const bytes = Buffer.from(text, 'utf8');
     const at = this.#size;
+    const size = Buffer.byteLength(text);
     try {
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.#fh.fd, bytes, offset, bytes.length - offset, at + offset);
+      // The string as it is (no Buffer per batch); a write may store only part of the bytes (the disk
+      // filled up during it): the rest from a Buffer, and the next write then fails.
+      let written = writeSync(this.#fh.fd, text, at);
+      if (written < size) {
+        const bytes = Buffer.from(text, 'utf8');
+        while (written < size) written += writeSync(this.#fh.fd, bytes, written, size - written, at + written);
+      }
     } catch (error) {
       this.errors++;
       try {
@@ -159,7 +165,7 @@ export class DataLog {
       }
       throw error;
     }
-    this.#size += bytes.length;
+    this.#size += size;
     this.writes++;
     this.#appended += lines;
     this.#syncSoon();

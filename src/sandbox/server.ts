@@ -3,7 +3,6 @@
 // rate limits and ban, for trying the CLI and for tests. Plain node:http.
 
 import { randomBytes } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toInt64 } from '../json/int64.js';
@@ -11,9 +10,9 @@ import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './err
 import { DataLog } from './data-log.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
-import { PetStore, type Stored } from './store.js';
-import { PLAN_LIMITS, PLANS, isPetStatus, type NewPet, type Pet, type Plan } from './types.js';
-import { expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPet, validateNewPet } from './validate.js';
+import { PetStore, type Reserved } from './store.js';
+import { PLAN_LIMITS, PLANS, isPetStatus, petText, type NewPet, type Pet, type Plan } from './types.js';
+import { bodyText, expectNoQuery, parseBody, parseListQuery, parsePetId, readNewPetText, validateNewPet } from './validate.js';
 import { GET_PET_SUNSET } from '../contract/petstore.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -291,7 +290,7 @@ class Exchange implements RateHeaders {
   /** Close the connection after answering (a body too large to drain). */
   close = false;
   /** A create waiting for its line to be written to the data file. */
-  stored: Stored | undefined = undefined;
+  stored: Reserved | undefined = undefined;
   /** The recognised API key, if any. */
   key: string | undefined = undefined;
   /** The request body text, when it was read. */
@@ -307,6 +306,8 @@ class Exchange implements RateHeaders {
   extra: Record<string, string> | undefined = undefined;
   /** Answered or let go: nothing more happens. */
   done = false;
+  /** When the request is decided (rate limits, bans): its arrival, or the end of an injected latency. */
+  now: number;
   // Reading the body.
   first: Buffer | undefined = undefined;
   chunks: Buffer[] | undefined = undefined;
@@ -324,18 +325,13 @@ class Exchange implements RateHeaders {
     readonly url: string,
     readonly path: string,
     readonly search: string,
-  ) {}
+  ) {
+    this.now = time;
+  }
 
   addHeaders(headers: Record<string, string>): void {
     this.extra = this.extra === undefined ? { ...headers } : Object.assign(this.extra, headers);
   }
-}
-
-/** The body text of a POST, or an error answer: invalid UTF-8 is refused; a leading BOM is dropped (as TextDecoder does). */
-function bodyText(bytes: Buffer): string {
-  if (!isUtf8(bytes)) throw apiError('invalid_json', 'request body is not valid UTF-8');
-  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return bytes.toString('utf8', bom ? 3 : 0);
 }
 
 /** Rate-limit headers of requests without a recognised key: a window no request ever counts in. */
@@ -372,12 +368,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const keySet = new Set(keys);
   const clock = options.clock ?? Date.now;
   const maxBody = positiveInt(options.maxBodyBytes, 'maxBodyBytes', 1024 ** 3) ?? DEFAULT_MAX_BODY_BYTES;
+  // Bodies larger than maxBody are drained (up to 16x) and refused; beyond that the connection closes.
+  const drainCap = Math.max(maxBody * 16, 1024 * 1024);
   const recordLimit =
     options.recordRequests === false
       ? 0
       : options.recordRequests === true || options.recordRequests === undefined
         ? DEFAULT_RECORD_LIMIT
         : Math.max(0, Math.floor(options.recordRequests));
+  const recording = recordLimit > 0 || options.onRequest !== undefined;
   let latencyMs = Math.max(0, options.latencyMs ?? 0);
   let firstId = toFirstId(options.firstId);
 
@@ -409,9 +408,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let records: RecordedRequest[] = [];
   let seq = 0;
   // The data file's counters are read when stats() is asked, not kept here.
-  const stats: Omit<SandboxStats, 'persistWrites' | 'persistErrors'> = {
+  const stats: Omit<SandboxStats, 'byStatus' | 'persistWrites' | 'persistErrors'> = {
     requests: 0,
-    byStatus: {},
     created: 0,
     count401: 0,
     count429: 0,
@@ -419,13 +417,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     bansIssued: 0,
     inFlight: 0,
   };
+  // Answers by status: an array indexed by the status (an object keyed by it was a slow store on every answer).
+  const statusCounts: number[] = new Array(1000).fill(0);
   const failures: Required<InjectedFailure>[] = [];
   let closing = false;
   let closePromise: Promise<void> | undefined;
 
-  function takeFailure(): ApiError | undefined {
-    const f = failures[0];
-    if (!f) return undefined;
+  function takeFailure(): ApiError {
+    const f = failures[0] as Required<InjectedFailure>;
     if (--f.count <= 0) failures.shift();
     const headers: Record<string, string> = f.retryAfter > 0 ? { 'retry-after': String(f.retryAfter) } : {};
     return new ApiError(f.status, f.code, `injected failure (test hook): HTTP ${f.status}`, headers);
@@ -438,7 +437,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   function createPet(ex: Exchange): void {
     const req = ex.req;
     expectNoQuery(ex.search);
-    const contentType = req.headers['content-type'];
+    const headers = req.headers;
+    const contentType = headers['content-type'];
     if (contentType !== undefined && contentType !== 'application/json' && contentType.trim() !== '') {
       const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
       if (!JSON_TYPE.test(mediaType)) {
@@ -447,9 +447,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     // The client may have gone while the request waited (latency): its 'close' has already fired.
     if (req.destroyed) throw new ClientGone();
-    // Bodies larger than maxBody are drained (up to 16x) and refused; beyond that the connection closes.
-    const drainCap = Math.max(maxBody * 16, 1024 * 1024);
-    const declared = Number(req.headers['content-length']);
+    const declared = Number(headers['content-length']);
     if (declared > drainCap) tooLarge(ex, true);
     if (declared > maxBody) ex.tooLarge = true;
     req.on('data', (chunk: Buffer) => {
@@ -492,8 +490,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const bytes = ex.chunks ? Buffer.concat(ex.chunks, ex.size) : (ex.first ?? Buffer.alloc(0));
     const text = bodyText(bytes);
     ex.requestBody = text;
-    const input: NewPet = readNewPet(text) ?? validateNewPet(parseBody(text));
-    const stored = store.reserve(input);
+    const stored = store.reserve(readNewPetText(text) ?? petText(validateNewPet(parseBody(text))));
     if (log) {
       ex.stored = stored;
       log.add(`${stored.json}\n`, ex, logged);
@@ -510,7 +507,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   function createdLogged(ex: Exchange): void {
-    created(ex, ex.stored as Stored);
+    created(ex, ex.stored as Reserved);
   }
 
   function storageFailed(error: unknown): never {
@@ -520,11 +517,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
   }
 
-  function created(ex: Exchange, stored: Stored): void {
+  function created(ex: Exchange, stored: Reserved): void {
     store.insert(stored);
     stats.created++;
     ex.status = 201;
-    ex.location = `/v1/pets/${stored.id}`;
+    ex.location = `/v1/pets/${stored.idText}`;
     ex.body = stored.json;
   }
 
@@ -533,8 +530,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
    * answer comes later (a POST whose body is still being read).
    */
   function dispatch(ex: Exchange): boolean {
-    const injected = takeFailure();
-    if (injected) throw injected;
+    if (failures.length > 0) throw takeFailure();
 
     const { method, path, req } = ex;
     const route = resolveRoute(method, path);
@@ -565,7 +561,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     // Rate limits and bans (per key; every allowed request counts, whatever its outcome).
-    const now = clock();
+    const now = ex.now;
     ex.rated = true;
     if (!limiter.admit(key, now, ex)) refused(ex, key, now);
     return answer(ex, route);
@@ -654,6 +650,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats.inFlight--;
   }
 
+  const createdHeaders: Array<string | number> = [
+    'x-ratelimit-limit',
+    '',
+    'x-ratelimit-remaining',
+    0,
+    'x-ratelimit-reset',
+    '',
+    'content-type',
+    'application/json',
+    'content-length',
+    0,
+    'location',
+    '',
+  ];
+  const limitOf = limits.perMinute;
+  const limitText = String(limitOf);
+  let resetOf = Number.NaN;
+  let resetText = '';
+
   function respond(ex: Exchange): void {
     if (ex.done) return;
     ex.done = true;
@@ -664,29 +679,46 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // limiter ran (a 401, a failure injected by a test) carry the key's window as it stands, uncounted
       // (for no recognised key, a fresh window of the plan).
       const rate: RateHeaders = ex.rated ? ex : limiter.peek(ex.key ?? ANONYMOUS_KEY, clock());
-      const headers: Array<string | number> = [
-        'x-ratelimit-limit',
-        rate.limit,
-        'x-ratelimit-remaining',
-        rate.remaining,
-        'x-ratelimit-reset',
-        rate.reset,
-        'content-type',
-        'application/json',
-        'content-length',
-        Buffer.byteLength(ex.body),
-      ];
-      if (ex.location !== undefined) headers.push('location', ex.location);
-      const extra = ex.extra;
-      if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
-      if (ex.close || closing) headers.push('connection', 'close');
+      const length = Buffer.byteLength(ex.body);
+      let headers: Array<string | number>;
+      if (ex.location !== undefined && ex.extra === undefined && !ex.close && !closing) {
+        // A create's answer, the usual one: the one list, filled in (node:http reads it in writeHead and
+        // keeps nothing of it), with the texts of the limit and the reset made once, not on every answer.
+        headers = createdHeaders;
+        headers[1] = rate.limit === limitOf ? limitText : String(rate.limit);
+        headers[3] = rate.remaining;
+        if (rate.reset !== resetOf) {
+          resetOf = rate.reset;
+          resetText = String(resetOf);
+        }
+        headers[5] = resetText;
+        headers[9] = length;
+        headers[11] = ex.location;
+      } else {
+        headers = [
+          'x-ratelimit-limit',
+          rate.limit,
+          'x-ratelimit-remaining',
+          rate.remaining,
+          'x-ratelimit-reset',
+          rate.reset,
+          'content-type',
+          'application/json',
+          'content-length',
+          length,
+        ];
+        if (ex.location !== undefined) headers.push('location', ex.location);
+        const extra = ex.extra;
+        if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
+        if (ex.close || closing) headers.push('connection', 'close');
+      }
       res.writeHead(ex.status, headers);
       res.end(ex.body);
 
       stats.requests++;
-      stats.byStatus[ex.status] = (stats.byStatus[ex.status] ?? 0) + 1;
+      statusCounts[ex.status] = (statusCounts[ex.status] as number) + 1;
       if (ex.status === 401) stats.count401++;
-      if (recordLimit > 0 || options.onRequest) record(ex, headers);
+      if (recording) record(ex, headers);
     } catch {
       res.destroy();
     } finally {
@@ -732,14 +764,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       req,
       res,
       clock(),
-      recordLimit > 0 || options.onRequest ? performance.now() : 0,
+      recording ? performance.now() : 0,
       req.method ?? 'GET',
       url,
       q === -1 ? url : url.slice(0, q),
       q === -1 ? '' : url.slice(q + 1),
     );
-    if (latencyMs > 0) setTimeout(settle, latencyMs, ex, dispatch);
+    if (latencyMs > 0) setTimeout(settle, latencyMs, ex, dispatchLate);
     else settle(ex, dispatch);
+  }
+
+  /** A request held back by the latency hook is decided when it is let through. */
+  function dispatchLate(ex: Exchange): boolean {
+    ex.now = clock();
+    return dispatch(ex);
   }
 
   const server: Server = createServer(handle);
@@ -783,7 +821,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     stats: () => ({
       ...stats,
-      byStatus: { ...stats.byStatus },
+      byStatus: Object.fromEntries(statusCounts.flatMap((n, status) => (n > 0 ? [[status, n]] : []))),
       persistWrites: log?.writes ?? 0,
       persistErrors: log?.errors ?? 0,
     }),
@@ -800,7 +838,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       const created = inputs.map((input) => {
         const stored = store.create(input);
-        const pet: Pet = { id: stored.id, name: input.name, categoryId: input.categoryId };
+        const pet: Pet = { id: BigInt(stored.id), name: input.name, categoryId: input.categoryId };
         if (input.status !== undefined) pet.status = input.status;
         log?.append(`${stored.json}\n`).catch((error: unknown) => options.onError?.(error));
         return pet;

@@ -16,13 +16,33 @@ export const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: num
 };
 
 /**
- * Exact JSON text of a pet: fields in document order, int64 as exact digits. Built with join(), which
- * makes one flat string: a template literal makes a tree of a dozen string pieces, all of which a stored
- * pet would keep alive (and the garbage collector copy) for as long as the sandbox runs.
+ * A NewPet as the JSON text of a Pet after its id: `"name":…,"categoryId":…[,"status":…]}`, fields in
+ * document order, int64 as exact digits, and its status (for listing by status). Built from the request
+ * body's own text where it can be (validate.ts, readNewPetText), so a create converts no value twice.
  */
+export interface PetText {
+  readonly tail: string;
+  readonly status: PetStatus | undefined;
+}
+
+/** The PetText of a NewPet. */
+export function petText(pet: NewPet): PetText {
+  const end = pet.status === undefined ? '}' : STATUS_TAILS[pet.status];
+  return { tail: ['"name":', jsonString(pet.name), ',"categoryId":', pet.categoryId.toString(), end].join(''), status: pet.status };
+}
+
+/**
+ * Exact JSON text of a pet from its id's digits and its PetText. Built with join(), which makes one flat
+ * string: concatenation makes a tree of string pieces (one of them the request body a tail was cut from),
+ * all of which a stored pet would keep alive (and the garbage collector copy) for as long as the sandbox runs.
+ */
+export function petJsonText(idText: string, tail: string): string {
+  return ['{"id":', idText, ',', tail].join('');
+}
+
+/** Exact JSON text of a pet. */
 export function petJson(id: bigint, pet: NewPet): string {
-  const tail = pet.status === undefined ? '}' : STATUS_TAILS[pet.status];
-  return ['{"id":', id.toString(), ',"name":', jsonString(pet.name), ',"categoryId":', pet.categoryId.toString(), tail].join('');
+  return petJsonText(id.toString(), petText(pet).tail);
 }
 
 /** JSON.stringify(text), without its cost (a third of a create's JSON) for the usual name that needs no escape. */
@@ -35,4 +55,5 @@ function jsonString(text: string): string {
   return `"${text}"`;
 }
 
-const STATUS_TAILS = Object.fromEntries(PET_STATUSES.map((s) => [s, `,"status":"${s}"}`])) as Record<PetStatus, string>;
+/** The end of a pet's JSON text after its categoryId, by status. */
+export const STATUS_TAILS = Object.fromEntries(PET_STATUSES.map((s) => [s, `,"status":"${s}"}`])) as Record<PetStatus, string>;

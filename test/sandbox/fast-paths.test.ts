@@ -1,12 +1,16 @@
-// The sandbox's fast paths give exactly what the general ones give: readNewPet (a POST body read in one
-// pass) against parseBody + validateNewPet, and QuotaKeeper.admit against check.
+// The sandbox's fast paths give exactly what the general ones give: readNewPetText (a POST body read in one
+// pass) against parseBody + validateNewPet + petText, bodyText (invalid UTF-8 found by the decoder's U+FFFD)
+// against isUtf8 + TextDecoder, and QuotaKeeper.admit against check.
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QuotaKeeper } from '../../src/sandbox/rate-limit.js';
-import { parseBody, readNewPet, validateNewPet } from '../../src/sandbox/validate.js';
+import { petText } from '../../src/sandbox/types.js';
+import { bodyText, parseBody, readNewPetText, validateNewPet } from '../../src/sandbox/validate.js';
 
 function general(text: string): unknown {
   try {
-    return { pet: validateNewPet(parseBody(text)) };
+    return { pet: petText(validateNewPet(parseBody(text))) };
   } catch (error) {
     return { error: (error as Error).message };
   }
@@ -69,16 +73,82 @@ const bodies = [
   '{"name":"x,"categoryId":1}',
 ];
 
-describe('readNewPet', () => {
-  it('reads what the general path accepts, and leaves everything else to it', () => {
+describe('readNewPetText', () => {
+  it('reads what the general path accepts, as the same text, and leaves everything else to it', () => {
+    let fastCount = 0;
     for (const text of bodies) {
-      const fast = readNewPet(text);
-      if (fast !== undefined) expect({ text, ...(general(text) as object) }).toEqual({ text, pet: fast });
+      const fast = readNewPetText(text);
+      if (fast === undefined) continue;
+      fastCount++;
+      expect({ text, ...(general(text) as object) }).toEqual({ text, pet: { tail: fast.tail, status: fast.status } });
     }
-    // The usual forms do take the fast path.
-    expect(readNewPet(bodies[0] as string)).toEqual({ name: 'bench-pet', categoryId: 1n, status: 'available' });
-    expect(readNewPet(bodies[2] as string)).toEqual({ name: 'Rex', categoryId: 12n, status: 'sold' });
-    expect(readNewPet('{"name":"x","categoryId":9223372036854775807}')).toEqual({ name: 'x', categoryId: 9223372036854775807n });
+    expect(fastCount).toBeGreaterThan(10);
+    // The usual forms do take the fast path, the first one as it stands.
+    expect(readNewPetText(bodies[0] as string)).toEqual({ tail: '"name":"bench-pet","categoryId":1,"status":"available"}', status: 'available' });
+    expect(readNewPetText(bodies[2] as string)).toEqual({ tail: '"name":"Rex","categoryId":12,"status":"sold"}', status: 'sold' });
+    expect(readNewPetText('{"name":"x","categoryId":9223372036854775807}')).toEqual({
+      tail: '"name":"x","categoryId":9223372036854775807}',
+      status: undefined,
+    });
+    expect(readNewPetText('{"name":"x","categoryId":-0}')?.tail).toBe('"name":"x","categoryId":0}');
+  });
+
+  it('agrees with the general path on bodies made from pieces of the usual form, whitespace and field order', () => {
+    const names = ['"Rex"', '"a b"', '" x"', '"\u0041"', '"\t"', '""', '" "', '"\u00a0"', '"\u3000x"', '"été"', '"🐶"', '"a\\b"', '7', 'null'];
+    const categories = ['1', '-1', '0', '-0', '00', '1.0', '1e2', '123456789012345', '1234567890123456', '-9223372036854775808', '9223372036854775808', '"1"'];
+    const statuses = [undefined, '"sold"', '"pending"', '"available"', '"Sold"', '"sold "', 'null'];
+    const spaces = ['', ' ', '\n\t'];
+    let seed = 7;
+    let fastCount = 0;
+    const pick = <T>(xs: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return xs[seed % xs.length] as T;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const w = () => pick(spaces);
+      const fields = [`"name"${w()}:${w()}${pick(names)}`, `"categoryId":${w()}${pick(categories)}`];
+      const status = pick(statuses);
+      if (status !== undefined) fields.push(`${w()}"status":${status}`);
+      if (pick([true, false])) fields.reverse();
+      const text = `${w()}{${w()}${fields.join(`${w()},`)}${w()}}${w()}`;
+      const fast = readNewPetText(text);
+      if (fast === undefined) continue;
+      fastCount++;
+      expect({ text, ...(general(text) as object) }).toEqual({ text, pet: { tail: fast.tail, status: fast.status } });
+    }
+    expect(fastCount).toBeGreaterThan(300);
+  });
+});
+
+describe('readNewPetText, bodies as clients write them', () => {
+  it('takes the body itself as the tail, and agrees with the general path', () => {
+    const statuses = [undefined, 'available', 'pending', 'sold', 'lost'];
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 8 }),
+          fc.string({ unit: 'grapheme', maxLength: 210 }),
+          fc.constantFrom('', ' ', '\u00a0', 'x'.repeat(200), 'x'.repeat(201)),
+        ),
+        fc.oneof(
+          fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+          fc.bigInt({ min: -1000n, max: 1000n }),
+          fc.constantFrom(2n ** 63n, 10n ** 15n, -(10n ** 15n)),
+        ),
+        fc.constantFrom(...statuses),
+        (name, categoryId, status) => {
+          const text = `{"name":${JSON.stringify(name)},"categoryId":${categoryId}${status === undefined ? '' : `,"status":"${status}"`}}`;
+          const fast = readNewPetText(text);
+          if (fast === undefined) return;
+          expect({ text, ...(general(text) as object) }).toEqual({ text, pet: { tail: fast.tail, status: fast.status } });
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(readNewPetText('{"name":"Rex","categoryId":-7}')?.tail).toBe('"name":"Rex","categoryId":-7}');
+    for (const text of ['{"name":"Rex","categoryId":-0}', '{"name":"Rex","categoryId":0}', '{"name":"Rex","categoryId":1234567890123456}']) {
+      expect({ text, ...(general(text) as object) }).toEqual({ text, pet: readNewPetText(text) });
+    }
   });
 });
 
@@ -129,5 +199,55 @@ describe('petJson', () => {
       expect(json).toBe(`{"id":7,"name":${JSON.stringify(name)},"categoryId":9223372036854775807,"status":"sold"}`);
     }
     expect(petJson(1n, { name: 'x', categoryId: -1n })).toBe('{"id":1,"name":"x","categoryId":-1}');
+  });
+});
+
+describe('bodyText', () => {
+  /** The rule as written: invalid UTF-8 is refused, a leading BOM dropped. */
+  const general = (bytes: Buffer) => (isUtf8(bytes) ? { text: new TextDecoder().decode(bytes) } : { error: 'invalid_json' });
+  const fast = (bytes: Buffer) => {
+    try {
+      return { text: bodyText(bytes) };
+    } catch (error) {
+      return { error: (error as { code: string }).code };
+    }
+  };
+  it('refuses exactly the invalid UTF-8 and drops a BOM as TextDecoder does', () => {
+    const bytes = (...xs: number[]) => Buffer.from(xs);
+    const cases = [
+      Buffer.from('{"name":"Rex","categoryId":1}'),
+      Buffer.from('\uFEFF{"name":"Rex"}'),
+      Buffer.from('\uFEFF\uFEFFx'),
+      Buffer.from('a \uFFFD b'),
+      Buffer.from('été 🐶'),
+      bytes(0xff),
+      bytes(0xc0, 0x80),
+      bytes(0xed, 0xa0, 0x80),
+      bytes(0xf4, 0x90, 0x80, 0x80),
+      bytes(0xe2, 0x82),
+      bytes(0x61, 0xef, 0xbf, 0xbd, 0x80),
+      bytes(0xef, 0xbb, 0xbf),
+      bytes(),
+    ];
+    for (const b of cases) expect(fast(b)).toEqual(general(b));
+    // Random bytes, and random text with a byte changed here and there.
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (a) => {
+        expect(fast(Buffer.from(a))).toEqual(general(Buffer.from(a)));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 20 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0x80, max: 0xff })), { maxLength: 3 }),
+        (text, edits) => {
+          const b = Buffer.from(text);
+          for (const [at, value] of edits) if (b.length > 0) b[at % b.length] = value;
+          expect(fast(b)).toEqual(general(b));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

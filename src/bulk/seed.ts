@@ -348,6 +348,9 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   }
   if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, counts, o.dryRun, o.headers !== false);
 
+  // Interrupted first: whatever else stopped the run meanwhile (a connection refused while the retries
+  // were being waited out), the user pressed Ctrl-C, and this line says how to go on.
+  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records${resume ? `; continue with: ${resume}` : ''}`);
   if (fatal !== undefined) {
     if (fatal instanceof CliError)
       throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${plan.total} records`, {
@@ -359,7 +362,6 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
       });
     throw fatal;
   }
-  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${plan.total} records${resume ? `; continue with: ${resume}` : ''}`);
   // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
   if (readerLeft && done < plan.total) {
     throw new StdoutClosedError(

@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
@@ -201,6 +203,25 @@ describe('pets add --file against the sandbox', () => {
     expect(all.filter((l) => l.status === 'created')).toHaveLength(500);
     expect(r.stderr).toContain(`started from a copy of ${first} (created ${partial.length})`);
   });
+
+  it('SIGINT while requests to a server that refuses connections wait for their retries: the interruption is what it says, with how to go on', async () => {
+    // A port nothing listens on.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const path = file('refused.ndjson', writers.ndjson(records(50, 'refused')));
+    const child = spawnCli(['pets', 'add', '--file', path, '--yes'], {
+      configDir: join(tmp.dir, 'cfg-refused'),
+      env: { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY, PETSTORE_ENV: 'staging' },
+    });
+    // Into the retries' waits (1 s, 2 s, 4 s): some workers may have given up meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    child.kill('SIGINT');
+    const done = await child;
+    expect(done.exitCode, String(done.stderr)).toBe(130);
+    expect(String(done.stderr)).toMatch(/error: interrupted after 0 of 50 records; continue with: petstore pets add --file \S+ --resume/);
+  }, 20_000);
 
   it('a dry run interrupted with SIGINT: exit 130, how far it listed, and no command to continue (a --resume would send)', async () => {
     const path = file('dry-interrupt.ndjson', writers.ndjson(records(300_000, 'dry')));

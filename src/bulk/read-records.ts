@@ -73,7 +73,7 @@ export interface RecordStream extends AsyncIterableIterator<InputRecord> {
  * read (a for await costs both per record: a sixth of a million-line dry run; issue #18). `each` may
  * return a promise to wait for, or false to stop; the input is closed when it stops or throws.
  */
-export async function forEachRecord(records: RecordStream, each: (rec: InputRecord) => Promise<void> | false | undefined): Promise<void> {
+export async function forEachRecord(records: RecordStream, each: (rec: InputRecord) => Promise<void> | false | void): Promise<void> {
   let finished = false;
   try {
     for (;;) {
@@ -88,7 +88,7 @@ export async function forEachRecord(records: RecordStream, each: (rec: InputReco
       }
       const after = each(rec);
       if (after === false) return;
-      if (after !== undefined) await after;
+      if (after) await after;
     }
   } finally {
     if (!finished) await records.return?.();

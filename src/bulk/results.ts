@@ -42,6 +42,7 @@ export interface JournalFooter {
 
 /** One NDJSON line, written with a single write so a crash never leaves half a record before it. */
 export function formatResult(result: ResultLine | SendingLine | JournalHeader | JournalFooter | WouldCreateLine): string {
+  if ('status' in result && result.status === 'would_create') return formatWouldCreate(result.line, result.record);
   // stringifyJson (native JSON.stringify on a plain copy), not a line written by hand: built from
   // template pieces, a million result lines made three times the garbage (tried, issue #18).
   return `${stringifyJson(result)}\n`;
@@ -60,7 +61,7 @@ export interface WouldCreateLine {
 }
 
 /**
- * formatResult's bytes for a WouldCreateLine, from an object of fixed shape instead of a copy made by
+ * A WouldCreateLine's bytes (formatResult's way for one), from an object of fixed shape instead of a copy made by
  * walking the line (a pet is name, categoryId and an optional status, in that order, however it was
  * read): the most of a million-line dry run's formatting (issue #18).
  */

@@ -22,7 +22,7 @@ import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
 import { forEachRecord, readRecords, type InputRecord } from './read-records.js';
-import { formatResult, formatWouldCreate, sameRecord, sendingLine, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
+import { formatResult, sameRecord, sendingLine, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
 
 export interface SeedOptions {
   file: string;
@@ -63,17 +63,16 @@ async function validate(f: Factory, input: ReplayableInput, earlier: Map<number,
     if (!rec.check.ok) {
       plan.invalid++;
       for (const problem of rec.check.problems) f.io.stderr.write(`${o.skipInvalid ? 'skipping ' : ''}line ${rec.line}: ${problem}\n`);
-      return undefined;
+      return;
     }
     const prior = earlier?.get(rec.line);
     const verdict = earlierVerdict(prior, retries(o, rec.line));
     if (verdict === 'skip' && !sameRecord(prior!.pet!, rec.check.pet)) {
       plan.mismatched++;
       f.io.stderr.write(`line ${rec.line}: differs from the pet the journal records as created at this line; was the input edited?\n`);
-      return undefined;
+      return;
     }
     if (verdict === 'send') plan.toSend++;
-    return undefined;
   });
   if (plan.mismatched > 0) {
     throw new UsageError(`${plan.mismatched} records in ${input.label} do not match ${label}; nothing was sent`);
@@ -287,7 +286,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     if (result.status === 'unknown' && unknownLines.length <= 20) unknownLines.push(result.line);
     done++;
     // Server text (an error message, a created pet) may echo a key: masked before it is kept or printed.
-    const text = f.redact(result.status === 'would_create' ? formatWouldCreate(result.line, result.record) : formatResult(result));
+    const text = f.redact(formatResult(result));
     if (append) journal?.outcome(text);
     const waiting = stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
     progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });

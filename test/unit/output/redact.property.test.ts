@@ -28,6 +28,7 @@ const echo = fc.constantFrom(
   (k: string) => JSON.stringify({ error: `bad key ${k}` }),
   (k: string) => JSON.stringify(k).replaceAll('/', '\\/'),
   (k: string) => JSON.stringify(k).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  (k: string) => JSON.stringify(k).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
   (k: string) => `?key=${encodeURIComponent(k)}`,
   (k: string) => `?key=${encodeURIComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}`,
   (k: string) => new URLSearchParams({ key: k }).toString(),

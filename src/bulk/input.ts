@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../errors/errors.js';
 import type { IO } from '../io/io.js';
+import { FileStream } from './file-stream.js';
 import { formatFromName, sniffFormat, type InputFormat } from './read-records.js';
 
 /** How much of the input each read takes (see open() below). */
@@ -81,7 +82,7 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     // reads (the buffers read piled up until a full collection: ~27 MB, the size of the file) and at
     // ~73 MB with 16 KB ones (~97 MB with 32 KB); a 100,000-line NDJSON one at ~82 MB against ~72 MB.
     // A 1,000,000-line NDJSON one takes ~5% more time (more reads), and peaks ~3 MB lower.
-    open: () => createReadStream(path, { highWaterMark: READ_BYTES }),
+    open: () => new FileStream(path, READ_BYTES),
     dispose,
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),

@@ -7,7 +7,12 @@ export const NEW_PET_FIELDS: readonly string[] = CONTRACT_FIELDS;
 export const REQUIRED_FIELDS: readonly string[] = NEW_PET_REQUIRED;
 const FIELDS = new Set(NEW_PET_FIELDS);
 
-export type RecordCheck = { ok: true; pet: NewPet } | { ok: false; problems: string[] };
+/**
+ * `json`: the record's text when it is the pet exactly as JSON.stringify writes it (name, categoryId,
+ * status in that order, no spaces): a dry run copies it into its line instead of writing it anew.
+ */
+export type RecordCheck = { ok: true; pet: NewPet; json?: string } | { ok: false; problems: string[] };
+export type PetCheck = Extract<RecordCheck, { ok: true }>;
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
@@ -66,6 +71,8 @@ const CLOSE_BRACE = 0x7d;
 const NAME_KEY = '"name"';
 const CATEGORY_KEY = '"categoryId"';
 const STATUS_KEY = '"status"';
+/** The keys in the order JSON.stringify writes a NewPet's. */
+const EXACT_ORDER = [NAME_KEY, CATEGORY_KEY, STATUS_KEY];
 
 /** Past JSON whitespace (space, tab, CR, LF) from `i`. */
 function skipSpace(s: string, i: number, end: number): number {
@@ -108,21 +115,32 @@ function codeAt(s: string, i: number, end: number): number {
  * checkNewPet decide, so a problem is reported as it always was. Read straight from the text, a typical
  * line costs a third of JSON.parse and the check, and leaves no parsed object behind.
  */
-export function quickPet(s: string, start: number, end: number): NewPet | undefined {
-  let i = skipSpace(s, start, end);
+export function quickPet(s: string, start: number, end: number): PetCheck | undefined {
+  const open = skipSpace(s, start, end);
+  let i = open;
   if (codeAt(s, i, end) !== OPEN_BRACE) return undefined;
   let name: string | undefined;
   let categoryId: bigint | undefined;
   let status: PetStatus | undefined;
   let hasStatus = false;
+  // Still JSON.stringify's text of the pet: no space so far, and the keys in NewPet's order.
+  let exact = true;
+  let keys = 0;
   for (;;) {
-    i = skipSpace(s, i + 1, end);
+    let at = i + 1;
+    i = skipSpace(s, at, end);
+    if (i !== at) exact = false;
     // The key, quotes included: one of the three, as written (an escape in it is the exact path's).
     const key = s.startsWith('"name"', i) ? NAME_KEY : s.startsWith('"categoryId"', i) ? CATEGORY_KEY : s.startsWith('"status"', i) ? STATUS_KEY : '';
     if (key === '' || i + key.length > end) return undefined;
-    i = skipSpace(s, i + key.length, end);
+    if (key !== EXACT_ORDER[keys++]) exact = false;
+    at = i + key.length;
+    i = skipSpace(s, at, end);
+    if (i !== at) exact = false;
     if (codeAt(s, i, end) !== COLON) return undefined;
-    i = skipSpace(s, i + 1, end);
+    at = i + 1;
+    i = skipSpace(s, at, end);
+    if (i !== at) exact = false;
     if (key === NAME_KEY && name === undefined) {
       const valueEnd = plainStringEnd(s, i, end);
       if (valueEnd === -1) return undefined;
@@ -145,21 +163,27 @@ export function quickPet(s: string, start: number, end: number): NewPet | undefi
       const next = codeAt(s, i, end);
       // Not an integer literal (none, a leading zero, a fraction, an exponent), or past int64 for sure.
       if (count === 0 || count > 19 || (count > 1 && codeAt(s, digits, end) === ZERO) || next === DOT || (next | 0x20) === 0x65) return undefined;
+      // -0 is 0 to JSON.stringify.
+      if (literal !== digits && n === 0) exact = false;
       if (count <= 15) categoryId = BigInt(literal === digits ? n : -n);
       else {
         // Past 2^53 a double rounds: the digits themselves, as parseJson keeps them.
-        const exact = BigInt(s.slice(literal, i));
-        if (exact < INT64_MIN || exact > INT64_MAX) return undefined;
-        categoryId = exact;
+        const digitsValue = BigInt(s.slice(literal, i));
+        if (digitsValue < INT64_MIN || digitsValue > INT64_MAX) return undefined;
+        categoryId = digitsValue;
       }
     } else return undefined;
-    i = skipSpace(s, i, end);
+    at = i;
+    i = skipSpace(s, at, end);
+    if (i !== at) exact = false;
     const c = codeAt(s, i, end);
     if (c === CLOSE_BRACE) break;
     if (c !== COMMA) return undefined;
   }
   if (skipSpace(s, i + 1, end) !== end || name === undefined || categoryId === undefined || name.trim() === '') return undefined;
-  return status === undefined ? { name, categoryId } : { name, categoryId, status };
+  // A name without escapes is its own JSON: text decoded from UTF-8 holds no lone surrogate to escape.
+  const json = exact ? s.slice(open, i + 1) : undefined;
+  return { ok: true, pet: status === undefined ? { name, categoryId } : { name, categoryId, status }, json };
 }
 
 /** Where a CSV header puts each field, for quickCsvPet. */

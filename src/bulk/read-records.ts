@@ -47,8 +47,7 @@ function parseFailure(message: string): RecordCheck {
 
 /** One record's JSON text (an NDJSON line, an array element) checked as a NewPet. */
 function checkJsonRecord(source: string): RecordCheck {
-  const pet = quickPet(source, 0, source.length);
-  return pet === undefined ? exactJsonRecord(source) : { ok: true, pet };
+  return quickPet(source, 0, source.length) ?? exactJsonRecord(source);
 }
 
 /** The same, by JSON.parse (int64 exact) and checkNewPet: for the records quickPet leaves, and their problems. */
@@ -244,9 +243,9 @@ class NdjsonReader implements ChunkReader, LineSink {
 
   line(line: number, text: string, start: number, end: number): void {
     // The usual record read in place; anything else (a blank line too) as its own text.
-    const pet = quickPet(text, start, end);
-    if (pet !== undefined) {
-      this.#record = { line, check: { ok: true, pet } };
+    const check = quickPet(text, start, end);
+    if (check !== undefined) {
+      this.#record = { line, check };
       return;
     }
     const source = text.slice(start, end);

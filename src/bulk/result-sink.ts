@@ -44,10 +44,20 @@ export class StdoutLines {
   async flush(): Promise<void> {
     const text = this.#pending;
     this.#pending = '';
-    if (text === '' || this.stdout.failed.aborted) return;
+    if (text !== '') await this.#put(text);
+  }
+
+  /** Whole lines in bulk (a dry run's held lines), after the lines taken before; resolves when stdout takes more. */
+  async writeText(text: string, encoding: 'utf8' | 'latin1'): Promise<void> {
+    await this.flush();
+    await this.#put(text, encoding);
+  }
+
+  async #put(text: string, encoding: 'utf8' | 'latin1' = 'utf8'): Promise<void> {
+    if (this.stdout.failed.aborted) return;
     let full = false;
     this.around(() => {
-      full = !this.stdout.stream.write(text);
+      full = !this.stdout.stream.write(text, encoding);
     });
     if (full) {
       this.#drain ??= once(this.stdout.stream, 'drain', { signal: this.stdout.failed }).then(

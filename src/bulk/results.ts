@@ -42,7 +42,7 @@ export interface JournalFooter {
 
 /** One NDJSON line, written with a single write so a crash never leaves half a record before it. */
 export function formatResult(result: ResultLine | SendingLine | JournalHeader | JournalFooter | WouldCreateLine): string {
-  if ('status' in result && result.status === 'would_create') return formatWouldCreate(result.line, result.record);
+  if ('status' in result && result.status === 'would_create') return formatWouldCreate(result.line, result.record, result.json);
   // stringifyJson (native JSON.stringify on a plain copy), not a line written by hand: built from
   // template pieces, a million result lines made three times the garbage (tried, issue #18).
   return `${stringifyJson(result)}\n`;
@@ -58,6 +58,8 @@ export interface WouldCreateLine {
   line: number;
   status: 'would_create';
   record: NewPet;
+  /** The record's JSON when the input wrote it as this line does (RecordCheck's `json`): copied, not written anew. */
+  json?: string | undefined;
 }
 
 /**
@@ -65,7 +67,8 @@ export interface WouldCreateLine {
  * walking the line (a pet is name, categoryId and an optional status, in that order, however it was
  * read): the most of a million-line dry run's formatting (issue #18).
  */
-export function formatWouldCreate(line: number, pet: NewPet): string {
+export function formatWouldCreate(line: number, pet: NewPet, json?: string): string {
+  if (json !== undefined) return `{"line":${line},"status":"would_create","record":${json}}\n`;
   const categoryId = int64Json(pet.categoryId);
   const record = pet.status === undefined ? { name: pet.name, categoryId } : { name: pet.name, categoryId, status: pet.status };
   return `${JSON.stringify({ line, status: 'would_create', record })}\n`;

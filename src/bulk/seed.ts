@@ -21,6 +21,7 @@ import { runPool } from './pool.js';
 import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
+import { HeldLines } from './held-lines.js';
 import { forEachRecord, readRecords, type InputRecord } from './read-records.js';
 import { formatResult, sameRecord, sendingLine, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
 
@@ -55,14 +56,25 @@ interface Plan {
 
 const retries = (o: SeedOptions, line: number): boolean => (typeof o.retryUnknown === 'boolean' ? o.retryUnknown : o.retryUnknown.has(line));
 
-/** Pass 1: every record checked (and the --resume file matched against the input) before anything is sent. */
-async function validate(f: Factory, input: ReplayableInput, earlier: Map<number, EarlierResult> | undefined, label: string, o: SeedOptions): Promise<Plan> {
+/**
+ * Pass 1: every record checked (and the --resume file matched against the input) before anything is
+ * sent. `each` sees every record the plan takes in (a dry run lists them as it goes: DryListing).
+ */
+async function validate(
+  f: Factory,
+  input: ReplayableInput,
+  earlier: Map<number, EarlierResult> | undefined,
+  label: string,
+  o: SeedOptions,
+  each?: (rec: InputRecord) => void,
+): Promise<Plan> {
   const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
   await forEachRecord(readRecords(input.open(), input.format, f.signal), (rec) => {
     plan.total++;
     if (!rec.check.ok) {
       plan.invalid++;
       for (const problem of rec.check.problems) f.io.stderr.write(`${o.skipInvalid ? 'skipping ' : ''}line ${rec.line}: ${problem}\n`);
+      each?.(rec);
       return;
     }
     const prior = earlier?.get(rec.line);
@@ -73,6 +85,7 @@ async function validate(f: Factory, input: ReplayableInput, earlier: Map<number,
       return;
     }
     if (verdict === 'send') plan.toSend++;
+    each?.(rec);
   });
   if (plan.mismatched > 0) {
     throw new UsageError(`${plan.mismatched} records in ${input.label} do not match ${label}; nothing was sent`);
@@ -159,12 +172,14 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
   const input = await openInput(o.file, o.format, f.io);
   try {
     const prepared = await prepareJournal(f, o, input, () => continueCommand(f, o));
+    const listing = o.dryRun ? new DryListing(f, o, prepared) : undefined;
     try {
-      const plan = await validate(f, input, prepared.earlier, prepared.label, o);
+      const plan = await validate(f, input, prepared.earlier, prepared.label, o, listing?.take);
       if (!o.dryRun) await confirmProduction(f, o, plan);
       if (prepared.journal) await startJournal(f, prepared.journal, input, prepared.label);
-      await send(f, o, input, prepared, plan);
+      await send(f, o, input, prepared, plan, listing?.finish() ? listing : undefined);
     } finally {
+      listing?.dispose();
       // Stopped before sending (invalid records, no confirmation): a journal it created is removed.
       prepared.journal?.abandon();
       // Stopped before the sending loop took the journal over (no client could be built): released.
@@ -206,10 +221,109 @@ interface Written {
   journal: boolean;
 }
 
+/** The results so far, counted; each one's line for stdout and the journal. */
+class Tally {
+  readonly counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, not_created: 0, would_create: 0 };
+  /** The first unknowns' input lines, for the closing message. */
+  readonly unknownLines: number[] = [];
+  done = 0;
+
+  /**
+   * Counts a result; returns its line, not yet masked: server text (an error message, a created pet)
+   * may echo a key, so it goes through f.redact before it is kept or printed.
+   */
+  line(result: ResultLine | WouldCreateLine): string {
+    this.counts[result.status]++;
+    if (result.status === 'unknown' && this.unknownLines.length <= 20) this.unknownLines.push(result.line);
+    this.done++;
+    return formatResult(result);
+  }
+}
+
+/**
+ * A record's result when it needs no request (invalid, in an earlier run, a dry run); else `send`
+ * sends it (undefined: a dry run, which lists it as would_create).
+ */
+function outcome(
+  rec: InputRecord,
+  o: SeedOptions,
+  { earlier, inPlace }: PreparedJournal,
+  send: ((line: number, pet: NewPet) => Promise<Written>) | undefined,
+): Written | Promise<Written> {
+  if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
+  const prior = earlier?.get(rec.line);
+  switch (earlierVerdict(prior, retries(o, rec.line))) {
+    case 'skip':
+      return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };
+    case 'keep_unknown':
+      return {
+        result: {
+          line: rec.line,
+          status: 'unknown',
+          reason:
+            prior?.status === 'sending'
+              ? `in flight when an earlier run stopped: it may or may not have been created; check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`
+              : `outcome unknown in an earlier run and not resent: check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`,
+          record: rec.check.pet,
+        },
+        // In place, an unknown is already journaled; an in-flight mark becomes an unknown once.
+        journal: !inPlace || prior?.status === 'sending',
+      };
+    case 'send':
+      if (!send) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet, json: rec.check.json }, journal: false };
+      return send(rec.line, rec.check.pet);
+  }
+}
+
+/**
+ * A dry run's results, made during pass 1 (`take`, given to validate): its lines are held
+ * (HeldLines) and copied to stdout once every record has passed, so the input is read and its lines
+ * written once. `complete` unless the held lines had to be dropped (no room for them): the run then
+ * lists the records in a second pass.
+ */
+class DryListing {
+  readonly tally = new Tally();
+  /** Undefined when the lines do not go to stdout (-o table): the counts are all there is. */
+  readonly held: HeldLines | undefined;
+
+  constructor(
+    f: Factory,
+    private readonly o: SeedOptions,
+    private readonly prepared: PreparedJournal,
+  ) {
+    // Masked and escaped as send() does each line, but tens of KB at a time: a mask never spans two
+    // lines (a key's forms hold no line break, and JSON lines hold none but their own), and the search
+    // of each line for every form of the key was a third of a million-line dry run.
+    const tty = f.io.stdoutIsTTY;
+    this.held =
+      o.output === 'ndjson' && o.resultsPath === undefined
+        ? new HeldLines((lines) => (tty ? escapeControl(f.redact(lines), 'json') : f.redact(lines)))
+        : undefined;
+  }
+
+  /** After pass 1: true when the listing holds every record's line (the held lines all written down). */
+  finish(): boolean {
+    this.held?.end();
+    return !this.held?.failed;
+  }
+
+  readonly take = (rec: InputRecord): void => {
+    const held = this.held;
+    if (held?.failed) return;
+    const text = this.tally.line((outcome(rec, this.o, this.prepared, undefined) as Written).result);
+    held?.add(text);
+  };
+
+  dispose(): void {
+    this.held?.dispose();
+  }
+}
+
 /** Pass 2: sends (or, with --dry-run, lists) the records; each outcome is journaled and printed the moment it is known. */
-async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared: PreparedJournal, plan: Plan): Promise<void> {
-  const { journal, earlier, inPlace } = prepared;
-  const counts: Counts = { created: 0, skipped: 0, failed: 0, unknown: 0, invalid: 0, not_created: 0, would_create: 0 };
+async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared: PreparedJournal, plan: Plan, listed?: DryListing): Promise<void> {
+  const { journal } = prepared;
+  const tally = listed?.tally ?? new Tally();
+  const { counts, unknownLines } = tally;
   const started = f.clock.now();
   // Ctrl-C, a journal line that cannot be written or a stdout whose reader exited stops new requests
   // at once (stop); requests in flight get graceMs to finish, so their outcomes are known.
@@ -233,7 +347,6 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined, f.io.stdoutIsTTY)
     : undefined;
   let fatal: unknown;
-  let done = 0;
 
   const sendOne = async (line: number, pet: NewPet): Promise<Written> => {
     let journaled = false;
@@ -252,49 +365,22 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     }
   };
 
-  /** A record's result when it needs no request (invalid, in an earlier run, a dry run); else it is sent. */
-  const work = (rec: InputRecord): Written | Promise<Written> => {
-    if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
-    const prior = earlier?.get(rec.line);
-    switch (earlierVerdict(prior, retries(o, rec.line))) {
-      case 'skip':
-        return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };
-      case 'keep_unknown':
-        return {
-          result: {
-            line: rec.line,
-            status: 'unknown',
-            reason:
-              prior?.status === 'sending'
-                ? `in flight when an earlier run stopped: it may or may not have been created; check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`
-                : `outcome unknown in an earlier run and not resent: check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`,
-            record: rec.check.pet,
-          },
-          // In place, an unknown is already journaled; an in-flight mark becomes an unknown once.
-          journal: !inPlace || prior?.status === 'sending',
-        };
-      case 'send':
-        if (!client) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet }, journal: false };
-        return sendOne(rec.line, rec.check.pet);
-    }
-  };
+  const work = (rec: InputRecord): Written | Promise<Written> => outcome(rec, o, prepared, client ? sendOne : undefined);
 
-  const unknownLines: number[] = [];
   /** Counts, journals and prints one result; a promise only when stdout asks the run to wait (it is full). */
   const record = ({ result, journal: append }: Written): Promise<void> | undefined => {
-    counts[result.status]++;
-    if (result.status === 'unknown' && unknownLines.length <= 20) unknownLines.push(result.line);
-    done++;
-    // Server text (an error message, a created pet) may echo a key: masked before it is kept or printed.
-    const text = f.redact(formatResult(result));
+    const text = f.redact(tally.line(result));
     if (append) journal?.outcome(text);
     const waiting = stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
-    progress.update({ done, total: plan.total, startedAt: started, quota: client?.lastQuota });
+    progress.update({ done: tally.done, total: plan.total, startedAt: started, quota: client?.lastQuota });
     return waiting;
   };
 
   try {
-    if (!client) {
+    if (listed) {
+      // A dry run whose pass 1 made every line: copied to stdout as they are (none with -o table).
+      if (listed.held && stdout) tally.done = await listed.held.copyTo(stdout, () => stop.signal.aborted);
+    } else if (!client) {
       // Nothing to send (a dry run, or everything already created): a plain loop, no pool, and no
       // promise per record unless stdout is full (issue #18: a million-line dry run).
       await forEachRecord(readRecords(input.open(), input.format), (rec) => {
@@ -330,6 +416,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
 
   const elapsed = f.clock.now() - started;
   f.info(summaryLine(counts, elapsed, client?.requestCount ?? 0, o.dryRun));
+  const { done } = tally;
   const progressText = `${done} of ${plan.total}`;
   // A dry run has nothing to continue: its continuation (a --resume without --dry-run) would send.
   const resume = o.dryRun ? undefined : continueCommand(f, o);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkNewPet, csvColumns, NEW_PET_FIELDS, quickCsvPet, quickPet } from '../../../src/bulk/new-pet-record.js';
-import { parseJson } from '../../../src/json/int64.js';
+import { parseJson, stringifyJson } from '../../../src/json/int64.js';
 
 /** What the exact path (parseJson, then checkNewPet) makes of a record's text. */
 function exact(text: string) {
@@ -55,7 +55,7 @@ describe('quickPet', () => {
     fc.assert(
       fc.property(fc.oneof(record, usual), fc.constantFrom('', '}', '0', '\n', ',"x":1}'), (text, after) => {
         const whole = `1${text}${after}`;
-        const pet = quickPet(whole, 1, 1 + text.length);
+        const pet = quickPet(whole, 1, 1 + text.length)?.pet;
         if (pet === undefined) return;
         const check = exact(text);
         expect(check).toEqual({ ok: true, pet });
@@ -68,7 +68,7 @@ describe('quickPet', () => {
   it('reads the usual shape itself, int64 exact', () => {
     fc.assert(
       fc.property(usual, (text) => {
-        const pet = quickPet(text, 0, text.length);
+        const pet = quickPet(text, 0, text.length)?.pet;
         expect(pet).toBeDefined();
         expect(exact(text)).toEqual({ ok: true, pet });
       }),
@@ -81,7 +81,38 @@ describe('quickPet', () => {
     ['{"categoryId":-9223372036854775808,"name":"a"}', { name: 'a', categoryId: -(2n ** 63n) }],
     ['{"name":"a","categoryId":-0}', { name: 'a', categoryId: 0n }],
   ])('%s', (text, pet) => {
-    expect(quickPet(text, 0, text.length)).toEqual(pet);
+    expect(quickPet(text, 0, text.length)?.pet).toEqual(pet);
+  });
+
+  // A dry run copies `json` into its line in place of the pet written anew: it must be exactly what
+  // JSON.stringify writes of the pet, and be there whenever the record was written that way.
+  it('gives the text as `json` exactly when it is the pet as JSON.stringify writes it', () => {
+    fc.assert(
+      fc.property(fc.oneof(record, usual), fc.constantFrom('', '}', '\n', ' '), (text, after) => {
+        const whole = `1${text}${after}`;
+        const check = quickPet(whole, 1, 1 + text.length);
+        if (check === undefined) return;
+        const written = stringifyJson(check.pet);
+        if (check.json !== undefined) expect(check.json).toBe(written);
+        if (text === written) expect(check.json).toBe(written);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each([
+    ['{"name":"rex","categoryId":7,"status":"sold"}', true],
+    ['{"name":"rex","categoryId":9007199254740993}', true],
+    ['{"name":"a","categoryId":-0}', false],
+    ['{"categoryId":7,"name":"rex"}', false],
+    ['{"name":"rex", "categoryId":7}', false],
+    ['{"name" :"rex","categoryId":7}', false],
+    ['{"name":"rex","categoryId":7 }', false],
+    [' {"name":"rex","categoryId":7}', true],
+    ['{"name":"rex","status":"sold","categoryId":7}', false],
+  ])('%s: json %s', (text, copied) => {
+    const check = quickPet(text, 0, text.length);
+    expect(check?.json).toBe(copied ? text.trim() : undefined);
   });
 
   it.each([

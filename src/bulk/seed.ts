@@ -86,6 +86,11 @@ async function validate(
     }
     if (verdict === 'send') plan.toSend++;
     each?.(rec);
+  }).catch((error: unknown) => {
+    // Ctrl-C before anything was sent or listed: say so, and how far the check had come.
+    if (!(error instanceof InterruptedError)) throw error;
+    const nothing = o.dryRun ? 'nothing was listed' : 'nothing was sent';
+    throw new InterruptedError(`interrupted while checking the records (${plan.total} read); ${nothing}`, { signal: error.signal });
   });
   if (plan.mismatched > 0) {
     throw new UsageError(`${plan.mismatched} records in ${input.label} do not match ${label}; nothing was sent`);

@@ -125,17 +125,32 @@ function heldOpenUnder(pid: number, dir: string): string | undefined {
   return undefined;
 }
 
-describe.skipIf(missingTool('/proc (Linux)', existsSync('/proc/self/fd')))('a dry run killed with SIGKILL', () => {
-  it('while its lines are in the temporary file: that file was never in the folder to be left behind', async () => {
-    const tmp = folder('tmp-killed');
-    const file = input('held-kill.ndjson', 300_000);
+describe.skipIf(missingTool('/proc (Linux)', existsSync('/proc/self/fd')))('a dry run stopped while it checks the records', () => {
+  /** Starts a dry run of 300,000 records; resolves once its lines are going to the temporary file (pass 1 under way). */
+  async function started(name: string) {
+    const tmp = folder(`tmp-${name}`);
+    const file = input(`held-${name}.ndjson`, 300_000);
     const child = spawnCli(['pets', 'add', '--file', file, '--dry-run'], { env: { TMPDIR: tmp, PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1' } });
-    const pid = child.pid as number;
     let seen: string | undefined;
     for (let i = 0; i < 2000 && seen === undefined; i++) {
-      seen = heldOpenUnder(pid, tmp);
+      seen = heldOpenUnder(child.pid as number, tmp);
       if (seen === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
     }
+    return { child, tmp, seen };
+  }
+
+  it('SIGINT: exit 130, how far the check came, nothing listed', async () => {
+    const { child, seen } = await started('sigint');
+    child.kill('SIGINT');
+    const done = await child;
+    expect(seen).toBeDefined();
+    expect(done.exitCode, String(done.stderr)).toBe(130);
+    expect(String(done.stdout)).toBe('');
+    expect(String(done.stderr)).toMatch(/^error: interrupted while checking the records \(\d+ read\); nothing was listed\n$/m);
+  });
+
+  it('SIGKILL while its lines are in the temporary file: that file was never in the folder to be left behind', async () => {
+    const { child, tmp, seen } = await started('sigkill');
     child.kill('SIGKILL');
     const done = await child;
     expect(seen, 'the run never held a file open under its TMPDIR').toMatch(/petstore-dry-run-[^/]+\/lines \(deleted\)$/);

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
 import { E2E_KEY, e2e, type E2E } from '../helpers/e2e.js';
@@ -36,6 +38,20 @@ describe.runIf(hasScript)("server data on a real terminal (pseudo-terminal, no c
     expect(r.output).toContain(`x${esc}]0;pwned${esc === '\\x1b' ? '\\x07' : '\\u0007'}y`);
     expect(r.output).toContain('\\u202egpj.exe');
     expect(r.output).toContain(format === 'json' || format === 'ndjson' ? 'c1\\u009b31m' : 'c1\\x9b31m');
+  });
+
+  it('pets add --file --dry-run past 64 KB (its lines held in a file first): every hostile name escaped, nothing raw', async () => {
+    // DEL, C1 and bidi controls stand raw in JSON strings; an ESC must be written \u001b, and stays so.
+    const names = ['\u202egpj.exe', 'del\u007f', 'c1\u009b31m', 'iso\u2066late\u2069', 'x\u001b]0;pwned\u0007y'];
+    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ name: `${names[i % names.length]}-${i + 1}`, categoryId: i + 1 }));
+    const file = join(t.dir, 'hostile.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = await runOnPty(['pets', 'add', '--file', file, '--dry-run'], { env: env.value, cols: 200, timeoutMs: 20_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.output).not.toMatch(RAW);
+    expect(r.output).toContain('"name":"\\u202egpj.exe-1496"');
+    expect(r.output).toContain('"name":"c1\\u009b31m-1498"');
+    expect(r.output).toContain('"name":"x\\u001b]0;pwned\\u0007y-1500"');
   });
 
   it('petstore api: the body and the -i headers', async () => {

@@ -290,6 +290,8 @@ class DryListing {
   readonly tally = new Tally();
   /** Undefined when the lines do not go to stdout (-o table): the counts are all there is. */
   readonly held: HeldLines | undefined;
+  /** When pass 1 began, for the summary's time. */
+  readonly startedAt: number;
 
   constructor(
     f: Factory,
@@ -299,6 +301,7 @@ class DryListing {
     // Masked and escaped as send() does each line, but tens of KB at a time: a mask never spans two
     // lines (a key's forms hold no line break, and JSON lines hold none but their own), and the search
     // of each line for every form of the key was a third of a million-line dry run.
+    this.startedAt = f.clock.now();
     const tty = f.io.stdoutIsTTY;
     this.held =
       o.output === 'ndjson' && o.resultsPath === undefined
@@ -329,7 +332,8 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   const { journal } = prepared;
   const tally = listed?.tally ?? new Tally();
   const { counts, unknownLines } = tally;
-  const started = f.clock.now();
+  // A dry run whose lines were made during pass 1 took its time there.
+  const started = listed?.startedAt ?? f.clock.now();
   // Ctrl-C, a journal line that cannot be written or a stdout whose reader exited stops new requests
   // at once (stop); requests in flight get graceMs to finish, so their outcomes are known.
   const stop = new AbortController();

@@ -215,8 +215,15 @@ describe('pets add --file against the sandbox', () => {
       configDir: join(tmp.dir, 'cfg-refused'),
       env: { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`, PETSTORE_API_KEY: KEY, PETSTORE_ENV: 'staging' },
     });
-    // Into the retries' waits (1 s, 2 s, 4 s): some workers may have given up meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Into the retries' waits, once the first is announced: the waits are drawn at random (up to 1 s,
+    // 2 s, 4 s), so a fixed delay could outlast every retry of some record, and the run end before it.
+    await new Promise<void>((resolve) => {
+      let text = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('retrying in')) resolve();
+      });
+    });
     child.kill('SIGINT');
     const done = await child;
     expect(done.exitCode, String(done.stderr)).toBe(130);

@@ -2,8 +2,14 @@ import { closeSync, mkdtempSync, openSync, readSync, rmdirSync, unlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Held in memory up to this many characters (a dry run of a few hundred records never touches the disk); then written out this much at a time. */
+/** Held in memory up to this many characters: a dry run of a few hundred records never touches the disk. */
 const IN_MEMORY = 65_536;
+/**
+ * Past that, written out this many characters at a time. Lines waiting to be written outlive the
+ * young generation's collections, and V8 grows it for them: with 64 KB at a time a million-line dry
+ * run peaked at ~108 MB RSS, with 16 KB at ~87 MB, in the same time (8 KB: slower).
+ */
+const WRITE_EVERY = 16_384;
 /** Copied to stdout this many bytes at a time. */
 const COPY_BYTES = 65_536;
 /** Into a file or /dev/null every write is taken at once: a turn of the event loop this often lets Ctrl-C in. */
@@ -43,7 +49,7 @@ export class HeldLines {
     if (this.#failed) return;
     this.#lines++;
     this.#pending += line;
-    if (this.#pending.length >= IN_MEMORY) this.#writeOut();
+    if (this.#pending.length >= (this.#fd === undefined ? IN_MEMORY : WRITE_EVERY)) this.#writeOut();
   }
 
   /** Every line taken: those past the first 64 KB all written down (or `failed`). */

@@ -1,3 +1,4 @@
+import { decimal } from '../json/decimal.js';
 import { int64Json, stringifyJson } from '../json/int64.js';
 import type { NewPet, Pet } from '../pets/pet.js';
 
@@ -50,7 +51,7 @@ export function formatResult(result: ResultLine | SendingLine | JournalHeader | 
 
 /** The journal's in-flight mark for a record: formatResult's bytes, written once per record without the JSON machinery. */
 export function sendingLine(line: number): string {
-  return `{"line":${line},"status":"sending"}\n`;
+  return `{"line":${decimal(line)},"status":"sending"}\n`;
 }
 
 /** A dry run's line for a record it would send. */
@@ -68,7 +69,7 @@ export interface WouldCreateLine {
  * read): the most of a million-line dry run's formatting (issue #18).
  */
 export function formatWouldCreate(line: number, pet: NewPet, json?: string): string {
-  if (json !== undefined) return `{"line":${line},"status":"would_create","record":${json}}\n`;
+  if (json !== undefined) return `{"line":${decimal(line)},"status":"would_create","record":${json}}\n`;
   const categoryId = int64Json(pet.categoryId);
   const record = pet.status === undefined ? { name: pet.name, categoryId } : { name: pet.name, categoryId, status: pet.status };
   return `${JSON.stringify({ line, status: 'would_create', record })}\n`;

@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -122,12 +122,17 @@ export class HeldLines {
 /** A new 0600 file in a 0700 folder of its own, both removed at once: only the returned descriptor reaches it. */
 function openUnlinked(): number {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-dry-run-'));
+  const path = join(dir, 'lines');
   try {
-    const path = join(dir, 'lines');
     const fd = openSync(path, 'wx+', 0o600);
-    unlinkSync(path);
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
     return fd;
   } finally {
-    rmdirSync(dir);
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -283,7 +283,7 @@ function outcome(
 /**
  * A dry run's results, made during pass 1 (`take`, given to validate): its lines are held
  * (HeldLines) and copied to stdout once every record has passed, so the input is read and its lines
- * written once. `complete` unless the held lines had to be dropped (no room for them): the run then
+ * written once. When the held lines had to be dropped (no room for them: finish() says so), the run
  * lists the records in a second pass.
  */
 class DryListing {
@@ -298,10 +298,10 @@ class DryListing {
     private readonly o: SeedOptions,
     private readonly prepared: PreparedJournal,
   ) {
-    // Masked and escaped as send() does each line, but tens of KB at a time: a mask never spans two
-    // lines (a key's forms hold no line break, and JSON lines hold none but their own), and the search
-    // of each line for every form of the key was a third of a million-line dry run.
     this.startedAt = f.clock.now();
+    // Masked and escaped as send() does each line, but KBs at a time: a mask never spans two lines (a
+    // key's forms hold no line break, and JSON lines hold none but their own), and the search of each
+    // line for every form of the key was a third of a million-line dry run.
     const tty = f.io.stdoutIsTTY;
     this.held =
       o.output === 'ndjson' && o.resultsPath === undefined

@@ -2,12 +2,12 @@
 // passed, in a temporary file past 64 KB. Whatever the temporary folder (its own, one that does not
 // exist, a 16 KiB tmpfs that fills up) it lists the same lines and sends nothing; an invalid record
 // anywhere still means nothing listed; a kill -9 leaves nothing in the temporary folder.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { e2e, type E2E } from '../helpers/e2e.js';
+import { useTinyTmpfs } from '../helpers/tiny-fs.js';
 import { missingTool } from '../helpers/tools.js';
 
 let t: E2E;
@@ -76,27 +76,12 @@ describe('a dry run whose lines pass 64 KB', () => {
   });
 });
 
-/** A 16 KiB tmpfs at `dir`, when this process may mount one (root with CAP_SYS_ADMIN). */
-function mountTiny(dir: string): boolean {
-  mkdirSync(dir, { recursive: true });
-  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
-}
-
 describe('a dry run whose temporary folder fills up: a 16 KiB tmpfs', () => {
-  let mnt = '';
-  let mounted = false;
-  beforeAll(() => {
-    mnt = join(t.dir, 'tiny-tmp');
-    mounted = mountTiny(mnt);
-  });
-  afterAll(() => {
-    if (!mounted) return;
-    spawnSync('umount', [mnt], { stdio: 'ignore' });
-    rmdirSync(mnt);
-  });
+  const tiny = useTinyTmpfs(() => join(t.dir, 'tiny-tmp'));
 
   it('lists the same lines as with room to spare, exit 0, and leaves the tmpfs empty', async (ctx) => {
-    if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();
+    if (tiny.skipped(ctx)) return;
+    const mnt = tiny.dir;
     const file = input('held-tiny.ndjson', 3000);
     const roomy = await dryRun(file, folder('tmp-roomy'));
     const r = await dryRun(file, mnt);

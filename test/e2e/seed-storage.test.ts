@@ -3,13 +3,14 @@
 // with --resume; a journal that fills up (/dev/full, a 16 KiB tmpfs) stops the run at once with one
 // line, leaves no torn line, loses no outcome line, and a --resume afterwards creates nothing twice.
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
 import type { CliResult } from '../helpers/cli.js';
 import { e2e, type E2E } from '../helpers/e2e.js';
 import { expectedNames, storedNames } from '../helpers/seeding.js';
+import { useTinyTmpfs } from '../helpers/tiny-fs.js';
 import { missingTool } from '../helpers/tools.js';
 
 let t: E2E;
@@ -139,29 +140,13 @@ describe.skipIf(missingTool('/dev/full', existsSync('/dev/full')))('a full disk 
   });
 });
 
-/** A 16 KiB tmpfs at `dir`, when this process may mount one (root with CAP_SYS_ADMIN). */
-function mountTiny(dir: string): boolean {
-  mkdirSync(dir, { recursive: true });
-  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
-}
-
 describe('a full disk under the results file: a 16 KiB tmpfs', () => {
-  let mnt = '';
-  let mounted = false;
-  beforeAll(() => {
-    mnt = join(t.dir, 'tiny');
-    mounted = mountTiny(mnt);
-  });
-  afterAll(() => {
-    if (!mounted) return;
-    spawnSync('umount', [mnt], { stdio: 'ignore' });
-    rmdirSync(mnt);
-  });
+  const tiny = useTinyTmpfs(() => join(t.dir, 'tiny'));
 
   it('stops at once, exit 1, the journal ends with a whole line; a resume from a copy creates each pet once', async (ctx) => {
-    if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();
+    if (tiny.skipped(ctx)) return;
     const file = input('tiny.ndjson', 400, 'tiny');
-    const path = join(mnt, 'results.ndjson');
+    const path = join(tiny.dir, 'results.ndjson');
     const r = await seed(['--file', file, '--results', path, '--concurrency', '4']);
     expect(r.exitCode).toBe(1);
     oneError(
@@ -194,7 +179,7 @@ describe('a full disk under the results file: a 16 KiB tmpfs', () => {
   });
 
   it('a read-only file system: exit 2, the path and EROFS named, nothing sent', async (ctx) => {
-    if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();
+    if (tiny.skipped(ctx)) return;
     const ro = join(t.dir, 'ro');
     mkdirSync(ro, { recursive: true });
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k,ro', 'tmpfs', ro]).status).toBe(0);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxStartError } from '../../src/sandbox/errors.js';
 import { loadData } from '../../src/sandbox/persist.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
+import { mountTiny, unmountTiny } from '../helpers/tiny-fs.js';
 import { missingTool } from '../helpers/tools.js';
 import { call, createPet, type CallResult } from './helpers.js';
 
@@ -188,11 +189,6 @@ describe('sandbox --data persistence', () => {
   });
 });
 
-/** A 16 KiB tmpfs at `dir`, when this process may mount one (root with CAP_SYS_ADMIN). */
-function mountTiny(dir: string): boolean {
-  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
-}
-
 describe('sandbox --data on a full or read-only disk', () => {
   let dir = '';
   let mounted = false;
@@ -200,10 +196,7 @@ describe('sandbox --data on a full or read-only disk', () => {
     dir = await mkdtemp(join(tmpdir(), 'petstore-sandbox-tiny-'));
     mounted = mountTiny(dir);
   });
-  afterEach(async () => {
-    if (mounted) spawnSync('umount', [dir], { stdio: 'ignore' });
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => unmountTiny(dir, mounted));
 
   it('full: a create that does not fit gets a 500 storage_failed, one log line per failed write; every 201 survives a restart', async (ctx) => {
     if (missingTool('a tmpfs mount (mount, as root)', mounted)) return ctx.skip();

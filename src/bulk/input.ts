@@ -78,10 +78,10 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let digest: Promise<string> | undefined;
   return {
     format,
-    // 16 KB reads, not the default 64 KB: a 1,000,000-line CSV dry run peaked at ~107 MB with 64 KB
-    // reads (the buffers read piled up until a full collection: ~27 MB, the size of the file) and at
-    // ~73 MB with 16 KB ones (~97 MB with 32 KB); a 100,000-line NDJSON one at ~82 MB against ~72 MB.
-    // A 1,000,000-line NDJSON one takes ~5% more time (more reads), and peaks ~3 MB lower.
+    // 16 KB reads, not fs streams' 64 KB: through the thread pool, a 1,000,000-line CSV dry run peaked
+    // at ~107 MB with 64 KB reads (the buffers read piled up until a full collection) and at ~73 MB
+    // with 16 KB ones. Read on the main thread (FileStream), 64 KB reads are no faster and peak a few
+    // MB higher (issue #18).
     open: () => new FileStream(path, READ_BYTES),
     dispose,
     label: file === '-' ? 'stdin' : file,

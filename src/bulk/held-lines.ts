@@ -1,4 +1,5 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,7 +26,7 @@ export interface LineOutput {
  * A dry run's result lines, held back while its one pass checks the records, then copied to stdout
  * once every record has passed: a dry run reads and formats its input once, not twice (issue #18),
  * and still lists nothing when a record is invalid. Past 64 KB they go to a file in the temporary
- * folder, unlinked as soon as it is open, so a kill leaves nothing behind. When that file cannot be
+ * folder, unlinked as soon as it is open, so a kill leaves nothing behind (see openUnlinked). When that file cannot be
  * made or written (no room, no temporary folder) the lines are dropped and `failed` says so: the run
  * then lists the records in a second pass, as it did before.
  */
@@ -119,20 +120,21 @@ export class HeldLines {
   }
 }
 
-/** A new 0600 file in a 0700 folder of its own, both removed at once: only the returned descriptor reaches it. */
+/**
+ * A new 0600 file in the temporary folder, unlinked at once: only the returned descriptor reaches it.
+ * Its name is random and taken only if new (O_EXCL: no file or link in its place is ever opened). A
+ * kill between the open and the unlink, a few µs, leaves an empty file; no folder of its own, whose
+ * removal would widen that window.
+ */
 function openUnlinked(): number {
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-dry-run-'));
-  const path = join(dir, 'lines');
+  const path = join(tmpdir(), `petstore-dry-run-${randomUUID()}`);
+  const fd = openSync(path, 'wx+', 0o600);
   try {
-    const fd = openSync(path, 'wx+', 0o600);
-    try {
-      unlinkSync(path);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    return fd;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    unlinkSync(path);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw error;
   }
+  return fd;
 }

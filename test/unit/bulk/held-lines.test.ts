@@ -51,7 +51,7 @@ describe('HeldLines', () => {
     const all = lines(20_000);
     for (const l of all) held.add(l);
     held.end();
-    // The file was unlinked as soon as it was opened, and its folder removed: a kill leaves nothing.
+    // The file was unlinked as soon as it was opened: a kill leaves nothing.
     expect(readdirSync(dir)).toEqual([]);
     const out = collector();
     expect(await held.copyTo(out, () => false)).toBe(20_000);

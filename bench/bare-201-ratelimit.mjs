@@ -6,6 +6,7 @@
 //   <- { type: 'cpu' } -> { type: 'cpu', cpu: process.cpuUsage() }
 //   <- { type: 'close' } -> exits
 import { createServer } from 'node:http';
+import { serveOverIpc } from './child-ipc.mjs';
 
 let n = 0;
 const body = '{"id":1,"name":"bench-pet","categoryId":1,"status":"available"}';
@@ -29,10 +30,4 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
-server.keepAliveTimeout = 10_000;
-server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', baseUrl: `http://127.0.0.1:${server.address().port}/v1` }));
-process.on('disconnect', () => process.exit(0));
-process.on('message', (msg) => {
-  if (msg.type === 'cpu') process.send({ type: 'cpu', cpu: process.cpuUsage() });
-  else if (msg.type === 'close') server.close(() => process.exit(0));
-});
+serveOverIpc(server);

@@ -4,6 +4,7 @@
 //   <- { type: 'cpu' } -> { type: 'cpu', cpu: process.cpuUsage() }
 //   <- { type: 'close' } -> exits
 import { createServer } from 'node:http';
+import { serveOverIpc } from './child-ipc.mjs';
 
 const body = '{"id":1,"name":"bench-pet","categoryId":1,"status":"available"}';
 const server = createServer((req, res) => {
@@ -13,10 +14,4 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
-server.keepAliveTimeout = 10_000;
-server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', baseUrl: `http://127.0.0.1:${server.address().port}/v1` }));
-process.on('disconnect', () => process.exit(0));
-process.on('message', (msg) => {
-  if (msg.type === 'cpu') process.send({ type: 'cpu', cpu: process.cpuUsage() });
-  else if (msg.type === 'close') server.close(() => process.exit(0));
-});
+serveOverIpc(server);

@@ -9,12 +9,13 @@
 // Process timings use hyperfine when it is installed (apt-get install hyperfine), else a small
 // Node harness that spawns the processes itself (interleaved, warm-ups, medians). Everything runs
 // on this Node (process.execPath), the reference included. Servers listen on 127.0.0.1 only.
-import { execFileSync, fork, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bundleSandbox, forkServer } from './child-ipc.mjs';
 import { writeRecordsFile } from './records-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -237,38 +238,15 @@ let sandboxLib;
 async function sandboxModule() {
   if (sandboxLib) return sandboxLib;
   // The sandbox is not in dist/ as a module of its own: bundle its TypeScript once into the temp folder.
-  const { build } = await import('esbuild');
-  sandboxLib = join(tmp, 'sandbox-lib.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'src/sandbox/index.ts')],
-    outfile: sandboxLib,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-  });
+  sandboxLib = await bundleSandbox(join(tmp, 'sandbox-lib.mjs'));
   return sandboxLib;
 }
 
 /** Starts a sandbox in a child process; resolves to { baseUrl, stats(), seed(n), close() }. */
 async function startSandbox(options, script = 'bench/sandbox-child.mjs') {
   const lib = script === 'bench/sandbox-child.mjs' ? await sandboxModule() : '';
-  const child = fork(join(ROOT, script), [lib, JSON.stringify(options)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const { child, next } = forkServer(script, [lib, JSON.stringify(options)]);
   children.add(child);
-  const next = (type) =>
-    new Promise((res, rej) => {
-      const onMsg = (m) => {
-        if (m.type === type) {
-          child.off('message', onMsg);
-          child.off('exit', onExit);
-          res(m);
-        }
-      };
-      const onExit = (code) => rej(new Error(`sandbox exited (${code})`));
-      child.on('message', onMsg);
-      child.once('exit', onExit);
-    });
   const { baseUrl } = await next('ready');
   return {
     baseUrl,

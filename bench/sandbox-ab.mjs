@@ -3,14 +3,12 @@
 // without the rest of bench/run.mjs. Prints req/s and server CPU µs per request, min/median/max.
 //   npx node bench/sandbox-ab.mjs [--rounds 5] [--seconds 2] [--data] [name=bundle.mjs ...]
 // With no bundle given, src/sandbox/index.ts is bundled (esbuild) as "sandbox".
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { bundleSandbox, forkServer } from './child-ipc.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
   const i = args.indexOf(name);
@@ -26,33 +24,10 @@ const bundles = args.filter((a) => a.includes('=') && !a.startsWith('script='));
 const tmp = mkdtempSync(join(tmpdir(), 'sandbox-ab-'));
 const key = 'bench-key-sandbox';
 
-if (bundles.length === 0) {
-  const { build } = await import('esbuild');
-  const out = join(tmp, 'sandbox.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'src/sandbox/index.ts')],
-    outfile: out,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-  });
-  bundles.push(`sandbox=${out}`);
-}
+if (bundles.length === 0) bundles.push(`sandbox=${await bundleSandbox(join(tmp, 'sandbox.mjs'))}`);
 
 function start(script, argv) {
-  const child = fork(join(ROOT, script), argv, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const next = (type) =>
-    new Promise((res) => {
-      const on = (m) => {
-        if (m.type === type) {
-          child.off('message', on);
-          res(m);
-        }
-      };
-      child.on('message', on);
-    });
+  const { child, next } = forkServer(script, argv);
   return next('ready').then(({ baseUrl }) => ({
     baseUrl,
     async cpu() {

@@ -7,12 +7,13 @@
 //   npx node bench/sandbox-clients.mjs <sandbox bundle.mjs> [rounds]
 // (bench/sandbox-ab.mjs bundles src/sandbox; or: npx esbuild src/sandbox/index.ts --bundle --format=esm
 // --platform=node --outfile=/tmp/sandbox.mjs). Linux only (/proc).
-import { fork, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { forkServer } from './child-ipc.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [lib, roundsText = '3'] = process.argv.slice(2);
@@ -30,17 +31,7 @@ writeFileSync(
 );
 
 const options = { port: 0, keys: [key], perMinute: 1e9, perDay: 1e12, ban: false, recordRequests: false };
-const child = fork(join(ROOT, 'bench/sandbox-child.mjs'), [resolve(lib), JSON.stringify(options)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-const next = (type) =>
-  new Promise((r) => {
-    const on = (m) => {
-      if (m.type === type) {
-        child.off('message', on);
-        r(m);
-      }
-    };
-    child.on('message', on);
-  });
+const { child, next } = forkServer('bench/sandbox-child.mjs', [resolve(lib), JSON.stringify(options)]);
 const { baseUrl } = await next('ready');
 const ask = async (type) => {
   child.send({ type });

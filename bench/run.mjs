@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundleSandbox, forkServer } from './child-ipc.mjs';
+import { postLoad } from './post-load.mjs';
 import { writeRecordsFile } from './records-file.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -250,10 +251,10 @@ async function startSandbox(options, script = 'bench/sandbox-child.mjs') {
   const { baseUrl } = await next('ready');
   return {
     baseUrl,
+    /** The server process's process.cpuUsage(). */
     async cpu() {
       child.send({ type: 'cpu' });
-      const { cpu } = await next('cpu');
-      return cpu.user + cpu.system;
+      return (await next('cpu')).cpu;
     },
     async stats() {
       child.send({ type: 'stats' });
@@ -413,28 +414,6 @@ const SEED_CONCURRENCY = 4;
 let seedCpuPerRecordUs;
 
 /**
- * POSTs a pet to `sb` from autocannon for a fixed duration, sampled every 10 ms (in `amount` mode it
- * notices the end only on its 1 s tick); throws on any non-2xx. Returns 2xx per second and the server's
- * CPU µs per 2xx.
- */
-async function postLoad(sb, key, connections, seconds) {
-  const { default: autocannon } = await import('autocannon');
-  const cpuBefore = await sb.cpu();
-  const res = await autocannon({
-    url: `${sb.baseUrl}/pets`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' }),
-    connections,
-    duration: seconds,
-    sampleInt: 10,
-  });
-  const cpu = (await sb.cpu()) - cpuBefore;
-  if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx answers and ${res.errors} errors`);
-  return { rps: res['2xx'] / (res.duration || seconds), cpuPerRequest: cpu / Math.max(1, res['2xx']) };
-}
-
-/**
  * Seeding with no binding limit, against the ceilings a Node client has: the same POSTs from a minimal
  * undici Pool script (bench/pool-client.mjs, whole process, same concurrency: the reference and the
  * target, issue #18) and from autocannon (fixed duration, 10 ms samples: in `amount` mode it notices the
@@ -456,7 +435,8 @@ async function rowSeed() {
     const before = (await sb.stats()).created;
     const serverBefore = await sb.cpu();
     const { ms } = await timeOnce([NODE, '--import', HOOK, ...argv], { ...env, PETSTORE_BENCH_CPU_FILE: cpuFile });
-    const serverUs = (await sb.cpu()) - serverBefore;
+    const serverAfter = await sb.cpu();
+    const serverUs = serverAfter.user + serverAfter.system - serverBefore.user - serverBefore.system;
     if ((await sb.stats()).created - before !== SEED_RECORDS) throw new Error(`${name} did not create ${SEED_RECORDS} pets`);
     rps[name].push(SEED_RECORDS / (ms / 1000));
     cpu[name].push(Number(readFileSync(cpuFile, 'utf8')) / SEED_RECORDS);

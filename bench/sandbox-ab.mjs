@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import autocannon from 'autocannon';
 import { bundleSandbox, forkServer } from './child-ipc.mjs';
+import { postLoad } from './post-load.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -57,22 +57,8 @@ for (const b of bundles) {
 }
 
 async function load(sb, secs) {
-  const before = await sb.cpu();
-  const res = await autocannon({
-    url: `${sb.baseUrl}/pets`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-pet', categoryId: 1, status: 'available' }),
-    connections: 8,
-    duration: secs,
-    sampleInt: 10,
-  });
-  const after = await sb.cpu();
-  if (res.non2xx !== 0 || res.errors !== 0) throw new Error(`${res.non2xx} non-2xx, ${res.errors} errors`);
-  const n = Math.max(1, res['2xx']);
-  const user = (after.user - before.user) / n;
-  const sys = (after.system - before.system) / n;
-  return { rps: res['2xx'] / (res.duration || secs), us: user + sys, user, sys };
+  const r = await postLoad(sb, key, 8, secs);
+  return { rps: r.rps, us: r.cpuPerRequest, user: r.user, sys: r.system };
 }
 
 const names = Object.keys(servers);

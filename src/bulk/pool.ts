@@ -22,38 +22,59 @@ export async function runPool<T, R>(
   let active = 0;
   let exhausted = false;
   let failed = false;
-  // Woken when an item is done: a counter and one resolver, not Promise.race over the items in flight
-  // (which adds a reaction to every one of them each time a slot frees; issue #18).
+  let emitError: { error: unknown } | undefined;
+  // Woken when an item is done and the next one is not at hand: a counter and one resolver, not
+  // Promise.race over the items in flight (which adds a reaction to every one of them each time a
+  // slot frees; issue #18).
   let wake: (() => void) | undefined;
 
+  const open = () => !exhausted && !failed && !opts.stopped() && active < opts.concurrency;
   const done = () => {
     active--;
+    // The next item already read starts here, in the same turn: no wake-up of the loop (a promise
+    // and a turn of the microtask queue per record).
+    if (open()) {
+      const now = source.takeNow?.();
+      if (now !== undefined) {
+        start(now);
+        return;
+      }
+    }
     const w = wake;
     wake = undefined;
     w?.();
   };
-  const start = (item: T) => {
-    active++;
-    work(item)
-      .then(
-        (value) => emit(item, { ok: true, value }),
-        (error: unknown) => {
-          failed = true;
-          return emit(item, { ok: false, error });
-        },
-      )
-      .then(done, (error: unknown) => {
-        // emit itself failed: the run stops pulling, and the error surfaces once the others are done.
-        failed = true;
-        emitError ??= { error };
-        done();
-      });
+  const emitFailed = (error: unknown) => {
+    // emit itself failed: the run stops pulling, and the error surfaces once the others are done.
+    failed = true;
+    emitError ??= { error };
+    done();
   };
-  let emitError: { error: unknown } | undefined;
+  const finish = (item: T, outcome: Outcome<R>) => {
+    let emitted: Promise<void> | void;
+    try {
+      emitted = emit(item, outcome);
+    } catch (error) {
+      emitFailed(error);
+      return;
+    }
+    if (emitted) emitted.then(done, emitFailed);
+    else done();
+  };
+  function start(item: T): void {
+    active++;
+    work(item).then(
+      (value) => finish(item, { ok: true, value }),
+      (error: unknown) => {
+        failed = true;
+        finish(item, { ok: false, error });
+      },
+    );
+  }
 
   try {
     for (;;) {
-      while (!exhausted && !failed && !opts.stopped() && active < opts.concurrency) {
+      while (open()) {
         const now = source.takeNow?.();
         if (now !== undefined) {
           start(now);

@@ -9,6 +9,7 @@ import { sendNewPet } from '../api/pets.js';
 import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
+import type { PetCheck } from './new-pet-record.js';
 import { firstValue } from '../wire/headers.js';
 import { escapeControl } from '../output/text.js';
 import { confirm, noPromptReason } from '../prompt/confirm.js';
@@ -128,33 +129,33 @@ function unknownReason(res: ApiResponse): string {
   return `${what}, not an answer that rejects the record: it may or may not have been created`;
 }
 
-/** Creates one pet; returns its result line, or throws when the whole run must stop. */
-async function createOne(client: ApiClient, line: number, pet: NewPet, inflight: AbortSignal, beforeSend: () => void): Promise<ResultLine> {
-  try {
-    const res = await sendNewPet(client, pet, beforeSend);
-    if (res.status >= 200 && res.status < 300) {
-      const created = toPet(res.json);
-      if (created) return { line, status: 'created', pet: created };
-      return { line, status: 'unknown', reason: `HTTP ${res.status} with a malformed body: probably created; check before resending`, record: pet };
-    }
-    // Every later record would fail the same way: stop instead of reporting thousands of failures.
-    if (res.status === 401 || res.status === 403 || res.status === 429) throw errorForResponse(res, client.ctx);
-    if (REJECTED.has(res.status)) return { line, status: 'failed', error: errorSummary(res) };
-    return { line, status: 'unknown', reason: unknownReason(res), record: pet };
-  } catch (error) {
-    if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
-    if (error instanceof InterruptedError && inflight.aborted) {
-      return { line, status: 'unknown', reason: 'interrupted while the request was in flight: it may or may not have been created', record: pet };
-    }
-    if (error instanceof TransportError && error.sent) {
-      return { line, status: 'unknown', reason: error.message, record: pet };
-    }
-    // An answer too big to read (its status unread): the request was sent and may have been processed.
-    if (error instanceof MalformedResponseError) {
-      return { line, status: 'unknown', reason: `${error.message}: it may or may not have been created`, record: pet };
-    }
-    throw error;
+/** The result line of an answer to a create, or the error that stops the whole run. */
+function answered(client: ApiClient, line: number, pet: NewPet, res: ApiResponse): ResultLine {
+  if (res.status >= 200 && res.status < 300) {
+    const created = toPet(res.json);
+    if (created) return { line, status: 'created', pet: created };
+    return { line, status: 'unknown', reason: `HTTP ${res.status} with a malformed body: probably created; check before resending`, record: pet };
   }
+  // Every later record would fail the same way: stop instead of reporting thousands of failures.
+  if (res.status === 401 || res.status === 403 || res.status === 429) throw errorForResponse(res, client.ctx);
+  if (REJECTED.has(res.status)) return { line, status: 'failed', error: errorSummary(res) };
+  return { line, status: 'unknown', reason: unknownReason(res), record: pet };
+}
+
+/** The result line of a create that got no answer and may have reached the server; otherwise the error is thrown on. */
+function unanswered(error: unknown, line: number, pet: NewPet, inflight: AbortSignal): ResultLine {
+  if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
+  if (error instanceof InterruptedError && inflight.aborted) {
+    return { line, status: 'unknown', reason: 'interrupted while the request was in flight: it may or may not have been created', record: pet };
+  }
+  if (error instanceof TransportError && error.sent) {
+    return { line, status: 'unknown', reason: error.message, record: pet };
+  }
+  // An answer too big to read (its status unread): the request was sent and may have been processed.
+  if (error instanceof MalformedResponseError) {
+    return { line, status: 'unknown', reason: `${error.message}: it may or may not have been created`, record: pet };
+  }
+  throw error;
 }
 
 function summaryLine(c: Counts, elapsedMs: number, requests: number, dryRun: boolean): string {
@@ -253,7 +254,7 @@ function outcome(
   rec: InputRecord,
   o: SeedOptions,
   { earlier, inPlace }: PreparedJournal,
-  send: ((line: number, pet: NewPet) => Promise<Written>) | undefined,
+  send: ((line: number, check: PetCheck) => Promise<Written>) | undefined,
 ): Written | Promise<Written> {
   if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
   const prior = earlier?.get(rec.line);
@@ -276,7 +277,7 @@ function outcome(
       };
     case 'send':
       if (!send) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet, json: rec.check.json }, journal: false };
-      return send(rec.line, rec.check.pet);
+      return send(rec.line, rec.check);
   }
 }
 
@@ -357,21 +358,29 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     : undefined;
   let fatal: unknown;
 
-  const sendOne = async (line: number, pet: NewPet): Promise<Written> => {
+  /** Creates one pet: its result line, or the error that stops the run. Promise callbacks, not async functions: fewer promises per record (issue #18). */
+  const sendOne = (line: number, { pet, json }: PetCheck): Promise<Written> => {
+    const api = client as ApiClient;
     let journaled = false;
     const beforeSend = () => {
       if (journaled || !journal) return;
       journal.sending(sendingLine(line));
       journaled = true;
     };
-    try {
-      return { result: await createOne(client as ApiClient, line, pet, inflight.signal, beforeSend), journal: true };
-    } catch (error) {
-      // Journaled as in flight, then proven not created (a 401, a 429 that stopped the run, a refused
-      // connection, Ctrl-C during a retry's wait): say so, or --resume would take it for unknown.
-      if (journaled) journal?.outcome(f.redact(formatResult({ line, status: 'not_created', reason: (error as Error).message })));
-      throw error;
-    }
+    return sendNewPet(api, pet, beforeSend, json)
+      .then(
+        (res) => answered(api, line, pet, res),
+        (error: unknown) => unanswered(error, line, pet, inflight.signal),
+      )
+      .then(
+        (result): Written => ({ result, journal: true }),
+        (error: unknown) => {
+          // Journaled as in flight, then proven not created (a 401, a 429 that stopped the run, a refused
+          // connection, Ctrl-C during a retry's wait): say so, or --resume would take it for unknown.
+          if (journaled) journal?.outcome(f.redact(formatResult({ line, status: 'not_created', reason: (error as Error).message })));
+          throw error;
+        },
+      );
   };
 
   const work = (rec: InputRecord): Written | Promise<Written> => outcome(rec, o, prepared, client ? sendOne : undefined);
@@ -401,14 +410,19 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
       await runPool(
         readRecords(input.open(), input.format),
         { concurrency: o.concurrency, stopped: () => stop.signal.aborted },
-        async (rec) => work(rec),
-        async (_rec, outcome) => {
+        // Plain functions, not async ones: an async wrapper costs promises and turns of the microtask
+        // queue per record (issue #18).
+        (rec) => {
+          const written = work(rec);
+          return written instanceof Promise ? written : Promise.resolve(written);
+        },
+        (_rec, outcome) => {
           // Not sent (a wait was interrupted, the run is stopping): no result line, so --resume sends it later.
           if (!outcome.ok) {
             if (!(outcome.error instanceof InterruptedError) && !(outcome.error instanceof JournalWriteError)) fatal ??= outcome.error;
-            return;
+            return undefined;
           }
-          await record(outcome.value);
+          return record(outcome.value);
         },
       );
     }

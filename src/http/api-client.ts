@@ -115,11 +115,14 @@ export class ApiClient {
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
     for (let attempt = 0; ; attempt++) {
-      const permit = await this.limiter.acquire({
-        signal: this.#signal,
-        maxWaitMs: this.#maxWaitMs,
-        onWait: (info) => this.#announceGateWait(info, retry),
-      });
+      // A free slot needs no promise; waiting for one does (issue #18: the bulk run's hot path).
+      const permit =
+        this.limiter.tryAcquire(this.#signal) ??
+        (await this.limiter.acquire({
+          signal: this.#signal,
+          maxWaitMs: this.#maxWaitMs,
+          onWait: (info) => this.#announceGateWait(info, retry),
+        }));
       try {
         // The fleet's budget last, just before the request leaves: a slot it counts in a window is
         // used in that window, never held back by a local wait into the next one. (No await without
@@ -150,7 +153,8 @@ export class ApiClient {
           gateUntil = now + delay.ms;
           tooLong = delay.tooLong;
         } else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
-        await permit.settle({ quota: res?.quota, gateUntil });
+        const settling = permit.settle({ quota: res?.quota, gateUntil });
+        if (settling) await settling;
         if (this.#fleet) await this.#fleet.learn(res?.quota);
       }
       const verdict = res ? statusVerdict(req.method, res.status) : retryVerdict(req.method, { error });

@@ -289,7 +289,8 @@ export interface SettleInfo {
 export interface Permit {
   /** The request goes alone because the quota is not known. */
   readonly probe: boolean;
-  settle(info?: SettleInfo): Promise<void>;
+  /** A promise only when the answer must reach the store before the caller goes on (scarce quota, a 429). */
+  settle(info?: SettleInfo): Promise<void> | undefined;
 }
 
 /** A slot handed out and not settled yet. */
@@ -425,6 +426,15 @@ export class RateLimiter {
     if (this.#quota) out.quota = mergeQuota(out.quota, this.#quota);
     out.gateUntil = Math.max(out.gateUntil, this.#gateUntil);
     return out;
+  }
+
+  /**
+   * A slot at once, without a promise, when one reserved earlier is free and the store is not due a look:
+   * the path of nearly every request of a bulk run (issue #18). Undefined otherwise: then acquire().
+   */
+  tryAcquire(signal?: AbortSignal): Permit | undefined {
+    if (signal?.aborted || !(this.#free > 0 || this.#probeFree) || this.#clock.now() !== this.#lookedAt) return undefined;
+    return this.#take();
   }
 
   /** Waits until a request may leave and reserves a slot for it. */
@@ -641,11 +651,13 @@ export class RateLimiter {
     for (const o of this.#out) yield o.order;
   }
 
-  async #settle(out: Out, info: SettleInfo = {}): Promise<void> {
-    if (out.settled) return;
+  #settle(out: Out, info: SettleInfo = {}): Promise<void> | undefined {
+    if (out.settled) return undefined;
     out.settled = true;
     this.#out.delete(out);
     if (this.#probe === out) this.#probe = undefined;
+    // Already dirty: the timer that publishes it is set (#schedule), and nothing it depends on changes here.
+    const scheduled = this.#dirty && this.#timer !== undefined;
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
@@ -661,13 +673,11 @@ export class RateLimiter {
       this.#free = 0;
       urgent = true;
     }
-    try {
-      if (urgent) await this.#sync();
-      else if (this.#clock.now() - this.#lastSync >= this.#flushMs) this.#background();
-      else this.#schedule();
-    } finally {
-      this.#notify();
-    }
+    if (urgent) return this.#sync().finally(() => this.#notify());
+    if (this.#clock.now() - this.#lastSync >= this.#flushMs) this.#background();
+    else if (!scheduled) this.#schedule();
+    this.#notify();
+    return undefined;
   }
 
   /** One store operation at a time; a caller arriving during one gets the next, which starts after it. */
@@ -700,7 +710,9 @@ export class RateLimiter {
       (s) => this.#apply(s),
       undefined,
       (stamp) => {
+        // The store was just read: it counts as this millisecond's look (#look).
         this.#seen = stamp;
+        this.#lookedAt = this.#clock.now();
       },
     );
     this.#schedule();

@@ -102,6 +102,36 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     expect(await slots(store)).toEqual([]);
   });
 
+  it('hands out a reserved slot and takes its answer without a promise (tryAcquire, settle), and goes to the store only when it must', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store, { fleet: false });
+    // Nothing reserved yet: tryAcquire declines, acquire reserves a block.
+    expect(l.tryAcquire()).toBeUndefined();
+    const first = await l.acquire();
+    expect(first.settle({ quota: quota(899_999, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
+    const more = await l.acquire();
+    // Within the same millisecond as the last look at the store: slots at once, answers kept in memory.
+    const updates = store.updates;
+    const quick = [l.tryAcquire(), l.tryAcquire(), l.tryAcquire()];
+    expect(quick.every((p) => p !== undefined)).toBe(true);
+    for (const [i, p] of quick.entries()) expect(p?.settle({ quota: quota(899_990 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
+    expect(store.updates).toBe(updates);
+    // A new millisecond: the store is due a look (another process may have saved a gate), so acquire() it is.
+    clock.advance(1);
+    expect(l.tryAcquire()).toBeUndefined();
+    // Interrupted: no slot.
+    const stop = new AbortController();
+    stop.abort();
+    expect(l.tryAcquire(stop.signal)).toBeUndefined();
+    // A 429's gate must reach the store before the caller goes on: a promise.
+    const settling = more.settle({ quota: quota(0, T0 + 60_000, 1_000_000, clock.now()), gateUntil: clock.now() + 5000 });
+    expect(settling).toBeInstanceOf(Promise);
+    await settling;
+    expect((await store.get('k'))?.gateUntil).toBe(clock.now() + 5000);
+    await l.close();
+  });
+
   it('alone, its requests overtaking each other on the way, it keeps batching while the quota is plentiful', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));

@@ -333,7 +333,8 @@ export class RateLimiter {
   #gateUntil = 0;
 
   // The slots this limiter holds in the store: in flight, and reserved but unused ("free").
-  readonly #out = new Set<Out>();
+  /** By order: its keys are what the fleet estimator asks for (no generator per answer). */
+  readonly #out = new Map<number, Out>();
   #free = 0;
   /** One slot granted for a probe (the quota is unknown): handed out alone. */
   #probeFree = false;
@@ -370,6 +371,8 @@ export class RateLimiter {
   #queued: Promise<void> | undefined;
   #seen: unknown;
   #lookedAt = Number.NaN;
+  /** A look that found the store changed, while its read is under way. */
+  #looking: Promise<void> | undefined;
   #timer: { at: number; stop: AbortController } | undefined;
   #closed = false;
 
@@ -433,7 +436,9 @@ export class RateLimiter {
    * the path of nearly every request of a bulk run (issue #18). Undefined otherwise: then acquire().
    */
   tryAcquire(signal?: AbortSignal): Permit | undefined {
-    if (signal?.aborted || !(this.#free > 0 || this.#probeFree) || this.#clock.now() !== this.#lookedAt) return undefined;
+    if (signal?.aborted || !(this.#free > 0 || this.#probeFree)) return undefined;
+    // The store changed since the last look: what it says is read first (acquire() waits for it).
+    if (this.#look() || this.#looking) return undefined;
     return this.#take();
   }
 
@@ -445,7 +450,7 @@ export class RateLimiter {
       if (signal?.aborted) throw new InterruptedError();
       // The fast path: a slot reserved earlier, no store operation.
       if (this.#free > 0 || this.#probeFree) {
-        const looking = this.#look();
+        const looking = this.#look() ?? this.#looking;
         if (looking) await looking;
         const permit = this.#take();
         if (permit) return permit;
@@ -560,15 +565,23 @@ export class RateLimiter {
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return undefined;
     this.#seen = stamp;
-    return this.#store.get(this.key).then(
-      (s) => {
-        if (s && this.#learn(s, this.#clock.now())) {
-          this.#dirty = true;
-          this.#schedule();
-        }
-      },
-      () => {},
-    );
+    // Until it is read, no slot goes out, whoever asks (tryAcquire declines, acquire waits for it).
+    const looking: Promise<void> = this.#store
+      .get(this.key)
+      .then(
+        (s) => {
+          if (s && this.#learn(s, this.#clock.now())) {
+            this.#dirty = true;
+            this.#schedule();
+          }
+        },
+        () => {},
+      )
+      .finally(() => {
+        if (this.#looking === looking) this.#looking = undefined;
+      });
+    this.#looking = looking;
+    return looking;
   }
 
   /** Takes in what the store says; true when that voids the free slots. */
@@ -636,7 +649,7 @@ export class RateLimiter {
 
   #issue(now: number, probe: boolean): Permit {
     const out: Out = { issuedAt: now, probe, order: ++this.#issued, settled: false };
-    this.#out.add(out);
+    this.#out.set(out.order, out);
     if (probe) this.#probe = out;
     if (this.#out.size > this.#peak) this.#peak = this.#out.size;
     // Running low on a block: fetch the next one while these go out.
@@ -647,21 +660,17 @@ export class RateLimiter {
     return { probe, settle: (info?: SettleInfo) => this.#settle(out, info) };
   }
 
-  *#outOrders(): Generator<number> {
-    for (const o of this.#out) yield o.order;
-  }
-
   #settle(out: Out, info: SettleInfo = {}): Promise<void> | undefined {
     if (out.settled) return undefined;
     out.settled = true;
-    this.#out.delete(out);
+    this.#out.delete(out.order);
     if (this.#probe === out) this.#probe = undefined;
     // Already dirty: the timer that publishes it is set (#schedule), and nothing it depends on changes here.
     const scheduled = this.#dirty && this.#timer !== undefined;
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
-      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.order, this.#outOrders());
+      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.order, this.#out.keys());
       this.#quota = mergeQuota(this.#quota, info.quota);
       this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
       // Down to the low-water mark: the others should know now.
@@ -740,9 +749,9 @@ export class RateLimiter {
 
     // This limiter's slots: those in flight (lapsing leaseMs after they left, as if never settled),
     // and the free ones while still good.
-    for (const out of this.#out) {
+    for (const out of this.#out.values()) {
       if (out.issuedAt + this.#leaseMs > now) continue;
-      this.#out.delete(out);
+      this.#out.delete(out.order);
       if (this.#probe === out) this.#probe = undefined;
     }
     this.#probeFree = false; // not taken since the last operation: decide again
@@ -770,7 +779,7 @@ export class RateLimiter {
     const holder = this.#holder;
     for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
     let n = 0;
-    for (const out of this.#out) s.leases[`${holder}#${(n++).toString(36)}`] = out.issuedAt + this.#leaseMs;
+    for (const out of this.#out.values()) s.leases[`${holder}#${(n++).toString(36)}`] = out.issuedAt + this.#leaseMs;
     const spareUntil = now + this.#holdMs + this.#leaseMs;
     // Unused slots of a block are marked as such: others poll for them instead of waiting for the reset.
     const mark = this.#eager ? '#' : '~';

@@ -117,9 +117,30 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     expect(quick.every((p) => p !== undefined)).toBe(true);
     for (const [i, p] of quick.entries()) expect(p?.settle({ quota: quota(899_990 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
     expect(store.updates).toBe(updates);
-    // A new millisecond: the store is due a look (another process may have saved a gate), so acquire() it is.
+    // A new millisecond: a look at the store (a stat); nothing changed there, so a slot at once.
+    clock.advance(1);
+    const gets = store.gets;
+    const after = l.tryAcquire();
+    expect(after).toBeDefined();
+    after?.settle();
+    expect(store.gets).toBe(gets);
+    // Another process saved a gate (a 429 it got): the next look sees the store changed, and no slot
+    // goes out until it is read; acquire() reads it and waits out the gate.
+    await store.update('k', (st) => {
+      st.gateUntil = clock.now() + 2000;
+    });
     clock.advance(1);
     expect(l.tryAcquire()).toBeUndefined();
+    expect(l.tryAcquire()).toBeUndefined();
+    let got = false;
+    const gated = l.acquire().then((p) => {
+      got = true;
+      return p;
+    });
+    await tick();
+    expect(got).toBe(false);
+    clock.advance(2500);
+    (await gated).settle();
     // Interrupted: no slot.
     const stop = new AbortController();
     stop.abort();

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
+import { storageProblem } from '../io/storage-problem.js';
 import { FileLock } from '../fs/lock.js';
 import { systemClock } from '../time/clock.js';
 
@@ -141,7 +142,11 @@ export class ConfigStore {
     private readonly lockOpts: ConfigLockOptions = {},
   ) {
     // mkdir answers the first folder it created: only folders of petstore's own making are made private.
-    this.#ownsDir = mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
+    try {
+      this.#ownsDir = mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
+    } catch (error) {
+      throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
+    }
     this.path = join(dir, `${CONFIG_NAME}.json`);
     this.#cache = readConfig(this.path);
   }

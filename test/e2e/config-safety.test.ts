@@ -95,6 +95,22 @@ describe('a broken config file', () => {
     }
   });
 
+  it('a config folder that cannot be made (a file in its path): exit 2 naming the folder and the fix, nothing sent', async () => {
+    const file = join(t.dir, `not-a-folder-${++n}`);
+    writeFileSync(file, 'x');
+    const dir = join(file, 'petstore');
+    t.sb.clearRequests();
+    for (const { args, input } of COMMANDS) {
+      const r = await t.cli(args, { env: { PETSTORE_CONFIG_DIR: dir }, ...(input !== undefined ? { input } : {}) });
+      clean(r);
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toBe(
+        `error: cannot use the config folder ${dir}: a part of the path is not a folder (ENOTDIR); set PETSTORE_CONFIG_DIR to a folder you can write\n`,
+      );
+    }
+    expect(t.sb.requests()).toHaveLength(0);
+  });
+
   it('once fixed (or moved aside), everything works again', async () => {
     const { file, env } = folderWith('{"envs":');
     expect((await t.cli(['env', 'list'], { env })).exitCode).toBe(2);

@@ -455,7 +455,8 @@ async function rowSeed() {
     await runAutocannon(1);
     rps.autocannon.length = 0;
     cpu.serverAutocannon.length = 0;
-    const count = runs(5, 2);
+    // Nine rounds, not five: on two shared vCPUs one round's ratio moves by ±10 % with the load.
+    const count = runs(9, 2);
     const orders = [
       [runCli, runPool, runAutocannon],
       [runAutocannon, runPool, runCli],
@@ -470,6 +471,8 @@ async function rowSeed() {
   const a = median(rps.cli);
   const b = median(rps.pool);
   const cpuRatio = median(cpu.cli) / median(cpu.pool);
+  // Each round's own ratio (its two runs saw the same load), beside the ratio of the medians.
+  const paired = rps.cli.map((r, i) => r / rps.pool[i]);
   results.push({
     id: 'seed',
     what: 'seeding, no limit',
@@ -486,10 +489,13 @@ async function rowSeed() {
       spread: spread(rps.pool),
     },
     ratio: a / b,
-    target: { ...target, also: `CPU per record ≤ 1.2× (here ${cpuRatio.toFixed(2)}×)` },
+    target: {
+      ...target,
+      also: `CPU per record ≤ 1.2× (here ${cpuRatio.toFixed(2)}×); each round's own ratio ${median(paired).toFixed(2)} [${Math.min(...paired).toFixed(2)}–${Math.max(...paired).toFixed(2)}]`,
+    },
     runs: rps.cli.length,
     pass: a / b >= target.value && cpuRatio <= 1.2,
-    detail: { rps, cpuUs: cpu, cpuPerRecordUs: seedCpuPerRecordUs, cpuRatio },
+    detail: { rps, cpuUs: cpu, cpuPerRecordUs: seedCpuPerRecordUs, cpuRatio, pairedRatios: paired },
   });
 }
 

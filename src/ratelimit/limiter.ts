@@ -432,8 +432,9 @@ export class RateLimiter {
   }
 
   /**
-   * A slot at once, without a promise, when one reserved earlier is free and the store is not due a look:
-   * the path of nearly every request of a bulk run (issue #18). Undefined otherwise: then acquire().
+   * A slot at once, without a promise, when one reserved earlier is free and the store has not changed
+   * since it was last read (#look: a stat at most once a millisecond): the path of nearly every request
+   * of a bulk run (issue #18). Undefined otherwise: then acquire().
    */
   tryAcquire(signal?: AbortSignal): Permit | undefined {
     if (signal?.aborted || !(this.#free > 0 || this.#probeFree)) return undefined;

@@ -418,7 +418,7 @@ let seedCpuPerRecordUs;
  * undici Pool script (bench/pool-client.mjs, whole process, same concurrency: the reference and the
  * target, issue #18) and from autocannon (fixed duration, 10 ms samples: in `amount` mode it notices the
  * end only on its 1 s tick, which capped it near 4,900 req/s whatever the server could do). Interleaved,
- * 5 rounds, min/median/max; CPU per record of each client's whole process and of the sandbox.
+ * 9 rounds, min/median/max; CPU per record of each client's whole process and of the sandbox.
  */
 async function rowSeed() {
   const target = { op: '>=', value: 0.9 };
@@ -704,7 +704,8 @@ async function rowFleet(redis = false) {
  * The sandbox's POST throughput next to a bare node:http server answering a fixed 201 (bench/bare-201.mjs),
  * each in its own process, driven by autocannon for a fixed duration with a 10 ms sample interval (in
  * `amount` mode autocannon notices the end only on its 1 s tick), 2xx answers over the measured time.
- * Interleaved, 5 rounds; the servers' CPU per request is read from their own process.cpuUsage(). The
+ * Interleaved, 9 rounds (a round's ratio moves by ±10 % with the load, as the seeding row's does); the
+ * servers' CPU per request is read from their own process.cpuUsage(). The
  * sandbox runs in memory and with --data (each create on disk before its 201: issue #17).
  */
 async function rowSandbox() {
@@ -729,7 +730,7 @@ async function rowSandbox() {
     });
   try {
     for (const name of Object.keys(servers)) await once(name, 1); // warm-up
-    const rounds = runs(5, 3);
+    const rounds = runs(9, 3);
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? ['bare', 'headers', 'memory', 'data'] : ['data', 'memory', 'headers', 'bare'];
       for (const name of order) {

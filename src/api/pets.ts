@@ -30,8 +30,8 @@ export async function listPets(client: ApiClient, query: { limit?: number | unde
  * `json`, when given, is the pet exactly as the body would be written (a record's own text, PetCheck.json): sent as it is.
  */
 export function sendNewPet(client: ApiClient, pet: NewPet, beforeSend?: () => void, json?: string): Promise<ApiResponse> {
-  const req: ApiRequest = json === undefined ? { method: 'POST', path: '/pets', body: pet } : { method: 'POST', path: '/pets', rawBody: json };
-  return client.send(req, beforeSend ? { beforeSend } : undefined);
+  // The transport writes `body` only when there is no `rawBody`.
+  return client.send({ method: 'POST', path: '/pets', body: pet, rawBody: json }, beforeSend ? { beforeSend } : undefined);
 }
 
 /** GET /pets/{petId} (deprecated by the interface). The id travels as exact digits: a bigint never goes through a Number. */

@@ -686,13 +686,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         // keeps nothing of it), with the texts of the limit and the reset made once, not on every answer.
         headers = createdHeaders;
         headers[1] = rate.limit === limitOf ? limitText : String(rate.limit);
-        headers[3] = rate.remaining;
+        // Texts, not numbers: node:http would convert a number twice (to check it, then to write it).
+        headers[3] = String(rate.remaining);
         if (rate.reset !== resetOf) {
           resetOf = rate.reset;
           resetText = String(resetOf);
         }
         headers[5] = resetText;
-        headers[9] = length;
+        headers[9] = String(length);
         headers[11] = ex.location;
       } else {
         headers = [

@@ -1,5 +1,6 @@
 import { InterruptedError, RateLimitedError } from '../errors/errors.js';
 import { announcedSleep, MAX_WINDOW_MS, systemClock, type Clock } from '../time/clock.js';
+import { abortFlag } from '../time/abort-flag.js';
 import { backoffDelay } from './backoff.js';
 import { firstValue } from '../wire/headers.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
@@ -69,6 +70,7 @@ export class ApiClient {
   #requests = 0;
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
+  readonly #stop: { readonly aborted: boolean };
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
@@ -84,6 +86,7 @@ export class ApiClient {
   ) {
     this.#clock = opts.clock ?? systemClock;
     this.#signal = opts.signal;
+    this.#stop = opts.signal ? abortFlag(opts.signal) : { aborted: false };
     this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
     this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
@@ -117,7 +120,7 @@ export class ApiClient {
     for (let attempt = 0; ; attempt++) {
       // A free slot needs no promise; waiting for one does (issue #18: the bulk run's hot path).
       const permit =
-        this.limiter.tryAcquire(this.#signal) ??
+        (this.#stop.aborted ? undefined : this.limiter.tryAcquire()) ??
         (await this.limiter.acquire({
           signal: this.#signal,
           maxWaitMs: this.#maxWaitMs,

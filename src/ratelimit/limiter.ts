@@ -293,14 +293,21 @@ export interface Permit {
   settle(info?: SettleInfo): Promise<void> | undefined;
 }
 
-/** A slot handed out and not settled yet. */
-interface Out {
-  issuedAt: number;
-  /** It went alone to learn the quota. */
-  probe: boolean;
-  /** 1, 2, 3...: the order this limiter's permits were issued in. */
-  order: number;
-  settled: boolean;
+/** A slot handed out and not settled yet: its own permit (one object per request of a bulk run, issue #18). */
+class Out implements Permit {
+  settled = false;
+  constructor(
+    readonly issuedAt: number,
+    /** It went alone to learn the quota. */
+    readonly probe: boolean,
+    /** 1, 2, 3...: the order this limiter's permits were issued in. */
+    readonly order: number,
+    readonly owner: (out: Out, info: SettleInfo | undefined) => Promise<void> | undefined,
+  ) {}
+
+  settle(info?: SettleInfo): Promise<void> | undefined {
+    return this.owner(this, info);
+  }
 }
 
 let holderCounter = 0;
@@ -344,6 +351,15 @@ export class RateLimiter {
   #blockWindow = 0;
   /** Free slots are not handed out after this instant without a store operation. */
   #usableUntil = 0;
+  /**
+   * The lane (issue #18): until this instant free slots go out with no check but the look, and answers
+   * of the block's window are folded into the quota in place. It opens where #usable holds with nothing
+   * about to change it (the quota of the block's window, no gate, no others seen, not one request at a
+   * time) and closes on anything else; 0 when closed.
+   */
+  #laneUntil = 0;
+  /** In the lane, an answer with less remaining than this (the low-water mark) leaves it. */
+  #laneFloor = 0;
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
@@ -438,8 +454,13 @@ export class RateLimiter {
    */
   tryAcquire(signal?: AbortSignal): Permit | undefined {
     if (signal?.aborted || !(this.#free > 0 || this.#probeFree)) return undefined;
+    const now = this.#clock.now();
     // The store changed since the last look: what it says is read first (acquire() waits for it).
-    if (this.#look() || this.#looking) return undefined;
+    if (this.#look(now) || this.#looking) return undefined;
+    if (now < this.#laneUntil && this.#free > 0) {
+      this.#free--;
+      return this.#issue(now, false);
+    }
     return this.#take();
   }
 
@@ -464,6 +485,8 @@ export class RateLimiter {
       let decision: Decision | undefined;
       const wakes = this.#wakes;
       this.#demand++;
+      // More waiting than ever went out at once raises the low-water mark the lane was opened with.
+      this.#laneUntil = 0;
       try {
         if (this.#running) {
           // A store operation is under way (perhaps fetching the next block): see what it brings first.
@@ -512,6 +535,7 @@ export class RateLimiter {
     this.#closed = true;
     this.#cancelTimer();
     this.#free = 0;
+    this.#laneUntil = 0;
     this.#probeFree = false;
     if (this.#written > 0 || this.#dirty || this.#pendingQuota !== undefined || this.#pendingGate > 0 || this.#running) await this.#sync();
     this.#cancelTimer();
@@ -558,9 +582,8 @@ export class RateLimiter {
   }
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
-  #look(): Promise<void> | undefined {
+  #look(now = this.#clock.now()): Promise<void> | undefined {
     // At most once a millisecond: a stat costs more than handing out a slot.
-    const now = this.#clock.now();
     if (now === this.#lookedAt) return undefined;
     this.#lookedAt = now;
     const stamp = this.#store.stamp?.();
@@ -587,6 +610,8 @@ export class RateLimiter {
 
   /** Takes in what the store says; true when that voids the free slots. */
   #learn(s: KeyRateState, now: number): boolean {
+    // What the store says is decided on again (#take, #apply) before the lane reopens.
+    this.#laneUntil = 0;
     if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
     if (s.gateUntil > this.#gateUntil) {
       this.#gateUntil = s.gateUntil;
@@ -645,27 +670,56 @@ export class RateLimiter {
       return undefined;
     }
     this.#free--;
-    return this.#issue(now, false);
+    const permit = this.#issue(now, false);
+    this.#openLane(now);
+    return permit;
+  }
+
+  /** Opens the lane (#laneUntil) when #usable holds and nothing it depends on is about to change. */
+  #openLane(now: number): void {
+    this.#laneUntil = 0;
+    const fleet = this.#fleet;
+    if (!this.#batch || this.#eager || this.#closed || this.#free <= 0 || this.#gateUntil > now || fleet?.active || fleet?.learning) return;
+    if (!this.#usable(now)) return;
+    const q = this.#quota as Quota;
+    // The lane's own copy, changed in place by the answers (#fold): the store's objects are never touched.
+    this.#quota = { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
+    this.#laneFloor = this.#lowWater(q.limit);
+    this.#laneUntil = Math.min(this.#usableUntil, q.resetAt);
   }
 
   #issue(now: number, probe: boolean): Permit {
-    const out: Out = { issuedAt: now, probe, order: ++this.#issued, settled: false };
+    const out = new Out(now, probe, ++this.#issued, this.#settleOut);
     this.#out.set(out.order, out);
     if (probe) this.#probe = out;
-    if (this.#out.size > this.#peak) this.#peak = this.#out.size;
+    if (this.#out.size > this.#peak) {
+      this.#peak = this.#out.size;
+      this.#laneUntil = 0;
+    }
     // Running low on a block: fetch the next one while these go out.
     if (this.#batch && !this.#eager && !this.#closed && !this.#running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
       this.#prefetch = true;
       this.#background();
     }
-    return { probe, settle: (info?: SettleInfo) => this.#settle(out, info) };
+    return out;
   }
+
+  readonly #settleOut = (out: Out, info: SettleInfo | undefined) => this.#settle(out, info);
 
   #settle(out: Out, info: SettleInfo = {}): Promise<void> | undefined {
     if (out.settled) return undefined;
     out.settled = true;
     this.#out.delete(out.order);
     if (this.#probe === out) this.#probe = undefined;
+    const q = info.quota;
+    if (q !== undefined && info.gateUntil === undefined && this.#laneUntil > 0 && q.resetAt === this.#blockWindow && q.remaining >= this.#laneFloor) {
+      const known = this.#quota as Quota;
+      if (q.limit === known.limit) {
+        this.#fold(out, q, known);
+        return undefined;
+      }
+    }
+    this.#laneUntil = 0;
     // Already dirty: the timer that publishes it is set (#schedule), and nothing it depends on changes here.
     const scheduled = this.#dirty && this.#timer !== undefined;
     this.#dirty = true;
@@ -688,6 +742,35 @@ export class RateLimiter {
     else if (!scheduled) this.#schedule();
     this.#notify();
     return undefined;
+  }
+
+  /**
+   * An answer in the lane: what #settle does with it, for the usual answer of a bulk run. The quota
+   * of the lane's window, with as much remaining as the low-water mark or more, so nothing is urgent:
+   * its remaining and time are folded into the quota known and the quota to publish, in place.
+   */
+  #fold(out: Out, q: Quota, known: Quota): void {
+    const now = this.#clock.now();
+    const fleet = this.#fleet;
+    if (fleet) {
+      fleet.observe(q, now - out.issuedAt, true, out.order, this.#out.keys());
+      if (fleet.active) this.#laneUntil = 0;
+    }
+    if (q.remaining < known.remaining) known.remaining = q.remaining;
+    if (q.seenAt > known.seenAt) known.seenAt = q.seenAt;
+    const pending = this.#pendingQuota;
+    if (pending === undefined || pending.resetAt !== q.resetAt || pending.limit !== q.limit) {
+      // A copy: the published object goes to the store and is never changed after.
+      this.#pendingQuota = { ...mergeQuota(pending, q) };
+    } else {
+      if (q.remaining < pending.remaining) pending.remaining = q.remaining;
+      if (q.seenAt > pending.seenAt) pending.seenAt = q.seenAt;
+    }
+    const scheduled = this.#dirty && this.#timer !== undefined;
+    this.#dirty = true;
+    if (now - this.#lastSync >= this.#flushMs) this.#background();
+    else if (!scheduled) this.#schedule();
+    this.#notify();
   }
 
   /** One store operation at a time; a caller arriving during one gets the next, which starts after it. */
@@ -821,11 +904,12 @@ export class RateLimiter {
           // Others seen only in the answers (another machine) count as one more holder at least.
           const holders = others.size + (this.#fleet?.active ? 1 : 0);
           const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
-          // The first block what is wanted, then each twice the last; while the quota is plentiful, the
-          // second a full one: a bulk run then goes to the file once per maxBlock requests, not ten times
-          // on the way there (each operation a lock, a read and a rename that hold up the event loop for
-          // about a millisecond; issue #18), and a single request still reserves one slot.
-          const next = this.#lastBlock > 0 && this.#plentiful(q, reserve, now) ? this.#maxBlock : 2 * this.#lastBlock;
+          // The first block what is wanted, then each twice the last; while the quota is plentiful, a
+          // full one as soon as more than one request wants a slot (the second block, or the first after
+          // a probe that others waited on): a bulk run then goes to the file once per maxBlock requests,
+          // not ten times on the way there (each operation a lock, a read and a rename that hold up the
+          // event loop for about a millisecond; issue #18), and a single request still reserves one slot.
+          const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#maxBlock : 2 * this.#lastBlock;
           k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, next), unreserved));
           this.#lastBlock = k;
         }
@@ -837,6 +921,7 @@ export class RateLimiter {
     }
     this.#usableUntil = now + this.#holdMs;
     this.#written = n;
+    this.#openLane(now);
     return granted;
   }
 

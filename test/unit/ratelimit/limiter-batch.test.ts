@@ -203,6 +203,42 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     expect(permits.map((p) => p.probe)).toEqual([false, false, false]);
     expect(store.updates).toBe(before + 1);
     expect(clock.now()).toBe(T0);
+    // The quota is plentiful and more than one request wanted a slot: that operation reserved a full
+    // block, so the probe's own worker goes on at once too (no second operation before four are out).
+    expect(l.tryAcquire()).toBeDefined();
+    expect(store.updates).toBe(before + 1);
+    await l.close();
+  });
+
+  it('the lane: answers folded into the quota in place never change what the store holds before it is published; an answer of another limit or near the low-water mark leaves it', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store, { fleet: false, batch: { flushMs: 100, maxBlock: 64 } });
+    // Two requests at once: a block. The second answer, flushMs later, is published (in the background).
+    const [a, b] = await Promise.all([l.acquire(), l.acquire()]);
+    a.settle({ quota: quota(899_999, T0 + 60_000, 1_000_000, clock.now()) });
+    clock.advance(100);
+    b.settle({ quota: quota(899_998, T0 + 60_000, 1_000_000, clock.now()) });
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect((await store.get('k'))?.quota?.remaining).toBe(899_998);
+    // In the lane: slots without the store, answers kept in memory; the published quota stays as it was.
+    const updates = store.updates;
+    const lane = [l.tryAcquire(), l.tryAcquire(), l.tryAcquire()];
+    expect(lane.every((p) => p !== undefined)).toBe(true);
+    for (const [i, p] of lane.entries()) expect(p?.settle({ quota: quota(899_000 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
+    expect(store.updates).toBe(updates);
+    expect((await store.get('k'))?.quota?.remaining).toBe(899_998);
+    expect((await l.state())?.quota?.remaining).toBe(898_998);
+    // Another limit (a plan changed mid-window): out of the lane, and taken in as it is.
+    const changed = l.tryAcquire();
+    expect(changed?.settle({ quota: quota(1_899_000, T0 + 60_000, 2_000_000, clock.now()) })).toBeUndefined();
+    expect((await l.state())?.quota?.limit).toBe(2_000_000);
+    // Down to the low-water mark (a tenth of the limit): published before the caller goes on.
+    const low = l.tryAcquire() ?? (await l.acquire());
+    const settling = low.settle({ quota: quota(150_000, T0 + 60_000, 2_000_000, clock.now()) });
+    expect(settling).toBeInstanceOf(Promise);
+    await settling;
+    expect((await store.get('k'))?.quota?.remaining).toBe(150_000);
     await l.close();
   });
 

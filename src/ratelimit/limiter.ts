@@ -360,6 +360,8 @@ export class RateLimiter {
   #laneUntil = 0;
   /** In the lane, an answer with less remaining than this (the low-water mark) leaves it. */
   #laneFloor = 0;
+  /** The pending quota the lane made, the one it may change in place. */
+  #lanePending: Quota | undefined;
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
@@ -442,7 +444,8 @@ export class RateLimiter {
     const s = await this.#store.get(this.key);
     if (!s && !this.#quota && this.#gateUntil === 0) return undefined;
     const out = s ?? emptyState();
-    if (this.#quota) out.quota = mergeQuota(out.quota, this.#quota);
+    // A copy: the lane changes its quota in place.
+    if (this.#quota) out.quota = mergeQuota(out.quota, { ...this.#quota });
     out.gateUntil = Math.max(out.gateUntil, this.#gateUntil);
     return out;
   }
@@ -759,9 +762,11 @@ export class RateLimiter {
     if (q.remaining < known.remaining) known.remaining = q.remaining;
     if (q.seenAt > known.seenAt) known.seenAt = q.seenAt;
     const pending = this.#pendingQuota;
-    if (pending === undefined || pending.resetAt !== q.resetAt || pending.limit !== q.limit) {
-      // A copy: the published object goes to the store and is never changed after.
+    if (pending === undefined || pending !== this.#lanePending || pending.resetAt !== q.resetAt || pending.limit !== q.limit) {
+      // The lane's own object (an answer's may be held elsewhere too), changed in place until it is
+      // published; once in the store it is never changed (#apply lets go of it).
       this.#pendingQuota = { ...mergeQuota(pending, q) };
+      this.#lanePending = this.#pendingQuota;
     } else {
       if (q.remaining < pending.remaining) pending.remaining = q.remaining;
       if (q.seenAt > pending.seenAt) pending.seenAt = q.seenAt;
@@ -824,6 +829,7 @@ export class RateLimiter {
     if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota);
     if (this.#pendingGate > s.gateUntil) s.gateUntil = this.#pendingGate;
     this.#pendingQuota = undefined;
+    this.#lanePending = undefined;
     this.#pendingGate = 0;
     this.#dirty = false;
     this.#lastSync = now;

@@ -171,6 +171,23 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     await l.close();
   });
 
+  it("the lane never changes an answer's own quota object in place (the caller keeps it for the quota line)", async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store, { fleet: false });
+    const [a, b] = await Promise.all([l.acquire(), l.acquire()]);
+    // An answer of another limit leaves the lane and becomes the quota to publish as it is.
+    const answer = quota(1_899_000, T0 + 60_000, 2_000_000, clock.now());
+    expect(a.settle({ quota: answer })).toBeUndefined();
+    // The next slot reopens the lane; the answers folded in after it go into the lane's own object.
+    const c = l.tryAcquire() ?? (await l.acquire());
+    c.settle({ quota: quota(1_800_000, T0 + 60_000, 2_000_000, clock.now()) });
+    b.settle({ quota: quota(1_799_000, T0 + 60_000, 2_000_000, clock.now()) });
+    expect(answer).toEqual(quota(1_899_000, T0 + 60_000, 2_000_000, T0));
+    await l.close();
+    expect((await store.get('k'))?.quota?.remaining).toBeLessThanOrEqual(1_799_000);
+  });
+
   it('publishes answers at most every flushMs, together with the slots they used', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));

@@ -312,6 +312,9 @@ class Out implements Permit {
 
 let holderCounter = 0;
 
+/** Why the limiter's own sleeps end early: a reason given, so abort() makes no DOMException (and its stack) each time. */
+const STOPPED = new Error('the limiter stopped its own wait');
+
 export class RateLimiter {
   readonly key: string;
   readonly #clock: Clock;
@@ -958,7 +961,7 @@ export class RateLimiter {
   }
 
   #cancelTimer(): void {
-    this.#timer?.stop.abort();
+    this.#timer?.stop.abort(STOPPED);
     this.#timer = undefined;
   }
 
@@ -982,7 +985,7 @@ export class RateLimiter {
       if (signal?.aborted) throw new InterruptedError();
       if (!stop.signal.aborted) throw error;
     } finally {
-      stop.abort();
+      stop.abort(STOPPED);
     }
   }
 }

@@ -744,10 +744,15 @@ export class RateLimiter {
       urgent = true;
     }
     if (urgent) return this.#sync().finally(() => this.#notify());
-    if (this.#clock.now() - this.#lastSync >= this.#flushMs) this.#background();
+    this.#publishLater(this.#clock.now(), scheduled);
+    return undefined;
+  }
+
+  /** What is kept goes to the store within flushMs: now when that is due, else by the timer (set unless `scheduled`). */
+  #publishLater(now: number, scheduled: boolean): void {
+    if (now - this.#lastSync >= this.#flushMs) this.#background();
     else if (!scheduled) this.#schedule();
     this.#notify();
-    return undefined;
   }
 
   /**
@@ -776,9 +781,7 @@ export class RateLimiter {
     }
     const scheduled = this.#dirty && this.#timer !== undefined;
     this.#dirty = true;
-    if (now - this.#lastSync >= this.#flushMs) this.#background();
-    else if (!scheduled) this.#schedule();
-    this.#notify();
+    this.#publishLater(now, scheduled);
   }
 
   /** One store operation at a time; a caller arriving during one gets the next, which starts after it. */

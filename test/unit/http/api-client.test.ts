@@ -315,6 +315,21 @@ describe('Ctrl-C', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('once the signal has aborted, no slot the limiter already holds is used: nothing more is sent (a signal made by AbortSignal.any, as the CLI makes it)', async () => {
+    const ac = new AbortController();
+    const clock = new FakeClock(T0);
+    const plenty: Step = { status: 200, headers: rl(900_000, T0 + 60_000, 1_000_000), body: [] };
+    const { transport, sent } = scripted(clock, [plenty, plenty, plenty, plenty]);
+    const limiter = new RateLimiter({ clock, key: 'test', store: new MemoryRateStateStore(), batch: true, fleet: false });
+    const client = new ApiClient(transport, { envName: 'test' }, { clock, signal: AbortSignal.any([ac.signal]), limiter });
+    // A probe and two waiting: the quota is plentiful, so a whole block is reserved after the probe.
+    await Promise.all([call(client, GET), call(client, GET), call(client, GET)]);
+    expect(limiter.tryAcquire()?.settle()).toBeUndefined();
+    ac.abort();
+    await expect(call(client, GET)).rejects.toBeInstanceOf(InterruptedError);
+    expect(sent).toHaveLength(3);
+  });
+
   it('during a quota wait', async () => {
     const { client, sent } = interrupted([ok(0, T0 + 50_000), ok()]);
     await call(client, GET);

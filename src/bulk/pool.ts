@@ -29,17 +29,19 @@ export async function runPool<T, R>(
   let wake: (() => void) | undefined;
 
   const open = () => !exhausted && !failed && !opts.stopped() && active < opts.concurrency;
+  /** Starts the next item already read (takeNow), if a slot is open: true when it did. */
+  const startReady = (): boolean => {
+    if (!open()) return false;
+    const now = source.takeNow?.();
+    if (now === undefined) return false;
+    start(now);
+    return true;
+  };
   const done = () => {
     active--;
     // The next item already read starts here, in the same turn: no wake-up of the loop (a promise
     // and a turn of the microtask queue per record).
-    if (open()) {
-      const now = source.takeNow?.();
-      if (now !== undefined) {
-        start(now);
-        return;
-      }
-    }
+    if (startReady()) return;
     const w = wake;
     wake = undefined;
     w?.();
@@ -75,11 +77,7 @@ export async function runPool<T, R>(
   try {
     for (;;) {
       while (open()) {
-        const now = source.takeNow?.();
-        if (now !== undefined) {
-          start(now);
-          continue;
-        }
+        if (startReady()) continue;
         const step = await iterator.next();
         if (step.done) {
           exhausted = true;

@@ -274,6 +274,8 @@ export class ApiClient {
       text = (left) => `rate limited${daily ? ' by the daily limit' : ''}; retrying in ${seconds(left)} ${n}`;
     } else if (info.reason === 'gate') {
       text = (left) => `rate limited${daily ? ' by the daily limit' : ''} (the server asked this key to wait); sending in ${seconds(left)}`;
+    } else if (info.usedByOthers) {
+      text = (left) => `rate limit: the other clients of this key have probably used this window up; waiting ${seconds(left)} for the next`;
     } else {
       const q = info.quota;
       const kept = info.kept ? `, kept for the other clients of this key` : '';

@@ -13,11 +13,20 @@
 // The estimate carries over from one window to the next (a fleet keeps its pace), and fades when the others
 // stop (a window in which no gap is seen brings the rate down). Nothing is stored: each process learns on
 // its own, from its own answers.
+//
+// Late into a window: the others begin each window at its reset (they waited for it too), and a fleet can
+// use a short window up in a fraction of it. A process whose wait ended well after the reset (a 429's
+// whole-second Retry-After, a starved or paused process) would meet a 429 there, and a server that bans
+// the key for any request after a 429 until the reset would ban it for the next request of anyone: when
+// the others have probably used the window by now, it waits for the next one (at most twice in a row).
 
 import type { Quota } from './quota.js';
 
 /** A per-minute window never resets further ahead than this; a reset further away is the daily limit's. */
 const SHORT_WINDOW_MAX_MS = 15 * 60_000;
+
+/** Windows skipped in a row as used up by the others: a process always late (its clock, a starved CPU) still sends. */
+const MAX_SKIPS = 1;
 
 export type QuotaWindow = 'short' | 'day';
 
@@ -75,6 +84,10 @@ export class FleetEstimator {
   /** The latest quota of a different window (limit or reset), to tell a daily limit from the short one. */
   #otherWindow: Quota | undefined;
   #current: Quota | undefined;
+  /** The shortest time seen between two resets of one limit: the short window's length (0: not yet known). */
+  #period = 0;
+  /** Windows skipped in a row (usedUpUntil); an answer ends the run. */
+  #skips = 0;
 
   constructor(opts: FleetOptions = {}) {
     this.#cushion = opts.cushion ?? 1;
@@ -118,6 +131,7 @@ export class FleetEstimator {
     if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
       this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * this.#rttWeight;
     }
+    this.#skips = 0;
     if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === this.#resetAt)) {
       this.#counted++;
       if (this.#counted === 1) this.#doubt = q.limit - q.remaining - 1 > 0;
@@ -126,6 +140,8 @@ export class FleetEstimator {
       // A later window (an answer of an earlier one arriving late is not news).
       if (this.#first !== undefined && q.resetAt < this.#resetAt && q.limit === this.#limit) return;
       if (this.#current) this.#otherWindow = this.#current;
+      const gap = q.resetAt - this.#resetAt;
+      if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
       this.#closeWindow();
       this.#resetAt = q.resetAt;
       this.#limit = q.limit;
@@ -190,6 +206,28 @@ export class FleetEstimator {
     const expected = this.#rate * (age + Math.max(this.#rtt, 1));
     if (expected <= 0) return 0;
     return Math.ceil(expected) + this.#cushion;
+  }
+
+  /**
+   * Called when a request may leave because the window of `q` has ended (or the gate after a 429 has):
+   * when the others began the window holding `now` at its start and have probably used it up by the
+   * time a request sent now arrives, the instant that window ends (wait for it, plus the margin);
+   * otherwise undefined (send). Not when the request would arrive within a round trip of the
+   * margin (as early as it could: there is no better time), nor before the window's length is known
+   * (two resets seen), nor more than MAX_SKIPS times in a row. See the file's comment.
+   */
+  usedUpUntil(q: Quota, now: number, marginMs: number): number | undefined {
+    const period = this.#period;
+    if (!this.#seen || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= MAX_SKIPS) return undefined;
+    if (this.window(q) !== 'short') return undefined;
+    const start = q.resetAt + Math.floor((now - q.resetAt) / period) * period;
+    const rtt = Math.max(this.#rtt, 1);
+    const early = marginMs + 2 * rtt;
+    if (now - start <= early) return undefined;
+    const used = Math.ceil(this.#rate * (now - start + rtt)) + this.#cushion;
+    if (used < q.limit) return undefined;
+    this.#skips++;
+    return start + period;
   }
 
   /** Which window the quota describes (see quotaWindow), with what this process has seen of the key. */

@@ -266,6 +266,8 @@ export interface WaitInfo {
   window?: LimitWindow | undefined;
   /** Requests of the remaining kept for other users of the key (separate machines), when that is why it waits. */
   kept?: number | undefined;
+  /** It waits for the next window because other users of the key have probably used this one up (an estimate). */
+  usedByOthers?: boolean | undefined;
 }
 
 /** Called before each wait; may return a function called when the wait ends (a spinner's stop). */
@@ -332,6 +334,8 @@ export class RateLimiter {
   readonly #fleet: FleetEstimator | undefined;
   /** The reserve kept for them in the last store operation that asked for slots. */
   #kept = 0;
+  /** The last decision waits because the others have probably used the window up (FleetEstimator.usedUpUntil). */
+  #usedByOthers = false;
   /** When the store last showed another holder's slots (a process on this machine). */
   #localPeersAt = Number.NEGATIVE_INFINITY;
   /** This limiter's name in the store's lease ids. */
@@ -584,7 +588,8 @@ export class RateLimiter {
     const { onWait } = opts;
     const window = this.windowOf(quota ?? this.#quota);
     const kept = d.reason === 'quota' && this.#kept > 0 ? this.#kept : undefined;
-    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, kept })));
+    const usedByOthers = d.reason === 'quota' && this.#usedByOthers ? true : undefined;
+    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, kept, usedByOthers })));
   }
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
@@ -896,11 +901,20 @@ export class RateLimiter {
       if (this.#demand > 0 && wanted === 0) this.#decision = { kind: 'poll' };
     }
     if (wanted > 0) {
-      const d = decide(s, now, this.marginMs, holder, reserve);
+      let d = decide(s, now, this.marginMs, holder, reserve);
+      this.#usedByOthers = false;
       this.#kept = d.kind === 'wait' && d.reason === 'quota' ? reserve : 0;
       const reserved = slotCount(s.leases);
-      this.#decision = d;
       this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - reserved) };
+      // Late into a window the others have probably used up by now (fleet.ts): the next one.
+      const usedUntil = d.kind === 'go' && d.probe && q ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
+      if (usedUntil !== undefined && q) {
+        d = { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
+        this.#kept = 0;
+        this.#decisionQuota = { limit: q.limit, remaining: 0, resetAt: usedUntil, seenAt: now };
+        this.#usedByOthers = true;
+      }
+      this.#decision = d;
       if (d.kind === 'go' && d.probe) {
         this.#probeFree = true;
         s.leases[`${holder}#${(n++).toString(36)}`] = spareUntil;

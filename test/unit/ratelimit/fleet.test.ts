@@ -7,6 +7,7 @@ import { ApiClient } from '../../../src/http/api-client.js';
 import { FleetEstimator, quotaWindow } from '../../../src/ratelimit/fleet.js';
 import { MemoryRateStateStore, RateLimiter } from '../../../src/ratelimit/limiter.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
+import type { Clock } from '../../../src/time/clock.js';
 import { FakeClock } from '../http/fake-clock.js';
 import { modelServer, scripted } from '../http/transport-fakes.js';
 import { rateLimitGiveUp } from '../../../src/ratelimit/give-up.js';
@@ -108,6 +109,80 @@ describe('RateLimiter with others on other machines', () => {
   });
 });
 
+describe('late into a window the others use up in a fraction of it', () => {
+  const W = 3000;
+  const R1 = T0 + W;
+  const R2 = R1 + W;
+  const R3 = R2 + W;
+  const R4 = R3 + W;
+  type Wait = { reason: string; until: number; usedByOthers?: boolean | undefined };
+
+  /**
+   * The first window's answers show the others using 60 requests a second (3 between two own answers
+   * 50 ms apart: 40 in about 0.7 s); it waits for the reset, and the second window's answers show its
+   * length. Then it waits for the second window's reset, and its sleeps of a second or more end late
+   * by the next of `late` (ms) each.
+   */
+  async function fleetWait(late: number[]) {
+    const clock = new FakeClock(T0 + 10);
+    const lateness = [...late];
+    let lateOn = false;
+    const own: Clock = { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms >= 1000 && lateOn ? ms + (lateness.shift() ?? 0) : ms, signal) };
+    const limiter = new RateLimiter({ clock: own, key: 'k', marginMs: 0 });
+    const one = async (remaining: number, resetAt: number) => {
+      const p = await limiter.acquire({ maxWaitMs: 60_000 });
+      await clock.sleep(10);
+      await p.settle({ quota: q(remaining, clock.now(), resetAt, 40) });
+      await clock.sleep(40);
+    };
+    for (const r of [39, 35, 31, 27]) await one(r, R1);
+    clock.advance(R1 - 500 - clock.now());
+    for (const r of [39, 35, 31, 27]) await one(r, R2);
+    expect(clock.now()).toBeGreaterThan(R1);
+    clock.advance(R2 - 1500 - clock.now());
+    lateOn = true;
+    const waits: Wait[] = [];
+    const next = await limiter.acquire({ maxWaitMs: 60_000, onWait: (w) => void waits.push(w) });
+    return { clock, limiter, next, waits };
+  }
+
+  it('back on time from a wait for the reset: it sends at once', async () => {
+    const { clock, next, waits } = await fleetWait([]);
+    expect(waits.map((w) => w.reason)).toEqual(['quota']);
+    expect(clock.now()).toBe(R2);
+    expect(next.probe).toBe(true);
+  });
+
+  it('back 700 ms late (a starved or paused process), when the others have used that window up: it waits for the next one, and says why', async () => {
+    const { clock, next, waits } = await fleetWait([700]);
+    expect(waits.map((w) => w.reason)).toEqual(['quota', 'quota']);
+    expect(waits[0]!.usedByOthers).toBeUndefined();
+    expect(waits[1]).toMatchObject({ until: R3, usedByOthers: true });
+    expect(clock.now()).toBe(R3);
+    expect(next.probe).toBe(true);
+  });
+
+  it('late again from that wait: it sends (a process always late would otherwise never send)', async () => {
+    const { clock, next, waits } = await fleetWait([700, 700]);
+    expect(waits.map((w) => w.reason)).toEqual(['quota', 'quota']);
+    expect(clock.now()).toBe(R3 + 700);
+    expect(next.probe).toBe(true);
+  });
+
+  it('a 429 there: its whole-second Retry-After ends 700 ms into the next window, so it waits for the one after', async () => {
+    const { clock, limiter, next } = await fleetWait([700, 700]);
+    await clock.sleep(10);
+    await next.settle({ quota: q(0, clock.now(), R4, 40), gateUntil: clock.now() + 3000 });
+    const waits: Wait[] = [];
+    const after = await limiter.acquire({ maxWaitMs: 60_000, onWait: (w) => void waits.push(w) });
+    expect(waits.map((w) => w.reason)).toEqual(['gate', 'quota']);
+    expect(waits[0]!.until).toBe(R4 + 710);
+    expect(waits[1]).toMatchObject({ until: R4 + W, usedByOthers: true });
+    expect(clock.now()).toBe(R4 + W);
+    expect(after.probe).toBe(true);
+  });
+});
+
 describe('quotaWindow: which limit binds', () => {
   it('a reset further ahead than a minute window can be is the daily limit', () => {
     expect(quotaWindow(q(3, T0, T0 + 5 * 3600_000, 1000))).toBe('day');
@@ -175,21 +250,27 @@ async function fleet(opts: {
   maxLatency: number;
   /** Process i starts i × stagger ms after the first. */
   stagger?: number;
+  /** The first `late` processes wake this many ms late from each wait of a second or more (a paused VM, a starved CPU). */
+  oversleepMs?: number;
+  late?: number;
 }) {
   const clock = new FakeClock(T0 + 321);
   let seed = 11;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const server = modelServer(clock, { perWindow: opts.perWindow, windowMs: opts.windowMs, latency: () => 1 + Math.floor(random() * opts.maxLatency) });
   // Separate stores: nothing shared but the key (separate machines), batch on as in the CLI.
-  const clients = Array.from(
-    { length: opts.processes },
-    () =>
-      new ApiClient(
-        server.transport,
-        { envName: 't' },
-        { clock, maxWaitMs: 600_000, limiter: new RateLimiter({ clock, key: 'k', store: new MemoryRateStateStore(), batch: true }) },
-      ),
-  );
+  const oversleep = opts.oversleepMs ?? 0;
+  // Late from every other wait (the lateness comes and goes, as a loaded runner's does).
+  let wakes = 0;
+  const sleeper: Clock = { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms >= 1000 && wakes++ % 2 === 0 ? ms + oversleep : ms, signal) };
+  const clients = Array.from({ length: opts.processes }, (_, i) => {
+    const own = i < (opts.late ?? 0) ? sleeper : clock;
+    return new ApiClient(
+      server.transport,
+      { envName: 't' },
+      { clock: own, maxWaitMs: 600_000, limiter: new RateLimiter({ clock: own, key: 'k', store: new MemoryRateStateStore(), batch: true }) },
+    );
+  });
   const start = clock.now();
   await Promise.all(
     clients.map(async (c, i) => {
@@ -250,6 +331,26 @@ describe('a fleet on separate stores against the sandbox limiter (fake clock)', 
       expect(server.count(403)).toBe(0);
       expect(server.count(200)).toBe(records);
       expect(server.count(429)).toBeLessThanOrEqual(1);
+    });
+  }
+
+  // Processes that wake late from every other wait (a loaded runner, a paused VM) come back into windows
+  // the others have partly or wholly used: still zero bans and each request once (the rule for one such
+  // return, with its exact waits: 'late into a window …' above).
+  for (const [late, oversleepMs] of [
+    [1, 400],
+    [1, 1300],
+    [2, 400],
+    [2, 700],
+    [2, 1300],
+  ] as const) {
+    it(`8 processes, ${late} waking ${oversleepMs} ms late from each wait: zero bans, each request once`, async () => {
+      const { server } = await fleet({ processes: 8, perProcess: records / 8, ...shape, maxLatency: 50, oversleepMs, late });
+      if (process.env.FLEET_DUMP) console.info(server.log.map((e) => `${e.at - T0} ${e.status} ${e.remaining}`).join('\n'));
+      console.info(`${late} of 8 waking ${oversleepMs} ms late: ${server.count(200)} × 200, ${server.count(429)} × 429, ${server.count(403)} × 403`);
+      expect(server.count(403)).toBe(0);
+      expect(server.count(200)).toBe(records);
+      expect(server.count(429)).toBeLessThanOrEqual(2);
     });
   }
 

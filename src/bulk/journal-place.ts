@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { makeDir } from '../fs/make-dir.js';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors/errors.js';
 import { lastRunFinished } from './journal-read.js';
@@ -33,7 +34,7 @@ export interface DefaultJournal {
 export function defaultJournal(state: string, input: { absPath: string; sha256: string }, target: string): DefaultJournal {
   const dir = join(state, 'journals');
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDir(dir, 0o700);
   } catch (error) {
     throw new UsageError(`cannot make the journal folder ${dir}: ${storageProblem(error)}; set PETSTORE_STATE_DIR, or pass --results <file>`);
   }

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { makeDir } from '../fs/make-dir.js';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
@@ -143,7 +144,7 @@ export class ConfigStore {
   ) {
     // mkdir answers the first folder it created: only folders of petstore's own making are made private.
     try {
-      this.#ownsDir = mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
+      this.#ownsDir = makeDir(dir, 0o700) !== undefined;
     } catch (error) {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }

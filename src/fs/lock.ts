@@ -1,4 +1,5 @@
-import { closeSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { makeDir } from './make-dir.js';
 import { dirname } from 'node:path';
 import { CliError, InterruptedError } from '../errors/errors.js';
 import type { Clock } from '../time/clock.js';
@@ -73,7 +74,7 @@ export class FileLock {
       } catch (error) {
         // The folder is made only when missing: a mkdir per lock is one system call per rate-limit operation.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+        makeDir(dirname(this.path), 0o700);
         writeMine();
       }
     } catch {

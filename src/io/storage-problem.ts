@@ -11,6 +11,7 @@ const PROBLEMS: Record<string, string> = {
   EPERM: 'operation not permitted',
   EISDIR: 'it is a folder',
   ENOTDIR: 'a part of the path is not a folder',
+  ENOENT: 'no such file or folder',
 };
 
 /** A failed open or write in words, with its code: "no space left on the device (ENOSPC)". */

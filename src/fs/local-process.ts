@@ -1,17 +1,35 @@
 // Marks that a process leaves in a file other processes read (a lock, a rate-limit lease) name it by
 // pid and host: whether it is still running can be told only on its own host.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** This host's name as one word without the separators those marks use (a nodename may hold spaces, or be empty). */
 export const thisHost = hostname().replace(/[\s@/#~]/g, '_') || 'localhost';
 
-/** Whether a process of this host with this pid exists (under any user). */
+/**
+ * Whether a process of this host with this pid runs (under any user). A zombie does not: killed, and
+ * not yet reaped by a parent that never will (a job of a shell stuck elsewhere), it still has its pid,
+ * but it holds nothing any more.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, under another user.
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+  return !zombie(pid);
+}
+
+/** Linux: the state in /proc/<pid>/stat, after the command's name (which may hold spaces and parentheses). */
+function zombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  const state = stat.charAt(stat.lastIndexOf(')') + 2);
+  return state === 'Z' || state === 'X';
 }

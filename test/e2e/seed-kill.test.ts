@@ -10,6 +10,7 @@
 // sleeps; nothing asserts on time.
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
 import type { SandboxHandle } from '../../src/sandbox/server.js';
@@ -376,6 +377,28 @@ describe.concurrent('kill -9, then the same command with --resume', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expectEachOnce(w);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'midway, a run its parent never reaps (a zombie: the job of a shell that went on to something else): its lock is no obstacle, --resume continues',
+    async () => {
+      const w = await world('zombie');
+      const run = `petstore pets add --file ${w.file} --concurrency ${CONCURRENCY} --results ${w.results}`;
+      const parent = execa('bash', ['-c', `${run} 2>/dev/null & echo $!; exec sleep 60`], {
+        env: { PATH: `${w.pathDir}:${process.env.PATH}`, ...w.env },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
+      cleanups.push(() => void parent.kill('SIGKILL'));
+      const pid = await new Promise<number>((resolve) => parent.stdout?.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+      await until('progress in the journal', () => existsSync(w.results) && readJournalNow(w.results).outcomes >= N / 2);
+      process.kill(pid, 'SIGKILL');
+      await until('the run to be a zombie', () => readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.startsWith('Z'));
+      expect(existsSync(`${w.results}.lock`)).toBe(true);
+      const { killed } = await afterKill9(w, 'results', w.results, { refusal: true });
+      expect(killed.outcomes).toBeLessThan(N);
+    },
+  );
 
   it('early, then the resume itself killed midway, then --resume again: every record once', async () => {
     const w = await world('twice');

@@ -52,6 +52,21 @@ export interface BuildClientOptions {
 
 export function buildApiClient(o: BuildClientOptions): ApiClient {
   const timeoutMs = o.timeoutSeconds * 1000;
+  // The fleet's budget in Redis (ioredis loads on the first request); without it, the limiter alone.
+  const fleet = o.limiterUrl
+    ? new RedisBudget({
+        url: o.limiterUrl,
+        keyHash: rateStateKey('fleet', o.baseUrl, o.apiKey),
+        clock: o.clock,
+        probeMs: timeoutMs + 5000,
+        maxWaitMs: o.maxWaitSeconds * 1000,
+        marginMs: () => limiter.marginMs,
+        warn: (line) => {
+          if (!o.quiet) o.io.stderr.write(`${line}\n`);
+        },
+        debug: o.debug,
+      })
+    : undefined;
   // One gate per environment and key, shared with every other petstore process through the state file.
   const limiter = new RateLimiter({
     clock: o.clock,
@@ -69,6 +84,8 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
     // goes to the file a few times a second, not a hundred (issue #18).
     batch: { maxBlock: 4096, flushMs: 500 },
     debug: o.debug,
+    // While the fleet's budget counts every request, nothing is kept back for the others (fleet.ts).
+    othersCounted: fleet && (() => fleet.counting),
   });
   const transport = new HttpTransport({
     baseUrl: o.baseUrl,
@@ -94,21 +111,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       maxRetries: o.maxRetries,
       maxWaitMs: o.maxWaitSeconds * 1000,
       limiter,
-      // The fleet's budget in Redis (ioredis loads on the first request); without it, the limiter alone.
-      fleet: o.limiterUrl
-        ? new RedisBudget({
-            url: o.limiterUrl,
-            keyHash: rateStateKey('fleet', o.baseUrl, o.apiKey),
-            clock: o.clock,
-            probeMs: timeoutMs + 5000,
-            maxWaitMs: o.maxWaitSeconds * 1000,
-            marginMs: () => limiter.marginMs,
-            warn: (line) => {
-              if (!o.quiet) o.io.stderr.write(`${line}\n`);
-            },
-            debug: o.debug,
-          })
-        : undefined,
+      fleet,
       onWait: traceWaits(o.onWait ?? createWaitAnnouncer({ io: o.io, clock: o.clock, quiet: o.quiet }), o.debug),
       debug: o.debug,
     },

@@ -6,6 +6,8 @@
 import type { Quota } from './quota.js';
 
 export interface FleetBudget {
+  /** True while the budget is up (not given up on): it counts every request of the fleet. */
+  readonly counting: boolean;
   /**
    * Waits until the fleet's budget has room for one more request, and counts it. Resolves at once
    * when the budget is unavailable (the local limiter paces alone). Rejects only with InterruptedError,

@@ -7,7 +7,8 @@
 //   (highest remaining seen − lowest remaining seen + 1) − own answers in the window
 // requests, over the time between those two answers: the others' rate. From it, when this process is about
 // to send, the others have probably used `rate × (time since the latest answer + one round trip)` of the
-// remaining it last saw, and that many (rounded up, plus one) are kept for them: the process stops before
+// remaining it last saw, and that many (rounded up, never fewer than the most they sent between two of its
+// answers, plus one) are kept for them: the process stops before
 // Remaining reaches 0 instead of after, and waits for the reset.
 //
 // The estimate carries over from one window to the next (a fleet keeps its pace), and fades when the others
@@ -72,6 +73,8 @@ export class FleetEstimator {
   #rate = 0;
   /** Others' requests per own request, as last measured: about how many others send as this one does. */
   #perOwn = 0;
+  /** The most others' requests seen between two own answers (carries over windows, fades as #rate does). */
+  #peakStep = 0;
   /** Others' requests seen in the current window (between own answers). */
   #othersInWindow = 0;
   /** Others were seen (a gap, or a fresh window already used) in this or an earlier window. */
@@ -171,6 +174,9 @@ export class FleetEstimator {
     let ahead = 0;
     for (const o of outstanding) if (o < l.order) ahead++;
     const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - ahead);
+    // The most the others sent between two of its answers: when they all go one request at a time,
+    // about how many requests of theirs can be on the way at once.
+    if (others - this.#othersInWindow > this.#peakStep) this.#peakStep = others - this.#othersInWindow;
     this.#othersInWindow = others;
     if (others > 0) this.#seen = true;
     const span = l.at - f.at;
@@ -188,6 +194,7 @@ export class FleetEstimator {
     if (this.#own >= 2 && this.#othersInWindow === 0) {
       this.#rate *= 0.5;
       this.#perOwn *= 0.5;
+      this.#peakStep = Math.floor(this.#peakStep / 2);
     }
     this.#first = undefined;
     this.#last = undefined;
@@ -203,7 +210,7 @@ export class FleetEstimator {
     if (!this.#seen) return 0;
     const last = this.#last;
     const age = last ? Math.max(0, now - last.at) : 0;
-    const expected = this.#rate * (age + Math.max(this.#rtt, 1));
+    const expected = Math.max(this.#rate * (age + Math.max(this.#rtt, 1)), this.#perOwn, this.#peakStep);
     if (expected <= 0) return 0;
     return Math.ceil(expected) + this.#cushion;
   }

@@ -252,6 +252,11 @@ export interface LimiterOptions {
    * a margin for them (src/ratelimit/fleet.ts). On by default; `false` turns it off.
    */
   fleet?: boolean | FleetOptions;
+  /**
+   * True while a budget shared by the fleet (--limiter, fleet-budget.ts) counts every request of the
+   * key exactly: the others need no estimate then, and nothing is kept back for them.
+   */
+  othersCounted?: () => boolean;
 }
 
 export interface WaitInfo {
@@ -332,6 +337,7 @@ export class RateLimiter {
   readonly #debug: (line: string) => void;
   /** What this process learns about others using the key from its own answers; undefined when off. */
   readonly #fleet: FleetEstimator | undefined;
+  readonly #othersCounted: (() => boolean) | undefined;
   /** The reserve kept for them in the last store operation that asked for slots. */
   #kept = 0;
   /** The last decision waits because the others have probably used the window up (FleetEstimator.usedUpUntil). */
@@ -422,6 +428,7 @@ export class RateLimiter {
     this.#debug = opts.debug ?? (() => {});
     this.#gone = deadHolder(opts.processAlive);
     this.#fleet = opts.fleet === false ? undefined : new FleetEstimator(opts.fleet === true ? {} : opts.fleet);
+    this.#othersCounted = opts.othersCounted;
   }
 
   /** Others' use of the key as this process has measured it (for --debug and tests). */
@@ -656,13 +663,18 @@ export class RateLimiter {
     return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.marginMs - now);
   }
 
+  /** What to keep for users of the key on other machines (fleet.ts), unless a shared budget counts them. */
+  #keptForOthers(now: number): number {
+    return this.#fleet === undefined || this.#othersCounted?.() ? 0 : this.#fleet.reserve(now);
+  }
+
   /** Whether the free slots may still be handed out without a store operation. */
   #usable(now: number): boolean {
     const q = this.#quota;
     // Slots belong to the window they were reserved in, and only while it runs.
     if (!windowCurrent(q, this.#gateUntil, now, this.marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
     // Fresh headers say the quota has become scarce: back to one request at a time.
-    return this.#eager || this.#closed || q.remaining - (this.#fleet?.reserve(now) ?? 0) >= this.#lowWater(q.limit);
+    return this.#eager || this.#closed || q.remaining - this.#keptForOthers(now) >= this.#lowWater(q.limit);
   }
 
   /** Hands out a free slot, if there is one and it is still good. */
@@ -865,7 +877,7 @@ export class RateLimiter {
     // by the time a request sent now arrives is kept for them (fleet.ts). While they are all this
     // limiter knows of, one request at a time, so each decision is made on a fresh answer and their pace
     // stays even (the rate it learns holds); with other holders in the store (this machine), as before.
-    const reserve = this.#fleet?.reserve(now) ?? 0;
+    const reserve = this.#keptForOthers(now);
     for (const id of Object.keys(s.leases)) {
       if (!isOwn(id, this.#holder)) {
         this.#localPeersAt = now;
@@ -907,7 +919,7 @@ export class RateLimiter {
       const reserved = slotCount(s.leases);
       this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - reserved) };
       // Late into a window the others have probably used up by now (fleet.ts): the next one.
-      const usedUntil = d.kind === 'go' && d.probe && q ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
+      const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
       if (usedUntil !== undefined && q) {
         d = { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
         this.#kept = 0;

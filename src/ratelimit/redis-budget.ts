@@ -117,6 +117,10 @@ export class RedisBudget implements FleetBudget {
     this.#prefix = `petstore:limiter:${options.keyHash}`;
   }
 
+  get counting(): boolean {
+    return !this.#down;
+  }
+
   async take(signal?: AbortSignal): Promise<void> {
     if (this.#down) return;
     try {

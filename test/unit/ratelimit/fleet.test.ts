@@ -76,6 +76,17 @@ describe('FleetEstimator', () => {
     expect(f.reserve(T0 + 100)).toBe(0);
   });
 
+  it('keeps at least the most the others sent between two of its answers (as many as may be on their way at once), however low their average rate', () => {
+    const f = new FleetEstimator();
+    // Own answers 100 ms apart; once, 7 others' requests between two of them (seven processes going
+    // one request at a time), else none: 7 in 400 ms is a low rate, but 7 can be in flight together.
+    for (const [i, r] of [99, 98, 90, 89, 88].entries()) f.observe(q(r, T0 + 100 * i), 2);
+    expect(f.active).toBe(true);
+    expect(f.othersPerSecond).toBeLessThan(20);
+    // Right after its latest answer: the rate alone would keep 1 (+1).
+    expect(f.reserve(T0 + 400)).toBe(8);
+  });
+
   it('a 429 (not counted) is no gap', () => {
     const f = new FleetEstimator();
     f.observe(q(5, T0), 5);
@@ -106,6 +117,31 @@ describe('RateLimiter with others on other machines', () => {
     expect(waits[0]!.kept).toBeGreaterThan(0);
     expect(clock.now()).toBeGreaterThanOrEqual(T0 + 60_000);
     expect(later.probe).toBe(true);
+  });
+});
+
+describe('others counted by a shared budget (--limiter)', () => {
+  it('while the budget counts them, nothing is kept back for them; once it is down, their share is kept again', async () => {
+    const clock = new FakeClock(T0);
+    let counting = true;
+    const limiter = new RateLimiter({ clock, key: 'k', othersCounted: () => counting });
+    for (const r of [99, 95, 91, 87, 6]) {
+      const p = await limiter.acquire();
+      await clock.sleep(10);
+      await p.settle({ quota: q(r, clock.now()) });
+    }
+    expect(limiter.fleet).toMatchObject({ active: true });
+    // 6 left: the budget in Redis says whether the fleet may send; the limiter does not hold back.
+    const p = await limiter.acquire({ maxWaitMs: 1000 });
+    expect(clock.now()).toBeLessThan(T0 + 1000);
+    await clock.sleep(10);
+    await p.settle({ quota: q(5, clock.now()) });
+    // Redis gone: the estimate applies again (3 others per round trip, kept), so it waits for the reset.
+    counting = false;
+    const waits: Array<{ kept?: number | undefined }> = [];
+    await limiter.acquire({ maxWaitMs: 120_000, onWait: (w) => void waits.push(w) });
+    expect(waits[0]!.kept).toBeGreaterThan(0);
+    expect(clock.now()).toBeGreaterThanOrEqual(T0 + 60_000);
   });
 });
 
@@ -306,7 +342,9 @@ describe('a fleet on separate stores against the sandbox limiter (fake clock)', 
       expect(server.count(200)).toBe(records);
       expect(server.count(403)).toBe(0);
       expect(server.count(429)).toBeLessThanOrEqual(2);
-      expect(ratio).toBeLessThanOrEqual(alone.ratio * 1.15);
+      // At the end of each window about one request per other process is kept back (fleet.ts): the
+      // price of no ban without anything shared.
+      expect(ratio).toBeLessThanOrEqual(alone.ratio * 1.3);
     });
   }
 

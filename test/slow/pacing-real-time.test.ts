@@ -44,7 +44,11 @@ describe.concurrent('shared quota', () => {
       const WAIT_LINE = /rate limit reached \(0\/3 left\); waiting \d+s for the window to reset/;
       results.forEach((r, i) => {
         const before = reqs[i - 1];
-        if (before && before.responseHeaders['x-ratelimit-remaining'] === '0' && startedAt[i]! < Number(before.responseHeaders['x-ratelimit-reset']) * 1000 - 1000) {
+        if (
+          before &&
+          before.responseHeaders['x-ratelimit-remaining'] === '0' &&
+          startedAt[i]! < Number(before.responseHeaders['x-ratelimit-reset']) * 1000 - 1000
+        ) {
           expect(r.stderr, `run ${i + 1} started in a used-up window`).toMatch(WAIT_LINE);
         }
       });

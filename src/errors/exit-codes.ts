@@ -32,27 +32,43 @@ const BY_KIND: Record<ErrorKind, number> = {
 /** 128 + the signal's number, as a shell reports a process the signal ended. */
 export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGHUP: 129, SIGINT: ExitCode.interrupted, SIGTERM: 143 };
 
-/** What each code tells a script; `petstore help exit-codes` (and the docs made from it) print this with the codes above. */
+/**
+ * What each code tells a script: the one text of the exit-code contract. The README's table, the man
+ * page (both written by `npm run docs`) and `petstore help exit-codes` are made from it (exitCodeTable).
+ * `code` spans mark commands and flags; the terminal shows them without the backticks.
+ */
 export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
-  ok: 'success (an empty list too)',
-  failure: 'other failure: a server error (5xx), a malformed response, output or a journal that cannot be written, anything unexpected',
+  ok: 'success (also an empty list)',
+  failure:
+    'other failure: server error (5xx), malformed or non-JSON response, output, a seeding journal or results that cannot be written (disk full, I/O error: `> /dev/full`), unexpected error',
   usage:
-    'usage or invalid input, nothing sent: unknown flag or command, invalid value, unknown environment, no base URL, broken config file; also a 400 or 405 from the server',
-  partial: 'partial failure of a bulk run (pets add --file): some records failed, were invalid or have an unknown outcome',
-  auth: 'authentication: no API key, the server answered 401/403, or auth login found no pet store API at the URL',
+    'usage or invalid input, nothing sent: unknown flag or command, missing argument, invalid value, an API key a header cannot carry, no base URL, unknown environment, broken config file or a config folder that cannot be made, a journal (`--results`) that cannot be opened, is the input, is in use, or already holds records without `--resume`; also a 400 or 405 (method not allowed for that path) from the server',
+  partial: 'partial failure of a bulk operation (`pets add --file`): some records failed, were invalid or have an unknown outcome',
+  auth: 'authentication: no API key, the server answered 401/403, or `auth login` found no pet store API at the URL',
   notFound: 'not found (404)',
-  rateLimited: 'rate limited, and gave up (retries used up, or the wait would exceed --max-wait); the message names the minute or the daily limit',
-  network: 'network: connection refused, DNS, TLS, timeout; also a request whose outcome is unknown',
+  rateLimited:
+    'rate limited, and gave up (retries used up, or the wait exceeds `--max-wait`); the message names the minute or the daily limit and when it resets',
+  network: 'network: connection refused, DNS, TLS, timeout; also a request that may or may not have reached the server (its outcome is unknown)',
   interrupted: 'interrupted (Ctrl-C, SIGINT); the run winds down first',
   stdoutClosed:
-    'stdout closed by its reader before a bulk run had written every record (128 + SIGPIPE); otherwise a reader that leaves early (| head -1) is no error',
+    'stdout closed by its reader (`| head -1`, also `2>&1 | head -1`) before `pets add --file` had sent (with `--dry-run`, listed) every record: the others were not sent (128 + SIGPIPE, what a shell shows for `yes | head -1`). Otherwise a reader that leaves early is no error, and a stderr whose reader left only loses its messages',
 };
 
 /** The exit codes of the other signals that stop a run (SIGINT is `interrupted`). */
 export const SIGNAL_MEANING: Record<Exclude<StopSignal, 'SIGINT'>, string> = {
-  SIGHUP: 'stopped by SIGHUP (the terminal closed); winds down as for Ctrl-C',
-  SIGTERM: "stopped by SIGTERM (a CI runner's timeout, kill); winds down as for Ctrl-C",
+  SIGHUP: 'stopped by SIGHUP (the terminal closed); the run winds down as for Ctrl-C',
+  SIGTERM: "stopped by SIGTERM (a CI runner's timeout, `kill`); the run winds down as for Ctrl-C",
 };
+
+/** Every exit code with its meaning, in ascending order: the contract as the docs and the help print it. */
+export function exitCodeTable(): { code: number; meaning: string }[] {
+  const codes = (Object.keys(ExitCode) as (keyof typeof ExitCode)[]).map((name) => ({ code: ExitCode[name], meaning: EXIT_CODE_MEANING[name] }));
+  const signals = (Object.keys(SIGNAL_MEANING) as (keyof typeof SIGNAL_MEANING)[]).map((signal) => ({
+    code: SIGNAL_EXIT[signal],
+    meaning: SIGNAL_MEANING[signal],
+  }));
+  return [...codes, ...signals].sort((a, b) => a.code - b.code);
+}
 
 /**
  * The exit code for what a run threw. `stop` is why the run was aborted (the signal's reason): an

@@ -2,7 +2,7 @@
 // generated from it. Lists that live in code (exit codes, output formats) are read from there, not
 // retyped, so a topic cannot drift from what the CLI does.
 
-import { EXIT_CODE_MEANING, ExitCode, SIGNAL_EXIT, SIGNAL_MEANING } from '../errors/exit-codes.js';
+import { exitCodeTable } from '../errors/exit-codes.js';
 import { FORMATS } from '../flag-values.js';
 
 /** What a topic's text needs from the running program. */
@@ -39,9 +39,8 @@ function table(rows: readonly (readonly [string, string])[]): string {
 }
 
 function exitCodes(): string {
-  const codes = (Object.keys(ExitCode) as (keyof typeof ExitCode)[]).map((name) => [ExitCode[name], EXIT_CODE_MEANING[name]] as const);
-  const signals = (Object.keys(SIGNAL_MEANING) as (keyof typeof SIGNAL_MEANING)[]).map((signal) => [SIGNAL_EXIT[signal], SIGNAL_MEANING[signal]] as const);
-  const rows = [...codes, ...signals].sort((a, b) => a[0] - b[0]).map(([code, text]) => [String(code), text] as const);
+  // Code spans are for the Markdown made from the same text: on a terminal, the words alone.
+  const rows = exitCodeTable().map(({ code, meaning }) => [String(code), meaning.replace(/`/g, '')] as const);
   return `Every command exits with one of these codes; scripts should test the code rather than parse messages.
 
 ${table(rows)}

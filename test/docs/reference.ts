@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argument, Command, Help, Option } from 'commander';
+import { exitCodeTable } from '../../src/errors/exit-codes.js';
 import { ROOT } from './markdown.js';
 
 /** A generated file: its path from the repository's root and its text. */
@@ -276,7 +277,7 @@ function manPage(root: Command): string {
     '.SH COMMANDS',
     ...descendants(root).flatMap(manCommand),
     '.SH EXIT STATUS',
-    ...tableAfter('README.md', '## Exit codes').flatMap(([c = '', meaning = '']) => ['.TP', `\\fB${roff(c)}\\fR`, roffInline(meaning)]),
+    ...exitCodeTable().flatMap(({ code, meaning }) => ['.TP', `\\fB${code}\\fR`, roffInline(meaning)]),
     '.SH ENVIRONMENT',
     ...tableAfter('docs/scripting.md', '## Environment variables').flatMap(([name = '', effect = '']) => ['.TP', roffInline(name), roffInline(effect)]),
     '.SH FILES',
@@ -291,6 +292,16 @@ function manPage(root: Command): string {
     'docs/seeding.md, docs/rate-limits.md, docs/sandbox.md, docs/scripting.md, docs/configuration.md, docs/security.md.',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The README's exit-code table (the lines from its header row to its last row), from
+ * src/errors/exit-codes.ts: the contract is written once, there.
+ */
+export function exitCodesTable(): string {
+  // A cell's | is escaped, also inside a code span (GitHub's tables split on it otherwise).
+  const rows = exitCodeTable().map(({ code, meaning }) => `| ${code} | ${meaning.replace(/\|/g, '\\|')} |`);
+  return ['| Code | Meaning |', '|---|---|', ...rows].join('\n');
 }
 
 /** Every generated file, from a program built with all its command groups. */

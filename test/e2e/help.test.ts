@@ -201,7 +201,14 @@ describe('help topics', () => {
   it('exit-codes: every code of the exit-code table and of the signals, each with its meaning', async () => {
     const { stdout } = await runInProcess(['help', 'exit-codes']);
     for (const name of Object.keys(ExitCode) as (keyof typeof ExitCode)[]) {
-      expect(stdout).toMatch(new RegExp(`\\n  ${ExitCode[name]} +${EXIT_CODE_MEANING[name].slice(0, 20).replace(/[()|+]/g, '\\$&')}`));
+      expect(stdout).toMatch(
+        new RegExp(
+          `\\n  ${ExitCode[name]} +${EXIT_CODE_MEANING[name]
+            .replace(/`/g, '')
+            .slice(0, 20)
+            .replace(/[()|+]/g, '\\$&')}`,
+        ),
+      );
     }
     for (const code of Object.values(SIGNAL_EXIT)) expect(stdout).toMatch(new RegExp(`\\n  ${code} `));
   });

@@ -42,12 +42,18 @@ export function getPet(client: ApiClient, id: bigint): Promise<ApiResponse> {
 /** The cheapest request that proves a key works and returns the quota headers. */
 const PROBE: ApiRequest = { method: 'GET', path: '/pets', query: { limit: 1 } };
 
+/**
+ * The probe asks the server itself: a quota an earlier command saw used up until a reset beyond
+ * --max-wait does not hold it back (it may no longer hold), a gate the server set does (AcquireOptions.asksQuota).
+ */
+const ASKS = { asksQuota: true } as const;
+
 /** GET /pets?limit=1, any answer returned (auth status reports it). */
 export function probe(client: ApiClient): Promise<ApiResponse> {
-  return client.send(PROBE);
+  return client.send(PROBE, ASKS);
 }
 
 /** GET /pets?limit=1, throwing the typed error unless the key is accepted (login, quota). */
-export function checkKey(client: ApiClient): Promise<ApiResponse> {
-  return call(client, PROBE);
+export async function checkKey(client: ApiClient): Promise<ApiResponse> {
+  return ok(client, await client.send(PROBE, ASKS));
 }

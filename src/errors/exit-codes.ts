@@ -55,7 +55,7 @@ export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
 };
 
 /** The exit codes of the other signals that stop a run (SIGINT is `interrupted`). */
-export const SIGNAL_MEANING: Record<Exclude<StopSignal, 'SIGINT'>, string> = {
+const SIGNAL_MEANING: Record<Exclude<StopSignal, 'SIGINT'>, string> = {
   SIGHUP: 'stopped by SIGHUP (the terminal closed); the run winds down as for Ctrl-C',
   SIGTERM: "stopped by SIGTERM (a CI runner's timeout, `kill`); the run winds down as for Ctrl-C",
 };

@@ -113,9 +113,10 @@ export class ApiClient {
    * transport faults, InterruptedError on Ctrl-C.
    *
    * `beforeSend` runs after the rate-limit gate lets the request through and just before it leaves
-   * (each attempt): bulk seeding journals the record there. If it throws, nothing is sent.
+   * (each attempt): bulk seeding journals the record there. If it throws, nothing is sent. `asksQuota`:
+   * the request asks the server what the quota is (AcquireOptions.asksQuota).
    */
-  async send(req: ApiRequest, hooks?: { beforeSend?: () => void }): Promise<ApiResponse> {
+  async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
     for (let attempt = 0; ; attempt++) {
       // A free slot needs no promise; waiting for one does (issue #18: the bulk run's hot path).
@@ -124,6 +125,7 @@ export class ApiClient {
         (await this.limiter.acquire({
           signal: this.#signal,
           maxWaitMs: this.#maxWaitMs,
+          asksQuota: hooks?.asksQuota,
           onWait: (info) => this.#announceGateWait(info, retry),
         }));
       try {

@@ -1,14 +1,24 @@
 // Exit 6: the rate-limit wait the CLI refuses to make, which limit it was, and when trying again makes sense.
 
 import { RateLimitedError } from '../errors/errors.js';
-import { resetPhrase, wholeSeconds } from '../time/format.js';
+import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
 
 /** The window whose limit binds, when a quota was seen: the short one (a minute on every plan) or the daily one. */
 export type LimitWindow = 'minute' | 'day';
 
 export type GiveUpReason =
   /** A wait (Retry-After gate or an exhausted quota) is longer than --max-wait. */
-  | { kind: 'too_long'; waitMs: number; maxWaitMs: number; cause: 'gate' | 'quota'; remaining?: number; limit?: number; window?: LimitWindow | undefined }
+  | {
+      kind: 'too_long';
+      waitMs: number;
+      maxWaitMs: number;
+      cause: 'gate' | 'quota';
+      remaining?: number;
+      limit?: number;
+      window?: LimitWindow | undefined;
+      /** When the server gave the quota, if an earlier command saw it (the state file), not this one. */
+      seenAt?: number | undefined;
+    }
   /** Still 429 after the last allowed retry. */
   | { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined };
 
@@ -38,14 +48,22 @@ export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: numb
   const by = byLimit(reason.window);
   if (reason.kind === 'too_long') {
     const wait = `${wholeSeconds(reason.waitMs)}s`;
-    const left = reason.limit !== undefined ? ` (${reason.remaining ?? 0}/${reason.limit} left)` : '';
     if (reason.cause === 'gate') {
+      const left = reason.limit !== undefined ? ` (${reason.remaining ?? 0}/${reason.limit} left)` : '';
       message = `rate limited${by}${name ? left : ''}: the server asked to wait ${wait} before the next request, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
     } else {
       const window = reason.window === 'day' ? 'daily window' : reason.window === 'minute' ? 'minute window' : 'window';
-      message = `${name ?? 'rate limit'} reached${left}: waiting for the ${window} would take ${wait}, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
+      const figures = [
+        reason.limit !== undefined ? `${reason.remaining ?? 0}/${reason.limit} left` : '',
+        reason.seenAt !== undefined ? `as the server said at ${formatInstant(reason.seenAt, now)}` : '',
+      ].filter((part) => part !== '');
+      message = `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${window} would take ${wait}, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
     }
-    advice = 'try again after that time, or raise --max-wait';
+    // An earlier command's figures may no longer hold (the server's windows reset, a new plan): petstore quota asks.
+    advice =
+      reason.cause === 'quota' && reason.seenAt !== undefined
+        ? 'try again after that time, raise --max-wait, or run "petstore quota": it asks the server whether that still holds'
+        : 'try again after that time, or raise --max-wait';
   } else {
     message =
       reason.maxRetries === 0

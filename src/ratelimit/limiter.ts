@@ -109,14 +109,24 @@ export class MemoryRateStateStore implements RateStateStore {
  * reset) remaining only goes down, so the lower value wins whatever order the
  * responses arrive in; a different window takes whichever was seen last.
  */
-export function mergeQuota(old: Quota | undefined, seen: Quota): Quota {
+export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.NEGATIVE_INFINITY): Quota {
   if (!old) return seen;
   if (seen.resetAt === old.resetAt) {
     return { limit: seen.limit, remaining: Math.min(old.remaining, seen.remaining), resetAt: seen.resetAt, seenAt: Math.max(old.seenAt, seen.seenAt) };
   }
   // A response from an earlier window can arrive after one from the next (concurrent requests):
-  // the later window is the truth, whichever answer came last.
-  return seen.resetAt > old.resetAt ? seen : old;
+  // the later window is the truth, whichever answer came last. Unless `seen` answers a request sent
+  // (`sentAt`, same clock) after `old` was seen: the server counted it after it gave `old`, so its
+  // window is the newer word even when it resets sooner (the server's windows were reset, the plan
+  // changed, the daily limit no longer binds).
+  return seen.resetAt > old.resetAt || sentAt > old.seenAt ? seen : old;
+}
+
+/** The send time that goes with mergeQuota(pending, seen, sentAt): the latest request's of the window it keeps. */
+function sentAtAfter(pending: Quota | undefined, pendingSentAt: number, seen: Quota, sentAt: number): number {
+  const merged = mergeQuota(pending, seen, sentAt);
+  if (merged.resetAt !== seen.resetAt) return pendingSentAt;
+  return pending?.resetAt === seen.resetAt ? Math.max(pendingSentAt, sentAt) : sentAt;
 }
 
 export type Decision =
@@ -283,6 +293,13 @@ export interface AcquireOptions {
   /** A gate or quota wait longer than this fails with RateLimitedError (exit 6). Default: no limit. */
   maxWaitMs?: number | undefined;
   onWait?: OnWait | undefined;
+  /**
+   * A request that asks the server what the quota is (petstore quota, auth status): an exhausted quota
+   * whose reset is further away than maxWaitMs does not hold it back, since only the server can say
+   * whether the last answer still holds (its windows were reset, the plan changed). A quota wait within
+   * maxWaitMs is waited as usual, and a gate the server set (a 429's Retry-After, a ban) always holds.
+   */
+  asksQuota?: boolean | undefined;
 }
 
 export interface SettleInfo {
@@ -383,6 +400,8 @@ export class RateLimiter {
 
   // Learnt and not yet published.
   #pendingQuota: Quota | undefined;
+  /** When the latest request whose answer is in #pendingQuota's window left (mergeQuota's `sentAt`). */
+  #pendingSentAt = Number.NEGATIVE_INFINITY;
   #pendingGate = 0;
   /** Something to publish (an answer's quota, used-up or voided slots). */
   #dirty = false;
@@ -532,6 +551,11 @@ export class RateLimiter {
       }
       // 'go' whose slots others took, or no decision: ask again.
       if (decision?.kind !== 'wait') continue;
+      if (opts.asksQuota && decision.reason === 'quota' && this.#out.size === 0) {
+        const now = this.#clock.now();
+        // Alone, like a probe: its answer is the quota (AcquireOptions.asksQuota).
+        if (decision.until - now > maxWaitMs && this.#gateUntil <= now) return this.#issue(now, true);
+      }
       // Remaining used up while requests of this limiter are in flight: each stays counted until its
       // answer is in, yet the server may already have counted it in the remaining seen (answers arrive
       // in any order), so there may be room after all. Decide again when one settles; wait for the
@@ -582,7 +606,11 @@ export class RateLimiter {
           maxWaitMs,
           cause: d.reason,
           ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
+          // Figures this process did not see itself: an earlier command's (the state file).
           window: this.windowOf(quota ?? this.#quota),
+          // A day's figures with nothing of this process's own in them (it sent nothing yet): an earlier
+          // command's, which may no longer hold (a minute's lapse before they could matter).
+          ...(d.reason === 'quota' && quota && this.#issued === 0 && this.windowOf(quota) === 'day' ? { seenAt: quota.seenAt } : {}),
         },
         resetAt,
         now,
@@ -749,8 +777,9 @@ export class RateLimiter {
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota) {
       this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.order, this.#out.keys());
-      this.#quota = mergeQuota(this.#quota, info.quota);
-      this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota);
+      this.#quota = mergeQuota(this.#quota, info.quota, out.issuedAt);
+      this.#pendingSentAt = sentAtAfter(this.#pendingQuota, this.#pendingSentAt, info.quota, out.issuedAt);
+      this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota, out.issuedAt);
       // Down to the low-water mark: the others should know now.
       if (info.quota.remaining < this.#lowWater(info.quota.limit)) urgent = true;
     }
@@ -790,7 +819,8 @@ export class RateLimiter {
     if (pending === undefined || pending !== this.#lanePending || pending.resetAt !== q.resetAt || pending.limit !== q.limit) {
       // The lane's own object (an answer's may be held elsewhere too), changed in place until it is
       // published; once in the store it is never changed (#apply lets go of it).
-      this.#pendingQuota = { ...mergeQuota(pending, q) };
+      this.#pendingSentAt = sentAtAfter(pending, this.#pendingSentAt, q, out.issuedAt);
+      this.#pendingQuota = { ...mergeQuota(pending, q, out.issuedAt) };
       this.#lanePending = this.#pendingQuota;
     } else {
       if (q.remaining < pending.remaining) pending.remaining = q.remaining;
@@ -849,9 +879,10 @@ export class RateLimiter {
     pruneLeases(s, now, this.#gone);
     // Publish. The slots used since the last operation are dropped below, in this same write, so
     // every request stays counted until the quota of its answer is in the store.
-    if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota);
+    if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota, this.#pendingSentAt);
     if (this.#pendingGate > s.gateUntil) s.gateUntil = this.#pendingGate;
     this.#pendingQuota = undefined;
+    this.#pendingSentAt = Number.NEGATIVE_INFINITY;
     this.#lanePending = undefined;
     this.#pendingGate = 0;
     this.#dirty = false;

@@ -3,7 +3,7 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Local wall-clock time of `at`, with the date when it is not today. */
-function formatInstant(at: number, now: number): string {
+export function formatInstant(at: number, now: number): string {
   const d = new Date(at);
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   const today = new Date(now);

@@ -1,7 +1,7 @@
 // The daily limit named when it is the one that binds (issue #15): the interface gives one set of
 // X-RateLimit-* headers, for the most constrained window, without saying which; a reset further ahead than
 // a minute window's can be is the daily one (src/ratelimit/fleet.ts, quotaWindow). Needs `npm run build` first.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -55,6 +55,64 @@ describe('the daily limit, when it binds', () => {
       expect(r.stderr).not.toMatch(/daily/);
     } finally {
       await sb.close();
+      dir.cleanup();
+    }
+  });
+});
+
+describe('a used-up daily limit that an earlier command saw', () => {
+  it('holds the next command back without a request, naming whose figures they are; petstore quota asks the server, and a restarted server with a new plan lets commands through again', async () => {
+    const dir = tempDir('petstore-e2e-daily-');
+    const first = await startSandbox({ perMinute: 100, perDay: 1, ban: true });
+    let second: SandboxHandle | undefined;
+    try {
+      const key = first.keys[0]!;
+      const run = (args: string[]) => runCli(args, { env: { PETSTORE_BASE_URL: first.baseUrl, PETSTORE_API_KEY: key }, configDir: dir.dir });
+      expect((await run(['pets', 'list'])).exitCode).toBe(0);
+      const held = await run(['pets', 'list']);
+      expect(held.exitCode, held.stderr).toBe(6);
+      expect(held.stderr).toMatch(/^error: daily limit reached \(0\/1 left, as the server said at \d\d:\d\d:\d\d\): waiting for the daily window/m);
+      expect(held.stderr).toMatch(/or run "petstore quota": it asks the server whether that still holds/);
+      expect(first.stats().requests).toBe(1);
+      // What petstore kept after that answer: the day used up, no gate (the restart below starts from it).
+      const kept = readFileSync(join(dir.dir, 'petstore', 'rate-state.json'));
+
+      // Still true: petstore quota asks once, the server answers 429, and nothing follows it (no ban).
+      const asked = await run(['quota']);
+      expect(asked.exitCode, asked.stderr).toBe(6);
+      expect(first.stats().requests).toBe(2);
+      expect(first.stats().count429).toBe(1);
+      expect((await run(['pets', 'list'])).exitCode).toBe(6);
+      expect((await run(['quota'])).exitCode).toBe(6);
+      expect(first.stats().requests).toBe(2);
+      expect(first.stats().bansIssued).toBe(0);
+
+      // The server comes back on the same address with a new plan: its daily window resets sooner than
+      // the one petstore saw, and the minute window binds. (After the 429 above the key's gate holds for
+      // the old day: a user whose last answer was the 0 left, not a 429, is in another config folder.)
+      const port = Number(new URL(first.baseUrl).port);
+      await first.close();
+      second = await startSandbox({ port, keys: [key], perMinute: 100, perDay: 1000, dayWindowMs: 3_600_000, ban: true });
+      const fresh = tempDir('petstore-e2e-daily-');
+      try {
+        const again = (args: string[]) => runCli(args, { env: { PETSTORE_BASE_URL: second!.baseUrl, PETSTORE_API_KEY: key }, configDir: fresh.dir });
+        mkdirSync(join(fresh.dir, 'petstore'), { recursive: true, mode: 0o700 });
+        writeFileSync(join(fresh.dir, 'petstore', 'rate-state.json'), kept, { mode: 0o600 });
+        expect((await again(['pets', 'list'])).exitCode).toBe(6);
+        expect(second.stats().requests).toBe(0);
+        const quota = await again(['quota', '-o', 'json']);
+        expect(quota.exitCode, quota.stderr).toBe(0);
+        expect(JSON.parse(quota.stdout)).toMatchObject({ limit: 100, remaining: 99, window: 'minute' });
+        const listed = await again(['pets', 'list']);
+        expect(listed.exitCode, listed.stderr).toBe(0);
+        expect(second.stats().requests).toBe(2);
+        expect(second.stats().count429).toBe(0);
+      } finally {
+        fresh.cleanup();
+      }
+    } finally {
+      await second?.close();
+      await first.close().catch(() => {});
       dir.cleanup();
     }
   });

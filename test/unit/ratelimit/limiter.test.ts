@@ -117,6 +117,16 @@ describe('mergeQuota', () => {
   it('nothing stored: takes the new one', () => {
     expect(mergeQuota(undefined, quota(3))).toEqual(quota(3));
   });
+
+  it('an answer to a request sent after the stored quota was seen is the newer word, even for a window that resets sooner', () => {
+    const daily = quota(0, T0 + 86_400_000, 1000, T0);
+    const minute = quota(59, T0 + 40_000, 60, T0 + 5000);
+    // Sent after the daily figure came: the server's windows changed (a restart, a new plan).
+    expect(mergeQuota(daily, minute, T0 + 1)).toEqual(minute);
+    // Sent before it (concurrent requests, answers out of order): the later window still wins.
+    expect(mergeQuota(daily, minute, T0 - 1)).toEqual(daily);
+    expect(mergeQuota(daily, minute)).toEqual(daily);
+  });
 });
 
 describe('RateLimiter', () => {
@@ -165,6 +175,51 @@ describe('RateLimiter', () => {
     expect((error as RateLimitedError).resetAt).toBe(T0 + 90_000);
     expect((error as Error).message).toMatch(/longer than --max-wait 60s; the minute limit resets at \d\d:\d\d:\d\d \(in 90s\)/);
     expect(clock.sleeps).toEqual([]);
+  });
+
+  it('a quota an earlier command saw used up, beyond max-wait: the message says whose figures they are, and a request that asks the server (asksQuota) goes alone', async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryRateStateStore();
+    // Seen by an earlier command, ten minutes ago: a day's limit used up.
+    await store.update('k', (s) => void (s.quota = quota(0, T0 + 86_000_000, 1000, T0 - 600_000)));
+    const limiter = new RateLimiter({ clock, key: 'k', store });
+    const error = await limiter.acquire({ maxWaitMs: 60_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(/^daily limit reached \(0\/1000 left, as the server said at \d\d:\d\d:\d\d\): waiting for the daily window/);
+    expect((error as RateLimitedError).advice).toMatch(/run "petstore quota": it asks the server/);
+
+    const permit = await limiter.acquire({ maxWaitMs: 60_000, asksQuota: true });
+    expect(permit.probe).toBe(true);
+    expect(clock.sleeps).toEqual([]);
+    // The server's windows were reset and the plan changed: its answer (a minute window, resetting sooner) is the quota now.
+    const fresh = quota(299, T0 + 30_000, 300, T0 + 20);
+    clock.advance(20);
+    await permit.settle({ quota: fresh });
+    await limiter.close();
+    expect((await store.get('k'))?.quota).toEqual(fresh);
+    const next = await limiter.acquire({ maxWaitMs: 60_000 });
+    expect(next.probe).toBe(false);
+    await next.settle();
+  });
+
+  it('asksQuota waits out a quota wait within max-wait, and never a gate the server set', async () => {
+    const clock = new FakeClock(T0);
+    const store = new MemoryRateStateStore();
+    await store.update('k', (s) => void (s.quota = quota(0, T0 + 30_000, 60, T0 - 10_000)));
+    const short = new RateLimiter({ clock, key: 'k', store });
+    const permit = await short.acquire({ maxWaitMs: 60_000, asksQuota: true });
+    expect(clock.now()).toBeGreaterThanOrEqual(T0 + 30_000);
+    await permit.settle();
+
+    const gated = new MemoryRateStateStore();
+    await gated.update('k', (s) => {
+      s.quota = quota(0, clock.now() + 86_000_000, 1000, T0 - 600_000);
+      s.gateUntil = clock.now() + 86_000_000;
+    });
+    const limiter = new RateLimiter({ clock, key: 'k', store: gated });
+    const error = await limiter.acquire({ maxWaitMs: 60_000, asksQuota: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(/the server asked to wait/);
   });
 
   it('a wait within max-wait is announced, then slept', async () => {

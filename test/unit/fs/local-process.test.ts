@@ -22,9 +22,15 @@ async function zombie(): Promise<number> {
   const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
   parents.push(parent);
   const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+  const deadline = Date.now() + 5000;
+  // Killed only once sh has become the `sleep` that never waits: before its exec, sh may still reap it
+  // (a loaded machine left the job killed and gone, not a zombie).
+  while (!readFileSync(`/proc/${parent.pid}/cmdline`, 'latin1').startsWith('sleep')) {
+    if (Date.now() > deadline) throw new Error(`sh (${parent.pid}) did not exec sleep`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
   process.kill(pid, 'SIGKILL');
   const state = () => readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.charAt(0);
-  const deadline = Date.now() + 5000;
   while (state() !== 'Z') {
     if (Date.now() > deadline) throw new Error(`process ${pid} did not become a zombie`);
     await new Promise((r) => setTimeout(r, 5));

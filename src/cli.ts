@@ -324,6 +324,14 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   configure(program);
   // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
   const word = commandIndex(argv, program);
+  // Global flags and no command (`petstore -v`, `petstore --env staging`): one line, not the whole help on
+  // stderr. The flags are named, never their values (a --limiter URL may hold a password).
+  if (word === argv.length && !argv.some((a) => ['--help', '-h', '--version', '-V', '--'].includes(a))) {
+    const flags = [...new Set(argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]))].join(' ');
+    const version = argv.includes('-v') ? '; -v is --verbose (the version: petstore --version)' : '';
+    deps.stderr.write(`error: no command given, only global flags (${flags}); add a command (petstore help lists them)${version}\n`);
+    return ExitCode.usage;
+  }
   if (word === argv.length - 1 && program.commands.some((c) => c.name() === argv[word] && c.commands.length > 0)) argv.push('--help');
 
   const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;

@@ -163,6 +163,18 @@ describe('petstore help and --version (built CLI)', () => {
     expect(r.stderr).toBe("error: unknown command or help topic 'nope' (petstore help lists them)\n");
   });
 
+  it('global flags without a command are one line on stderr and exit 2, naming the flags, never their values', async () => {
+    const v = await runCli(['-v']);
+    expect(v.exitCode).toBe(2);
+    expect(v.stdout).toBe('');
+    expect(v.stderr).toBe(
+      'error: no command given, only global flags (-v); add a command (petstore help lists them); -v is --verbose (the version: petstore --version)\n',
+    );
+    const limiter = await runCli(['--env', 'staging', '--limiter=redis://:hunter2-secret@cache:6379/0', '-q']);
+    expect(limiter.exitCode).toBe(2);
+    expect(limiter.stderr).toBe('error: no command given, only global flags (--env --limiter -q); add a command (petstore help lists them)\n');
+  });
+
   it('-v is --verbose, not the version: the quota line is printed even when stderr is not a terminal', async () => {
     const sb = await startSandbox({ keys: [KEY] });
     try {

@@ -107,7 +107,8 @@ export class MemoryRateStateStore implements RateStateStore {
 /**
  * Combines a newly seen quota with the stored one. Within one window (same
  * reset) remaining only goes down, so the lower value wins whatever order the
- * responses arrive in; a different window takes whichever was seen last.
+ * responses arrive in; of two windows, the later one, or the one whose request
+ * left (`sentAt`) after the other was seen.
  */
 export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.NEGATIVE_INFINITY): Quota {
   if (!old) return seen;
@@ -606,7 +607,6 @@ export class RateLimiter {
           maxWaitMs,
           cause: d.reason,
           ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
-          // Figures this process did not see itself: an earlier command's (the state file).
           window: this.windowOf(quota ?? this.#quota),
           // A day's figures with nothing of this process's own in them (it sent nothing yet): an earlier
           // command's, which may no longer hold (a minute's lapse before they could matter).
@@ -825,6 +825,7 @@ export class RateLimiter {
     } else {
       if (q.remaining < pending.remaining) pending.remaining = q.remaining;
       if (q.seenAt > pending.seenAt) pending.seenAt = q.seenAt;
+      if (out.issuedAt > this.#pendingSentAt) this.#pendingSentAt = out.issuedAt;
     }
     const scheduled = this.#dirty && this.#timer !== undefined;
     this.#dirty = true;

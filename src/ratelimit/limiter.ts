@@ -115,19 +115,25 @@ export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.
   if (seen.resetAt === old.resetAt) {
     return { limit: seen.limit, remaining: Math.min(old.remaining, seen.remaining), resetAt: seen.resetAt, seenAt: Math.max(old.seenAt, seen.seenAt) };
   }
-  // A response from an earlier window can arrive after one from the next (concurrent requests):
-  // the later window is the truth, whichever answer came last. Unless `seen` answers a request sent
-  // (`sentAt`, same clock) after `old` was seen: the server counted it after it gave `old`, so its
-  // window is the newer word even when it resets sooner (the server's windows were reset, the plan
-  // changed, the daily limit no longer binds).
-  return seen.resetAt > old.resetAt || sentAt > old.seenAt ? seen : old;
+  return takesOver(old, seen, sentAt) ? seen : old;
+}
+
+/**
+ * Of two windows, whether `seen`'s is the one to go by. A response from an earlier window can arrive
+ * after one from the next (concurrent requests): the later window is the truth, whichever answer came
+ * last. Unless `seen` answers a request sent (`sentAt`, same clock) after `old` was seen: the server
+ * counted it after it gave `old`, so its window is the newer word even when it resets sooner (the
+ * server's windows were reset, the plan changed, the daily limit no longer binds).
+ */
+function takesOver(old: Quota, seen: Quota, sentAt: number): boolean {
+  return seen.resetAt > old.resetAt || sentAt > old.seenAt;
 }
 
 /** The send time that goes with mergeQuota(pending, seen, sentAt): the latest request's of the window it keeps. */
 function sentAtAfter(pending: Quota | undefined, pendingSentAt: number, seen: Quota, sentAt: number): number {
-  const merged = mergeQuota(pending, seen, sentAt);
-  if (merged.resetAt !== seen.resetAt) return pendingSentAt;
-  return pending?.resetAt === seen.resetAt ? Math.max(pendingSentAt, sentAt) : sentAt;
+  if (pending === undefined) return sentAt;
+  if (pending.resetAt === seen.resetAt) return Math.max(pendingSentAt, sentAt);
+  return takesOver(pending, seen, sentAt) ? sentAt : pendingSentAt;
 }
 
 export type Decision =

@@ -326,7 +326,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const word = commandIndex(argv, program);
   // Global flags and no command (`petstore -v`, `petstore --env staging`): one line, not the whole help on
   // stderr. The flags are named, never their values (a --limiter URL may hold a password).
-  if (word === argv.length && !argv.some((a) => ['--help', '-h', '--version', '-V', '--'].includes(a))) {
+  if (word === argv.length && !argv.some((a) => ['--help', '-h', '--version', '-V'].includes(a))) {
     const flags = [...new Set(argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]))].join(' ');
     const version = argv.includes('-v') ? '; -v is --verbose (the version: petstore --version)' : '';
     deps.stderr.write(`error: no command given, only global flags (${flags}); add a command (petstore help lists them)${version}\n`);

@@ -13,8 +13,8 @@ function ok(client: ApiClient, res: ApiResponse): ApiResponse {
 }
 
 /** Sends one request and throws the typed error for any non-2xx status. */
-export async function call(client: ApiClient, req: ApiRequest): Promise<ApiResponse> {
-  return ok(client, await client.send(req));
+export async function call(client: ApiClient, req: ApiRequest, hooks?: Parameters<ApiClient['send']>[1]): Promise<ApiResponse> {
+  return ok(client, await client.send(req, hooks));
 }
 
 /** GET /pets: the list, checked to be an array of pets. */
@@ -54,6 +54,6 @@ export function probe(client: ApiClient): Promise<ApiResponse> {
 }
 
 /** GET /pets?limit=1, throwing the typed error unless the key is accepted (login, quota). */
-export async function checkKey(client: ApiClient): Promise<ApiResponse> {
-  return ok(client, await client.send(PROBE, ASKS));
+export function checkKey(client: ApiClient): Promise<ApiResponse> {
+  return call(client, PROBE, ASKS);
 }

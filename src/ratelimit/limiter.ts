@@ -606,6 +606,7 @@ export class RateLimiter {
     const ms = Math.max(0, d.until - now);
     if (ms > maxWaitMs) {
       const resetAt = d.reason === 'quota' && quota ? quota.resetAt : d.until;
+      const window = this.windowOf(quota ?? this.#quota);
       throw rateLimitGiveUp(
         {
           kind: 'too_long',
@@ -613,10 +614,10 @@ export class RateLimiter {
           maxWaitMs,
           cause: d.reason,
           ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
-          window: this.windowOf(quota ?? this.#quota),
+          window,
           // A day's figures with nothing of this process's own in them (it sent nothing yet): an earlier
           // command's, which may no longer hold (a minute's lapse before they could matter).
-          ...(d.reason === 'quota' && quota && this.#issued === 0 && this.windowOf(quota) === 'day' ? { seenAt: quota.seenAt } : {}),
+          ...(d.reason === 'quota' && quota && this.#issued === 0 && window === 'day' ? { seenAt: quota.seenAt } : {}),
         },
         resetAt,
         now,

@@ -295,13 +295,17 @@ function manPage(root: Command): string {
 }
 
 /**
- * The README's exit-code table (the lines from its header row to its last row), from
- * src/errors/exit-codes.ts: the contract is written once, there.
+ * README.md with its exit-code table (from the header row to the first blank line after it) written
+ * from src/errors/exit-codes.ts: the contract is written once, there; the rest of the README is as it is.
  */
-export function exitCodesTable(): string {
+function readmeWithExitCodes(): string {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = text.indexOf('| Code | Meaning |\n', text.indexOf('\n## Exit codes\n'));
+  const end = start < 0 ? -1 : text.indexOf('\n\n', start);
+  if (start < 0 || end < 0) throw new Error('README.md: no "| Code | Meaning |" table under "## Exit codes"');
   // A cell's | is escaped, also inside a code span (GitHub's tables split on it otherwise).
   const rows = exitCodeTable().map(({ code, meaning }) => `| ${code} | ${meaning.replace(/\|/g, '\\|')} |`);
-  return ['| Code | Meaning |', '|---|---|', ...rows].join('\n');
+  return text.slice(0, start) + ['| Code | Meaning |', '|---|---|', ...rows].join('\n') + text.slice(end);
 }
 
 /** Every generated file, from a program built with all its command groups. */
@@ -310,5 +314,6 @@ export function generatedFiles(root: Command): GeneratedFile[] {
     { path: `${COMMANDS_DIR}/README.md`, text: indexPage(root) },
     ...[root, ...descendants(root)].map((cmd) => ({ path: `${COMMANDS_DIR}/${fileOf(cmd)}`, text: commandPage(cmd) })),
     { path: MAN_PAGE, text: manPage(root) },
+    { path: 'README.md', text: readmeWithExitCodes() },
   ];
 }

@@ -1,6 +1,7 @@
 import { decimal } from '../json/decimal.js';
 import { int64Json, stringifyJson } from '../json/int64.js';
 import type { NewPet, Pet } from '../pets/pet.js';
+import { petJson } from '../pets/pet-json.js';
 
 export type ResultLine =
   | { line: number; status: 'created'; pet: Pet }
@@ -43,7 +44,14 @@ export interface JournalFooter {
 
 /** One NDJSON line, written with a single write so a crash never leaves half a record before it. */
 export function formatResult(result: ResultLine | SendingLine | JournalHeader | JournalFooter | WouldCreateLine): string {
-  if ('status' in result && result.status === 'would_create') return formatWouldCreate(result.line, result.record, result.json);
+  if ('status' in result) {
+    if (result.status === 'would_create') return formatWouldCreate(result.line, result.record, result.json);
+    if (result.status === 'created' || result.status === 'skipped') {
+      // A pet of the store's own form: its JSON by hand (the most of a created record's line).
+      const pet = petJson(result.pet);
+      if (pet !== undefined) return `{"line":${decimal(result.line)},"status":"${result.status}","pet":${pet}}\n`;
+    }
+  }
   // stringifyJson (native JSON.stringify on a plain copy), not a line written by hand: built from
   // template pieces, a million result lines made three times the garbage (tried, issue #18).
   return `${stringifyJson(result)}\n`;

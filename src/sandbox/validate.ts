@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { apiError } from './errors.js';
+import { PLAIN_JSON_CHAR } from '../pets/pet-json.js';
 import { PET_STATUSES, STATUS_TAILS, isPetStatus, type NewPet, type PetStatus, type PetText } from './types.js';
 
 /** Longest accepted pet name, in Unicode code points. */
@@ -110,7 +111,7 @@ export function readNewPetText(text: string): PetText | undefined {
  * third of the time of reading it piece by piece).
  */
 const AS_IS = new RegExp(
-  `^\\{"name":"[^"\\\\\\u0000-\\u001f]{1,${NAME_MAX_LENGTH}}","categoryId":(?:0|-?[1-9][0-9]{0,14})(?:,"status":"(?:${PET_STATUSES.join('|')})")?\\}$`,
+  `^\\{"name":"${PLAIN_JSON_CHAR}{1,${NAME_MAX_LENGTH}}","categoryId":(?:0|-?[1-9][0-9]{0,14})(?:,"status":"(?:${PET_STATUSES.join('|')})")?\\}$`,
 );
 const NAME_START = '{"name":"'.length;
 

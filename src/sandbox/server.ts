@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { toInt64 } from '../json/int64.js';
 import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
 import { DataLog } from './data-log.js';
+import { EndOfTurn } from './end-of-turn.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { PetStore, type Reserved } from './store.js';
@@ -483,32 +484,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const tooLargeDrained = (ex: Exchange) => tooLarge(ex, false);
 
   /**
-   * A whole POST body: validated and given an id. Returns false with a data file: the answer follows once
-   * the create's line is written (logged()).
+   * A whole POST body: validated and given an id. Returns false: the answer follows at the end of this
+   * turn of the event loop, with a data file once the create's line is written (logged()).
    */
   function received(ex: Exchange): boolean {
     const bytes = ex.chunks ? Buffer.concat(ex.chunks, ex.size) : (ex.first ?? Buffer.alloc(0));
     const text = bodyText(bytes);
     ex.requestBody = text;
     const stored = store.reserve(readNewPetText(text) ?? petText(validateNewPet(parseBody(text))));
-    if (log) {
-      ex.stored = stored;
-      log.add(`${stored.json}\n`, ex, logged);
-      return false;
-    }
-    created(ex, stored);
-    return true;
+    ex.stored = stored;
+    // Answered at the end of this turn, with its others (with a data file, once their lines are written).
+    if (log) log.add(`${stored.json}\n`, ex, logged);
+    else answerAtEndOfTurn.add(ex);
+    return false;
   }
 
   /** The line of a create is in the data file, or could not be written. */
   function logged(ex: Exchange, error: Error | undefined): void {
-    if (error === undefined) settle(ex, createdLogged);
+    if (error === undefined) settle(ex, createStored);
     else settle(ex, () => storageFailed(error));
   }
 
-  function createdLogged(ex: Exchange): void {
+  function createStored(ex: Exchange): void {
     created(ex, ex.stored as Reserved);
   }
+
+  const answerAtEndOfTurn = new EndOfTurn((ex: Exchange) => settle(ex, createStored));
 
   function storageFailed(error: unknown): never {
     // The creates of one batch share its error: one log line for them.

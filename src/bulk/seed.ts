@@ -487,9 +487,11 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
       lines.length === 0
         ? ''
         : `; unknown at ${lines.length === 1 ? 'line' : 'lines'} ${lines.slice(0, 20).join(', ')}${counts.unknown > 20 ? ', …' : ''}: check whether they exist, and send the missing ones with --resume --retry-unknown <lines>`;
-    throw new PartialFailureError(
-      `${notCreated} of ${plan.total} records were not created (failed ${counts.failed}, unknown ${counts.unknown}, invalid ${counts.invalid}); see the results${unknownAt}`,
-    );
+    // A dry run created nothing and failed nothing: it says what a run would leave out.
+    const left = o.dryRun
+      ? `would not be created (unknown ${counts.unknown}, invalid ${counts.invalid})`
+      : `were not created (failed ${counts.failed}, unknown ${counts.unknown}, invalid ${counts.invalid})`;
+    throw new PartialFailureError(`${notCreated} of ${plan.total} records ${left}; see the results${unknownAt}`);
   }
 }
 

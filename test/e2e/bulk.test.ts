@@ -160,6 +160,17 @@ describe('pets add --file against the sandbox', () => {
     expect(sb.requests()).toHaveLength(0);
   });
 
+  it('--dry-run --skip-invalid: exit 3, saying which records would not be created, sending nothing', async () => {
+    sb = await startSandbox({ keys: [KEY] });
+    const text = '{"name":"a","categoryId":1}\n{"name":"","categoryId":2}\nnot json\n';
+    const r = await cli(['pets', 'add', '--file', '-', '--format', 'ndjson', '--dry-run', '--skip-invalid'], { input: text });
+    expect(r.exitCode).toBe(3);
+    expect(resultLines(r.stdout).map((l) => l.status)).toEqual(['would_create', 'invalid', 'invalid']);
+    expect(r.stderr).toContain('error: 2 of 3 records would not be created (unknown 0, invalid 2); see the results\n');
+    expect(r.stderr).not.toMatch(/were not created|failed 0/);
+    expect(sb.requests()).toHaveLength(0);
+  });
+
   it('server-side rejections are "failed", 5xx "unknown": exit 3, and the results say which', async () => {
     sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000 });
     sb.failNext({ count: 1, status: 400, code: 'invalid_field' });

@@ -1,10 +1,12 @@
 // Shared types of the sandbox server: the interface's resources (the CLI's own, src/pets/pet.ts) and the plans.
 
 import type { PLANS } from '../flag-values.js';
-import { PET_STATUSES, type NewPet, type PetStatus } from '../pets/pet.js';
+import type { NewPet, PetStatus } from '../pets/pet.js';
+import { petTail } from '../pets/pet-json.js';
 
 export { isPetStatus, PET_STATUSES, toPet, type NewPet, type Pet, type PetStatus } from '../pets/pet.js';
 
+export { STATUS_TAILS } from '../pets/pet-json.js';
 export { PLANS } from '../flag-values.js';
 export type Plan = (typeof PLANS)[number];
 
@@ -27,8 +29,7 @@ export interface PetText {
 
 /** The PetText of a NewPet. */
 export function petText(pet: NewPet): PetText {
-  const end = pet.status === undefined ? '}' : STATUS_TAILS[pet.status];
-  return { tail: ['"name":', jsonString(pet.name), ',"categoryId":', pet.categoryId.toString(), end].join(''), status: pet.status };
+  return { tail: petTail(pet), status: pet.status };
 }
 
 /**
@@ -44,16 +45,3 @@ export function petJsonText(idText: string, tail: string): string {
 export function petJson(id: bigint, pet: NewPet): string {
   return petJsonText(id.toString(), petText(pet).tail);
 }
-
-/** JSON.stringify(text), without its cost (a third of a create's JSON) for the usual name that needs no escape. */
-function jsonString(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // Quote, backslash, controls and surrogates: JSON.stringify knows how they are written.
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
-  }
-  return `"${text}"`;
-}
-
-/** The end of a pet's JSON text after its categoryId, by status. */
-export const STATUS_TAILS = Object.fromEntries(PET_STATUSES.map((s) => [s, `,"status":"${s}"}`])) as Record<PetStatus, string>;

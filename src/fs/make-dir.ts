@@ -5,23 +5,35 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
+/** The two calls makeDir makes; a test passes its own to stage another process's mkdir in between. */
+export interface DirCalls {
+  mkdirSync(path: string, options: { mode: number }): unknown;
+  statSync(path: string): { isDirectory(): boolean };
+}
+
 /**
  * Makes `dir` and any missing parents with `mode`, like mkdirSync(dir, { recursive: true, mode }):
  * answers the first folder it made (undefined when `dir` was already there), and throws the system's
- * error (its code: ENOTDIR, EACCES, EEXIST for a file in the way, ENOENT…) when it cannot.
+ * error (its code: ENOTDIR, EACCES, EEXIST for a file in the way, ENOENT…) when it cannot. A folder
+ * that another process makes meanwhile, at any level, counts as already there.
  */
-export function makeDir(dir: string, mode: number): string | undefined {
+export function makeDir(dir: string, mode: number, calls: DirCalls = { mkdirSync, statSync }): string | undefined {
   const path = resolve(dir);
+  const made = (): boolean => {
+    try {
+      calls.mkdirSync(path, { mode });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && calls.statSync(path).isDirectory()) return false;
+      throw error;
+    }
+  };
   try {
-    mkdirSync(path, { mode });
-    return path;
+    return made() ? path : undefined;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' && statSync(path).isDirectory()) return undefined;
     const parent = dirname(path);
-    if (code !== 'ENOENT' || parent === path) throw error;
-    const first = makeDir(parent, mode);
-    mkdirSync(path, { mode });
-    return first ?? path;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
+    const first = makeDir(parent, mode, calls);
+    return made() ? (first ?? path) : first;
   }
 }

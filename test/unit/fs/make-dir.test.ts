@@ -2,7 +2,7 @@
 // recursive mkdir never returns (/proc/self/x), a child process with a deadline: a regression fails here
 // instead of holding up the suite (test/e2e/storage-folders.test.ts runs the CLI there).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +38,42 @@ describe('makeDir', () => {
     writeFileSync(file, 'x');
     expect(code(() => makeDir(file, 0o700))).toBe('EEXIST');
     expect(code(() => makeDir(join(file, 'x', 'y'), 0o700))).toBe('ENOTDIR');
+  });
+
+  it('a folder another process makes meanwhile, at any level: already there, not an error', () => {
+    // Two processes making <home>/petstore at once: both find <home> missing; the other one makes
+    // <home> and then <home>/petstore between this one's calls. (CI saw EEXIST from exactly that.)
+    const home = join(root, 'race');
+    const dir = join(home, 'petstore');
+    const calls = {
+      statSync,
+      mkdirSync(path: string, options: { mode: number }) {
+        if (path === home) {
+          mkdirSync(home, { mode: 0o700 });
+          mkdirSync(dir, { mode: 0o700 });
+        }
+        return mkdirSync(path, options);
+      },
+    };
+    expect(makeDir(dir, 0o700, calls)).toBeUndefined();
+    expect(statSync(dir).isDirectory()).toBe(true);
+    // The other process made only <home>/petstore: this one made <home>, and answers it.
+    const home2 = join(root, 'race2');
+    const dir2 = join(home2, 'petstore');
+    let made = false;
+    const calls2 = {
+      statSync,
+      mkdirSync(path: string, options: { mode: number }) {
+        const r = mkdirSync(path, options);
+        if (path === home2 && !made) {
+          made = true;
+          mkdirSync(dir2, { mode: 0o700 });
+        }
+        return r;
+      },
+    };
+    expect(makeDir(dir2, 0o700, calls2)).toBe(home2);
+    expect(statSync(dir2).isDirectory()).toBe(true);
   });
 
   it.runIf(process.platform === 'linux')(

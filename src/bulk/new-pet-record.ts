@@ -1,6 +1,7 @@
 import { NEW_PET_FIELDS as CONTRACT_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
 import { isPetStatus, PET_STATUSES, type NewPet, type PetStatus } from '../pets/pet.js';
+import { CLOSE_BRACE, COLON, COMMA, DOT, MINUS, NINE, OPEN_BRACE, ZERO, plainStringEnd, skipSpace, statusAt } from '../pets/json-scan.js';
 
 /** The fields a record may have (a CSV header may name), and those it must have: NewPet's (openapi/petstore.yaml). */
 export const NEW_PET_FIELDS: readonly string[] = CONTRACT_FIELDS;
@@ -57,51 +58,11 @@ export function checkNewPet(value: unknown, fromText = false): RecordCheck {
   return { ok: true, pet: { name: v.name as string, categoryId, ...(status !== undefined ? { status } : {}) } };
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const ZERO = 0x30;
-const NINE = 0x39;
-const DOT = 0x2e;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
 const NAME_KEY = '"name"';
 const CATEGORY_KEY = '"categoryId"';
 const STATUS_KEY = '"status"';
 /** The keys in the order JSON.stringify writes a NewPet's. */
 const EXACT_ORDER = [NAME_KEY, CATEGORY_KEY, STATUS_KEY];
-
-/** Past JSON whitespace (space, tab, CR, LF) from `i`. */
-function skipSpace(s: string, i: number, end: number): number {
-  for (; i < end; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-  }
-  return i;
-}
-
-/** Where the JSON string opening at `i` closes, or -1 when it has an escape or a control character (or does not close). */
-function plainStringEnd(s: string, i: number, end: number): number {
-  if (i >= end || s.charCodeAt(i) !== QUOTE) return -1;
-  for (let j = i + 1; j < end; j++) {
-    const c = s.charCodeAt(j);
-    if (c === QUOTE) return j;
-    if (c === BACKSLASH || c < 0x20) return -1;
-  }
-  return -1;
-}
-
-/** The status s[start, end) names, or undefined. */
-function statusAt(s: string, start: number, end: number): PetStatus | undefined {
-  for (let k = 0; k < PET_STATUSES.length; k++) {
-    const status = PET_STATUSES[k] as PetStatus;
-    if (status.length === end - start && s.startsWith(status, start)) return status;
-  }
-  return undefined;
-}
 
 /** The code unit at `i` of s[.., end), NaN past it: the text may go on (a chunk of many lines), the record does not. */
 function codeAt(s: string, i: number, end: number): number {

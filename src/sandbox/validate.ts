@@ -6,6 +6,7 @@ import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { apiError } from './errors.js';
 import { PLAIN_JSON_CHAR } from '../pets/pet-json.js';
+import { CLOSE_BRACE, COLON, COMMA, DELETE, MINUS, NINE, OPEN_BRACE, QUOTE, SPACE, ZERO, plainStringEnd, skipSpace, statusAt } from '../pets/json-scan.js';
 import { PET_STATUSES, STATUS_TAILS, isPetStatus, type NewPet, type PetStatus, type PetText } from './types.js';
 
 /** Longest accepted pet name, in Unicode code points. */
@@ -55,42 +56,6 @@ export function parseBody(text: string): unknown {
     const detail = error instanceof Error ? error.message : String(error);
     throw apiError('invalid_json', `request body is not valid JSON: ${detail}`);
   }
-}
-
-// Character codes of the JSON the fast reader below accepts.
-const TAB = 9;
-const LINE_FEED = 10;
-const RETURN = 13;
-const SPACE = 32;
-const QUOTE = 34;
-const COMMA = 44;
-const MINUS = 45;
-const ZERO = 48;
-const NINE = 57;
-const COLON = 58;
-const DELETE = 127;
-const BACKSLASH = 92;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-
-function skipSpace(text: string, i: number): number {
-  for (let c = text.charCodeAt(i); c === SPACE || c === LINE_FEED || c === RETURN || c === TAB; c = text.charCodeAt(++i));
-  return i;
-}
-
-/** End (the closing quote's index) of a JSON string starting after its opening quote at `i`, or -1 when it has an escape or a control character. */
-function plainStringEnd(text: string, i: number): number {
-  for (let c = text.charCodeAt(i); i < text.length; c = text.charCodeAt(++i)) {
-    if (c === QUOTE) return i;
-    if (c === BACKSLASH || c < SPACE) return -1;
-  }
-  return -1;
-}
-
-/** The status whose text is text[start, end), as the one string constant of its value; undefined for none. */
-function statusAt(text: string, start: number, end: number): PetStatus | undefined {
-  for (const status of PET_STATUSES) if (end - start === status.length && text.startsWith(status, start)) return status;
-  return undefined;
 }
 
 /**
@@ -147,7 +112,7 @@ function plainName(text: string, start: number, end: number): boolean {
 
 /** readNewPetText for any order of the fields, any JSON whitespace, and categoryIds of 16 to 19 digits. */
 function readAnyOrder(text: string): PetText | undefined {
-  let i = skipSpace(text, 0);
+  let i = skipSpace(text, 0, text.length);
   if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
   let nameStart = -1;
   let nameEnd = -1;
@@ -156,9 +121,8 @@ function readAnyOrder(text: string): PetText | undefined {
   let status: PetStatus | undefined;
   let statusSeen = false;
   for (;;) {
-    i = skipSpace(text, i + 1);
-    if (text.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = plainStringEnd(text, i + 1);
+    i = skipSpace(text, i + 1, text.length);
+    const keyEnd = plainStringEnd(text, i, text.length);
     if (keyEnd === -1) return undefined;
     // The key, found without a string of its own: 0 name, 1 categoryId, 2 status, -1 another.
     const length = keyEnd - i - 1;
@@ -170,9 +134,9 @@ function readAnyOrder(text: string): PetText | undefined {
           : length === 6 && text.startsWith('status', i + 1)
             ? 2
             : -1;
-    i = skipSpace(text, keyEnd + 1);
+    i = skipSpace(text, keyEnd + 1, text.length);
     if (text.charCodeAt(i) !== COLON) return undefined;
-    i = skipSpace(text, i + 1);
+    i = skipSpace(text, i + 1, text.length);
     if (key === 1) {
       if (categoryStart !== -1) return undefined;
       categoryStart = i;
@@ -190,8 +154,7 @@ function readAnyOrder(text: string): PetText | undefined {
       // -0 is the integer 0, written so.
       if (first !== categoryStart && digits === 1 && text.charCodeAt(first) === ZERO) categoryStart = first;
     } else if (key === 0 || key === 2) {
-      if (text.charCodeAt(i) !== QUOTE) return undefined;
-      const end = plainStringEnd(text, i + 1);
+      const end = plainStringEnd(text, i, text.length);
       if (end === -1) return undefined;
       if (key === 0) {
         if (nameStart !== -1) return undefined;
@@ -205,12 +168,12 @@ function readAnyOrder(text: string): PetText | undefined {
       }
       i = end + 1;
     } else return undefined;
-    i = skipSpace(text, i);
+    i = skipSpace(text, i, text.length);
     const c = text.charCodeAt(i);
     if (c === CLOSE_BRACE) break;
     if (c !== COMMA) return undefined;
   }
-  if (skipSpace(text, i + 1) !== text.length) return undefined;
+  if (skipSpace(text, i + 1, text.length) !== text.length) return undefined;
   if (nameStart === -1 || categoryStart === -1) return undefined;
   // Anything the general path would refuse (or count code points for) is left to it.
   if (!plainName(text, nameStart, nameEnd)) return undefined;

@@ -129,8 +129,22 @@ function unknownReason(res: ApiResponse): string {
   return `${what}, not an answer that rejects the record: it may or may not have been created`;
 }
 
-/** The result line of an answer to a create, or the error that stops the whole run. */
-function answered(client: ApiClient, line: number, pet: NewPet, res: ApiResponse): ResultLine {
+/**
+ * A record resent with --retry-unknown that this attempt did not create (rejected, or stopped before
+ * an answer): the earlier attempt may still have, so it stays unknown. As failed or not created, the
+ * next --resume would send it again without being asked.
+ */
+function stillUnknown(line: number, pet: NewPet, why: string): ResultLine {
+  return {
+    line,
+    status: 'unknown',
+    reason: `resent with --retry-unknown, and ${why}; the earlier attempt may still have created it: check whether it exists`,
+    record: pet,
+  };
+}
+
+/** The result line of an answer to a create, or the error that stops the whole run. `resent`: its earlier outcome is unknown. */
+function answered(client: ApiClient, line: number, pet: NewPet, res: ApiResponse, resent: boolean): ResultLine {
   if (res.status >= 200 && res.status < 300) {
     const created = toPet(res.json);
     if (created) return { line, status: 'created', pet: created };
@@ -138,7 +152,11 @@ function answered(client: ApiClient, line: number, pet: NewPet, res: ApiResponse
   }
   // Every later record would fail the same way: stop instead of reporting thousands of failures.
   if (res.status === 401 || res.status === 403 || res.status === 429) throw errorForResponse(res, client.ctx);
-  if (REJECTED.has(res.status)) return { line, status: 'failed', error: errorSummary(res) };
+  if (REJECTED.has(res.status)) {
+    if (!resent) return { line, status: 'failed', error: errorSummary(res) };
+    const { code, message } = errorSummary(res);
+    return stillUnknown(line, pet, `this attempt was rejected (HTTP ${res.status} ${code}: ${message})`);
+  }
   return { line, status: 'unknown', reason: unknownReason(res), record: pet };
 }
 
@@ -254,7 +272,7 @@ function outcome(
   rec: InputRecord,
   o: SeedOptions,
   { earlier, inPlace }: PreparedJournal,
-  send: ((line: number, check: PetCheck) => Promise<Written>) | undefined,
+  send: ((line: number, check: PetCheck, resent: boolean) => Promise<Written>) | undefined,
 ): Written | Promise<Written> {
   if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
   const prior = earlier?.get(rec.line);
@@ -277,7 +295,7 @@ function outcome(
       };
     case 'send':
       if (!send) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet, json: rec.check.json }, journal: false };
-      return send(rec.line, rec.check);
+      return send(rec.line, rec.check, prior?.status === 'unknown' || prior?.status === 'sending');
   }
 }
 
@@ -359,7 +377,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   let fatal: unknown;
 
   /** Creates one pet: its result line, or the error that stops the run. Promise callbacks, not async functions: fewer promises per record (issue #18). */
-  const sendOne = (line: number, { pet, json }: PetCheck): Promise<Written> => {
+  const sendOne = (line: number, { pet, json }: PetCheck, resent: boolean): Promise<Written> => {
     const api = client as ApiClient;
     let journaled = false;
     const beforeSend = () => {
@@ -369,7 +387,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
     };
     return sendNewPet(api, pet, beforeSend, json)
       .then(
-        (res) => answered(api, line, pet, res),
+        (res) => answered(api, line, pet, res, resent),
         (error: unknown) => unanswered(error, line, pet, inflight.signal),
       )
       .then(
@@ -377,7 +395,12 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
         (error: unknown) => {
           // Journaled as in flight, then proven not created (a 401, a 429 that stopped the run, a refused
           // connection, Ctrl-C during a retry's wait): say so, or --resume would take it for unknown.
-          if (journaled) journal?.outcome(f.redact(formatResult({ line, status: 'not_created', reason: (error as Error).message })));
+          // A resent unknown stays unknown (stillUnknown).
+          if (journaled) {
+            const reason = (error as Error).message;
+            const proven = resent ? stillUnknown(line, pet, `this attempt was not processed (${reason})`) : { line, status: 'not_created' as const, reason };
+            journal?.outcome(f.redact(formatResult(proven)));
+          }
           throw error;
         },
       );

@@ -1,7 +1,7 @@
 // `pets add --file` against a fault server: which answers to a POST are "failed" (the server
 // rejected the record, so it surely was not created) and which are "unknown" (the answer does not
 // prove it was not created), and that --resume resends unknown records only with --retry-unknown.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64.js';
@@ -90,6 +90,87 @@ describe('pets add --file: what each answer to a POST means', () => {
       expect(names(before)).toEqual([...failed, ...unknown].sort());
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('pets add --file --resume --retry-unknown: a resend that does not create the record', () => {
+  /** Each record's answers in turn, by name; the last one repeats. */
+  async function world(answers: Record<string, Fault[]>) {
+    const count = new Map<string, number>();
+    const s = await startFaultServer((req) => {
+      const name = (JSON.parse(req.body) as { name: string }).name;
+      const n = count.get(name) ?? 0;
+      count.set(name, n + 1);
+      const list = answers[name] ?? [error(500, 'unscripted')];
+      return list[Math.min(n, list.length - 1)]!;
+    });
+    const dir = mkdtempSync(join(tmp.dir, 'resend-'));
+    const input = join(dir, 'pets.ndjson');
+    const journal = join(dir, 'journal.ndjson');
+    writeFileSync(
+      input,
+      Object.keys(answers)
+        .map((name) => `{"name":"${name}","categoryId":1}\n`)
+        .join(''),
+    );
+    const cli = (args: string[]) =>
+      runCli(['pets', 'add', '--file', input, '--results', journal, '--max-retries', '0', ...args], {
+        configDir: join(dir, 'cfg'),
+        env: { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_ENV: 'staging' },
+        timeoutMs: 25_000,
+      });
+    const last = () => lines(readFileSync(journal, 'utf8')).at(-1)!;
+    return { s, cli, last, sent: (name: string) => count.get(name) ?? 0 };
+  }
+
+  it('rejected (409): still unknown, not failed, so a later --resume does not send it again unasked', async () => {
+    const w = await world({ rex: [error(503, 'unavailable'), error(409, 'conflict'), json(201, { id: 7, name: 'rex', categoryId: 1 })] });
+    try {
+      const first = await w.cli([]);
+      expect(first.exitCode, first.stderr).toBe(3);
+      expect(w.last().status).toBe('unknown');
+
+      const retry = await w.cli(['--resume', '--retry-unknown']);
+      expect(retry.exitCode, retry.stderr).toBe(3);
+      expect(w.sent('rex')).toBe(2);
+      const line = w.last();
+      expect(line).toMatchObject({ line: 1, status: 'unknown' });
+      expect(line.reason).toBe(
+        'resent with --retry-unknown, and this attempt was rejected (HTTP 409 conflict: said 409); the earlier attempt may still have created it: check whether it exists',
+      );
+      expect(retry.stderr).toContain('unknown at line 1');
+
+      // A plain --resume leaves it alone; only another --retry-unknown sends it.
+      const again = await w.cli(['--resume']);
+      expect(again.exitCode, again.stderr).toBe(3);
+      expect(w.sent('rex')).toBe(2);
+      const third = await w.cli(['--resume', '--retry-unknown']);
+      expect(third.exitCode, third.stderr).toBe(0);
+      expect(w.sent('rex')).toBe(3);
+      expect(w.last()).toMatchObject({ line: 1, status: 'created' });
+    } finally {
+      await w.s.close();
+    }
+  });
+
+  it('stopped by a 401 after it was journaled as in flight: the journal keeps it unknown, not "not created"', async () => {
+    const w = await world({ rex: [error(503, 'unavailable'), error(401, 'invalid_key')] });
+    try {
+      expect((await w.cli([])).exitCode).toBe(3);
+      const retry = await w.cli(['--resume', '--retry-unknown']);
+      expect(retry.exitCode, retry.stderr).toBe(4);
+      expect(w.sent('rex')).toBe(2);
+      const last = w.last();
+      expect(last).toMatchObject({ line: 1, status: 'unknown' });
+      expect(last.reason).toMatch(
+        /^resent with --retry-unknown, and this attempt was not processed \(.*401.*\); the earlier attempt may still have created it/,
+      );
+      const again = await w.cli(['--resume']);
+      expect(w.sent('rex')).toBe(2);
+      expect(again.exitCode, again.stderr).toBe(3);
+    } finally {
+      await w.s.close();
     }
   });
 });

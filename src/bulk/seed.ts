@@ -274,8 +274,13 @@ function outcome(
   { earlier, inPlace }: PreparedJournal,
   send: ((line: number, check: PetCheck, resent: boolean) => Promise<Written>) | undefined,
 ): Written | Promise<Written> {
-  if (!rec.check.ok) return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: true };
   const prior = earlier?.get(rec.line);
+  if (!rec.check.ok) {
+    // Edited into an invalid record (--skip-invalid) since an earlier run created it or left it unknown:
+    // the journal keeps that word. As "invalid", the next --resume would send the record once it is fixed.
+    const keep = earlierVerdict(prior, false) !== 'send';
+    return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: !keep };
+  }
   switch (earlierVerdict(prior, retries(o, rec.line))) {
     case 'skip':
       return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };

@@ -94,36 +94,36 @@ describe('pets add --file: what each answer to a POST means', () => {
   });
 });
 
-describe('pets add --file --resume --retry-unknown: a resend that does not create the record', () => {
-  /** Each record's answers in turn, by name; the last one repeats. */
-  async function world(answers: Record<string, Fault[]>) {
-    const count = new Map<string, number>();
-    const s = await startFaultServer((req) => {
-      const name = (JSON.parse(req.body) as { name: string }).name;
-      const n = count.get(name) ?? 0;
-      count.set(name, n + 1);
-      const list = answers[name] ?? [error(500, 'unscripted')];
-      return list[Math.min(n, list.length - 1)]!;
+/** Each record's answers in turn, by name; the last one repeats. */
+async function world(answers: Record<string, Fault[]>) {
+  const count = new Map<string, number>();
+  const s = await startFaultServer((req) => {
+    const name = (JSON.parse(req.body) as { name: string }).name;
+    const n = count.get(name) ?? 0;
+    count.set(name, n + 1);
+    const list = answers[name] ?? [error(500, 'unscripted')];
+    return list[Math.min(n, list.length - 1)]!;
+  });
+  const dir = mkdtempSync(join(tmp.dir, 'resend-'));
+  const input = join(dir, 'pets.ndjson');
+  const journal = join(dir, 'journal.ndjson');
+  writeFileSync(
+    input,
+    Object.keys(answers)
+      .map((name) => `{"name":"${name}","categoryId":1}\n`)
+      .join(''),
+  );
+  const cli = (args: string[]) =>
+    runCli(['pets', 'add', '--file', input, '--results', journal, '--max-retries', '0', ...args], {
+      configDir: join(dir, 'cfg'),
+      env: { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_ENV: 'staging' },
+      timeoutMs: 25_000,
     });
-    const dir = mkdtempSync(join(tmp.dir, 'resend-'));
-    const input = join(dir, 'pets.ndjson');
-    const journal = join(dir, 'journal.ndjson');
-    writeFileSync(
-      input,
-      Object.keys(answers)
-        .map((name) => `{"name":"${name}","categoryId":1}\n`)
-        .join(''),
-    );
-    const cli = (args: string[]) =>
-      runCli(['pets', 'add', '--file', input, '--results', journal, '--max-retries', '0', ...args], {
-        configDir: join(dir, 'cfg'),
-        env: { PETSTORE_BASE_URL: s.baseUrl, PETSTORE_API_KEY: KEY, PETSTORE_ENV: 'staging' },
-        timeoutMs: 25_000,
-      });
-    const last = () => lines(readFileSync(journal, 'utf8')).at(-1)!;
-    return { s, cli, last, sent: (name: string) => count.get(name) ?? 0 };
-  }
+  const last = () => lines(readFileSync(journal, 'utf8')).at(-1)!;
+  return { s, cli, last, input, journal, sent: (name: string) => count.get(name) ?? 0 };
+}
 
+describe('pets add --file --resume --retry-unknown: a resend that does not create the record', () => {
   it('rejected (409): still unknown, not failed, so a later --resume does not send it again unasked', async () => {
     const w = await world({ rex: [error(503, 'unavailable'), error(409, 'conflict'), json(201, { id: 7, name: 'rex', categoryId: 1 })] });
     try {
@@ -173,4 +173,51 @@ describe('pets add --file --resume --retry-unknown: a resend that does not creat
       await w.s.close();
     }
   });
+
+  it('in flight when a run died, then resent and rejected: still unknown', async () => {
+    const w = await world({ rex: [error(503, 'unavailable'), error(409, 'conflict')] });
+    try {
+      expect((await w.cli([])).exitCode).toBe(3);
+      // The journal as a run killed after the request left: its header and the in-flight line.
+      const kept = readFileSync(w.journal, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '' && !l.includes('"unknown"') && !l.includes('"finished"'));
+      expect(kept.at(-1)).toBe('{"line":1,"status":"sending"}');
+      writeFileSync(w.journal, `${kept.join('\n')}\n`);
+      const retry = await w.cli(['--resume', '--retry-unknown']);
+      expect(retry.exitCode, retry.stderr).toBe(3);
+      expect(w.sent('rex')).toBe(2);
+      expect(w.last()).toMatchObject({ line: 1, status: 'unknown' });
+      expect(w.last().reason).toMatch(/^resent with --retry-unknown, and this attempt was rejected \(HTTP 409/);
+    } finally {
+      await w.s.close();
+    }
+  });
+});
+
+describe('pets add --file --resume --skip-invalid: a record edited into an invalid one', () => {
+  for (const [earlier, answers] of [
+    ['unknown', [error(503, 'unavailable'), json(201, { id: 7, name: 'rex', categoryId: 1 })]],
+    ['created', [json(201, { id: 7, name: 'rex', categoryId: 1 })]],
+  ] as const) {
+    it(`${earlier} before: the journal keeps that word, so the record is not sent again once it is fixed`, async () => {
+      const w = await world({ rex: [...answers] });
+      try {
+        await w.cli([]);
+        expect(w.last().status).toBe(earlier);
+        const good = readFileSync(w.input, 'utf8');
+        writeFileSync(w.input, '{"name":"rex","categoryId":"one"}\n');
+        const edited = await w.cli(['--resume', '--skip-invalid']);
+        expect(edited.exitCode, edited.stderr).toBe(3);
+        expect(edited.stderr).toContain('line 1: categoryId');
+        expect(w.last().status).toBe(earlier);
+        writeFileSync(w.input, good);
+        const fixed = await w.cli(['--resume']);
+        expect(w.sent('rex')).toBe(1);
+        expect(fixed.exitCode, fixed.stderr).toBe(earlier === 'unknown' ? 3 : 0);
+      } finally {
+        await w.s.close();
+      }
+    });
+  }
 });

@@ -245,17 +245,9 @@ type Verdict = ReturnType<typeof earlierVerdict>;
 
 /**
  * The properties, for a resume of `journal` (or of nothing, when it does not exist) against what
- * the server holds. `vouched`: records the user resent with --retry-unknown although the server held
- * them. Returns each line's verdict.
+ * the server holds. Returns each line's verdict.
  */
-async function checkResume(
-  journal: string,
-  n: number,
-  held: Map<number, number>,
-  retryUnknown: boolean,
-  vouched: ReadonlySet<number>,
-  where: string,
-): Promise<Map<number, Verdict>> {
+async function checkResume(journal: string, n: number, held: Map<number, number>, retryUnknown: boolean, where: string): Promise<Map<number, Verdict>> {
   const byLine: Map<number, EarlierResult> = existsSync(journal) ? (await readJournal(journal, '--resume')).byLine : new Map();
   const verdicts = new Map<number, Verdict>();
   for (let line = 1; line <= n; line++) {
@@ -266,9 +258,9 @@ async function checkResume(
     const said = `${where}: line ${line}, journal says ${earlier?.status ?? 'nothing'}, server holds ${held.get(line) ?? 0}, verdict ${verdict}${retryUnknown ? ' (--retry-unknown)' : ''}`;
     // (b) never skips a record the server does not hold.
     if (verdict === 'skip') expect(holds, said).toBe(true);
-    // A record resent with --retry-unknown while the server held it: the user said it was missing, and
-    // from then on the tool goes by that (a later "failed" says the resend was refused, nothing more).
-    if (vouched.has(line)) continue;
+    // A record resent with --retry-unknown while the server held it may be held twice (the user said it
+    // was missing: counted at the end), but from then on (a) and (c) hold for it as for any other: a
+    // resend that did not create it leaves it unknown, never "failed" or "not created".
     // (a) never sends a record the server holds, unless asked to resend it as unknown.
     if (verdict === 'send' && holds) {
       expect(retryUnknown && (earlier?.status === 'unknown' || earlier?.status === 'sending'), `${said}: it would be created twice`).toBe(true);
@@ -381,7 +373,7 @@ async function seedingRuns(c: Case): Promise<void> {
         j = { results: j.results, resume: true };
       }
       const reads = 'resume' in j && typeof j.resume === 'string' ? j.resume : j.results;
-      verdicts = await checkResume(reads, c.n, server.held, retryUnknown, vouched, `before round ${k + 1}`);
+      verdicts = await checkResume(reads, c.n, server.held, retryUnknown, `before round ${k + 1}`);
       for (const [line, v] of verdicts) if (v === 'send' && (server.held.get(line) ?? 0) > 0) vouched.add(line);
     }
     const args = [...base, ...journalArgs(j), ...(retryUnknown ? ['--retry-unknown'] : [])];
@@ -428,8 +420,7 @@ async function seedingRuns(c: Case): Promise<void> {
       const { bytes, held } = placeKill(server.steps, written, from, heldBefore, extra);
       writeFileSync(scratch, written.subarray(0, bytes));
       const source = await nextSource(j, scratch);
-      for (const retry of [false, true])
-        await checkResume(source, c.n, held, retry, vouched, `round ${k + 1}, also killed at byte ${bytes} (resume reads ${source})`);
+      for (const retry of [false, true]) await checkResume(source, c.n, held, retry, `round ${k + 1}, also killed at byte ${bytes} (resume reads ${source})`);
     }
     if (!last) {
       const { bytes, held } = placeKill(server.steps, written, from, heldBefore, round.kill);
@@ -441,7 +432,7 @@ async function seedingRuns(c: Case): Promise<void> {
   }
 
   // However it ended, a resume from here is sound, and nothing was created twice unless resent as unknown.
-  await checkResume(await nextSource(j, j.results), c.n, server.held, false, vouched, 'after the last round');
+  await checkResume(await nextSource(j, j.results), c.n, server.held, false, 'after the last round');
   for (const [line, count] of server.held) {
     if (count > 1) expect(vouched.has(line), `line ${line} created ${count} times`).toBe(true);
   }

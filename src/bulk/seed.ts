@@ -11,7 +11,7 @@ import { TransportError } from '../transport/errors.js';
 import { toPet, type NewPet } from '../pets/pet.js';
 import type { PetCheck } from './new-pet-record.js';
 import { firstValue } from '../wire/headers.js';
-import { escapeControl } from '../output/text.js';
+import { terminalJsonWriter } from '../output/json-terminal.js';
 import { confirm, noPromptReason } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { continueCommand } from './continue-command.js';
@@ -192,16 +192,20 @@ async function printSummaryTable(f: Factory, c: Counts, dryRun: boolean, headers
   f.io.stdout.write(await renderTable({ tty: f.io.stdoutIsTTY, color: f.io.colorStdout, columns: f.io.columns, headers }, ['status', 'count'], rows));
 }
 
+/** A result line (or many) as stdout takes it: on a terminal escaped, and coloured with colour on, as `-o json` is. */
+type Shown = (text: string) => string;
+
 export async function seed(f: Factory, o: SeedOptions): Promise<void> {
   const input = await openInput(o.file, o.format, f.io);
   try {
     const prepared = await prepareJournal(f, o, input, () => continueCommand(f, o));
-    const listing = o.dryRun ? new DryListing(f, o, prepared) : undefined;
+    const shown: Shown = f.io.stdoutIsTTY ? await terminalJsonWriter(f.io.colorStdout) : (text) => text;
+    const listing = o.dryRun ? new DryListing(f, o, prepared, shown) : undefined;
     try {
       const plan = await validate(f, input, prepared.earlier, prepared.label, o, listing?.take);
       if (!o.dryRun) await confirmProduction(f, o, plan);
       if (prepared.journal) await startJournal(f, prepared.journal, input, prepared.label);
-      await send(f, o, input, prepared, plan, listing?.finish() ? listing : undefined);
+      await send(f, o, input, prepared, plan, shown, listing?.finish() ? listing : undefined);
     } finally {
       listing?.dispose();
       // Stopped before sending (invalid records, no confirmation): a journal it created is removed.
@@ -321,16 +325,13 @@ class DryListing {
     f: Factory,
     private readonly o: SeedOptions,
     private readonly prepared: PreparedJournal,
+    shown: Shown,
   ) {
     this.startedAt = f.clock.now();
-    // Masked and escaped as send() does each line, but KBs at a time: a mask never spans two lines (a
+    // Masked and shown as send() does each line, but KBs at a time: a mask never spans two lines (a
     // key's forms hold no line break, and JSON lines hold none but their own), and the search of each
     // line for every form of the key was a third of a million-line dry run.
-    const tty = f.io.stdoutIsTTY;
-    this.held =
-      o.output === 'ndjson' && o.resultsPath === undefined
-        ? new HeldLines((lines) => (tty ? escapeControl(f.redact(lines), 'json') : f.redact(lines)))
-        : undefined;
+    this.held = o.output === 'ndjson' && o.resultsPath === undefined ? new HeldLines((lines) => shown(f.redact(lines))) : undefined;
   }
 
   /** After pass 1: true when the listing holds every record's line (the held lines all written down). */
@@ -352,7 +353,15 @@ class DryListing {
 }
 
 /** Pass 2: sends (or, with --dry-run, lists) the records; each outcome is journaled and printed the moment it is known. */
-async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared: PreparedJournal, plan: Plan, listed?: DryListing): Promise<void> {
+async function send(
+  f: Factory,
+  o: SeedOptions,
+  input: ReplayableInput,
+  prepared: PreparedJournal,
+  plan: Plan,
+  shown: Shown,
+  listed?: DryListing,
+): Promise<void> {
   const { journal } = prepared;
   const tally = listed?.tally ?? new Tally();
   const { counts, unknownLines } = tally;
@@ -417,7 +426,7 @@ async function send(f: Factory, o: SeedOptions, input: ReplayableInput, prepared
   const record = ({ result, journal: append }: Written): Promise<void> | undefined => {
     const text = f.redact(tally.line(result));
     if (append) journal?.outcome(text);
-    const waiting = stdout?.write(f.io.stdoutIsTTY ? escapeControl(text, 'json') : text);
+    const waiting = stdout?.write(shown(text));
     progress.update({ done: tally.done, total: plan.total, startedAt: started, quota: client?.lastQuota });
     return waiting;
   };

@@ -10,14 +10,19 @@ const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false)\b|\bnull\b|-?\d+(?:\.
  * same value), and with colour: keys blue, strings green, numbers cyan, true/false yellow, null grey.
  */
 export async function terminalJson(json: string, color: boolean): Promise<string> {
-  const text = escapeControl(json, 'json');
-  if (!color) return text;
+  return (await terminalJsonWriter(color))(json);
+}
+
+/** terminalJson as a function for many texts (a seeding run's result lines, or many lines at once): chalk is loaded once. */
+export async function terminalJsonWriter(color: boolean): Promise<(json: string) => string> {
+  if (!color) return (json) => escapeControl(json, 'json');
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
-  return text.replace(TOKEN, (token: string, string: string | undefined, colon: string | undefined) => {
-    if (string !== undefined) return colon !== undefined ? `${chalk.blue(string)}${colon}` : chalk.green(string);
-    if (token === 'null') return chalk.gray(token);
-    if (token === 'true' || token === 'false') return chalk.yellow(token);
-    return chalk.cyan(token);
-  });
+  return (json) =>
+    escapeControl(json, 'json').replace(TOKEN, (token: string, string: string | undefined, colon: string | undefined) => {
+      if (string !== undefined) return colon !== undefined ? `${chalk.blue(string)}${colon}` : chalk.green(string);
+      if (token === 'null') return chalk.gray(token);
+      if (token === 'true' || token === 'false') return chalk.yellow(token);
+      return chalk.cyan(token);
+    });
 }

@@ -71,6 +71,32 @@ describe.skipIf(!hasScript)('seeding on a terminal', () => {
     });
   }, 40_000);
 
+  it.concurrent('result lines on a colour terminal: coloured as -o json is (keys blue, strings green, numbers cyan); plain with NO_COLOR', async () => {
+    await withSandbox({ perMinute: 100_000 }, async (env) => {
+      const file = records(3, 'colour');
+      const blue = (s: string) => `\u001b[34m${s}\u001b[39m`;
+      const green = (s: string) => `\u001b[32m${s}\u001b[39m`;
+      const cyan = (s: string) => `\u001b[36m${s}\u001b[39m`;
+      const sent = await runOnPty(['pets', 'add', '--file', file, '--yes', '-q'], { env, timeoutMs: 30_000 });
+      expect(sent.exitCode, sent.output).toBe(0);
+      expect(sent.output).toContain(`{${blue('"line"')}:${cyan('1')},${blue('"status"')}:${green('"created"')},${blue('"pet"')}:{${blue('"id"')}:`);
+      expect(sent.output).toContain(`${blue('"name"')}:${green('"colour-0"')}`);
+      // A dry run's lines, written many at a time, the same way.
+      const dry = await runOnPty(['pets', 'add', '--file', file, '--dry-run', '-q'], { env, timeoutMs: 30_000 });
+      expect(dry.exitCode, dry.output).toBe(0);
+      expect(dry.output).toContain(`${blue('"status"')}:${green('"would_create"')}`);
+      for (const [args, extra] of [
+        [['pets', 'add', '--file', file, '--dry-run', '-q'], { NO_COLOR: '1' }],
+        [['pets', 'add', '--file', records(2, 'plain'), '--yes', '-q', '--no-color'], {}],
+      ] as const) {
+        const plain = await runOnPty([...args], { env: { ...env, ...extra }, timeoutMs: 30_000 });
+        expect(plain.exitCode, plain.output).toBe(0);
+        expect(plain.output).toMatch(/\{"line":1,"status":"(created|would_create)"/);
+        expect(plain.output).not.toContain('\u001b[3');
+      }
+    });
+  }, 40_000);
+
   for (const [moment, options, waitFor] of [
     ['waiting for the limit', { perMinute: 10, windowMs: 5000 }, /waiting \d+s/],
     ['sending (slow answers)', { perMinute: 10_000, latencyMs: 400 }, /seeding \d+\/2000/],

@@ -492,7 +492,7 @@ export class RateLimiter {
 
   /**
    * A slot at once, without a promise, when one reserved earlier is free and the store has not changed
-   * since it was last read (#look: a stat at most once a millisecond): the path of nearly every request
+   * since it was last read (#look: the store's stamp, at most once a millisecond): the path of nearly every request
    * of a bulk run (issue #18). Undefined otherwise: then acquire().
    */
   tryAcquire(signal?: AbortSignal): Permit | undefined {

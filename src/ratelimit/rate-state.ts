@@ -18,12 +18,13 @@
 // Cost: a locked operation is a handful of file-system calls (about 0.6 ms on a local disk,
 // mostly the rename); limiters with
 // `batch` (src/ratelimit/limiter.ts) need one per block of requests, not two per request. In
-// between they only stat(2) the file (stamp()) to notice a gate another process saved.
+// between they only look at the file (stamp(): a stat(2), and on Linux only after the folder's watch
+// reported a change) to notice a gate another process saved.
 
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, renameSync, statSync, unlinkSync, watch, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { InterruptedError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
 import { emptyState, type KeyRateState, type RateStateStore } from './limiter.js';
@@ -31,6 +32,16 @@ import type { Quota } from './quota.js';
 import type { Clock } from '../time/clock.js';
 
 export const RATE_STATE_FILE = 'rate-state.json';
+
+/**
+ * On Linux the folder is watched (inotify, through fs.watch), so a look at the file (stamp()) takes a
+ * stat(2) only after something changed there, or once this often: a bulk run looked about once a
+ * request, ~3 % of its CPU (issue #18, bench/README.md). inotify queues a rename as it happens, so the
+ * event reaches this process on the event loop's next poll, which in a bulk run is the next answer's.
+ * Elsewhere (macOS's FSEvents reports tens of milliseconds late), and when the folder cannot be
+ * watched, every look stats.
+ */
+const WATCHED_STAT_MS = 50;
 
 /**
  * "<env>:<16 hex of sha256(base URL, key)>": one limit per key on one server. The base URL is in
@@ -105,6 +116,8 @@ export interface FileStoreOptions {
   lockTimeoutMs?: number;
   /** Stops a wait for the lock (Ctrl-C, SIGTERM) when update() is given no signal of its own. */
   signal?: AbortSignal | undefined;
+  /** How long a watched folder's last stat stands without a change event (WATCHED_STAT_MS). */
+  watchedStatMs?: number;
 }
 
 export class FileRateStateStore implements RateStateStore {
@@ -114,12 +127,17 @@ export class FileRateStateStore implements RateStateStore {
   readonly #debug: (line: string) => void;
   readonly #lock: FileLock;
   readonly #signal: AbortSignal | undefined;
+  readonly #watchedStatMs: number;
   /** Set when the folder cannot be used: state lives here for the rest of the process. */
   #memory: FileContent | undefined;
   #warnedCorrupt = false;
   /** The last stat's fields and their stamp: an unchanged file's stamp is not written out again. */
   #statOf = [Number.NaN, Number.NaN, Number.NaN, Number.NaN];
   #stampOf = '';
+  /** The folder's watch (WATCHED_STAT_MS): whether the file may have changed since the last stat, and when that was. */
+  #watch: { changed: boolean; statAt: number } | 'off' | undefined;
+  /** What the last stat said (stamp()'s answer while nothing changed). */
+  #last = '';
 
   constructor(path: string, opts: FileStoreOptions) {
     this.path = path;
@@ -127,6 +145,7 @@ export class FileRateStateStore implements RateStateStore {
     this.#clock = opts.clock;
     this.#debug = opts.debug ?? (() => {});
     this.#signal = opts.signal;
+    this.#watchedStatMs = opts.watchedStatMs ?? WATCHED_STAT_MS;
     this.#lock = new FileLock(this.lockPath, {
       clock: opts.clock,
       staleMs: opts.lockStaleMs ?? 5000,
@@ -156,10 +175,24 @@ export class FileRateStateStore implements RateStateStore {
    * digits, finer than two writes can follow each other.
    */
   stamp(): string {
+    const w = this.#watch;
+    // Real time, whatever clock the limiter is given: the bound on a missed event is a real one.
+    if (typeof w === 'object' && !w.changed && !this.#memory && Date.now() - w.statAt < this.#watchedStatMs) return this.#last;
+    this.#last = this.#stat();
+    return this.#last;
+  }
+
+  #stat(): string {
     if (this.#memory) return 'memory';
+    const w = this.#watch;
+    if (typeof w === 'object') {
+      w.changed = false;
+      w.statAt = Date.now();
+    }
     try {
       const st = statSync(this.path, { throwIfNoEntry: false });
       if (!st) return 'none';
+      if (w === undefined) this.#startWatch();
       // A bulk run stats once a millisecond, nearly always the same file: four numbers compared
       // instead of four made into text (a change time's float the dearest).
       const was = this.#statOf;
@@ -169,6 +202,29 @@ export class FileRateStateStore implements RateStateStore {
       return this.#stampOf;
     } catch {
       return 'unreadable';
+    }
+  }
+
+  /** Watches the folder (Linux): see WATCHED_STAT_MS. Started once the file exists, so the folder does. */
+  #startWatch(): void {
+    if (process.platform !== 'linux') {
+      this.#watch = 'off';
+      return;
+    }
+    // Changed until the next stat: a change between the stat that found the file and the watch's start is seen.
+    const state = { changed: true, statAt: 0 };
+    const name = basename(this.path);
+    try {
+      const watcher = watch(dirname(this.path), { persistent: false }, (_event, file) => {
+        if (file === null || file === name) state.changed = true;
+      });
+      watcher.on('error', () => {
+        this.#watch = 'off';
+        watcher.close();
+      });
+      this.#watch = state;
+    } catch {
+      this.#watch = 'off';
     }
   }
 
@@ -189,7 +245,8 @@ export class FileRateStateStore implements RateStateStore {
           result = this.#apply(this.#read(), key, change);
           if (result.changed) this.#write(result.content);
           // Still under the lock: no other process's write can hide behind this stamp.
-          saved?.(this.stamp());
+          this.#last = this.#stat();
+          saved?.(this.#last);
           return result.value;
         } catch (error) {
           // `change` has run: keep what it did, in memory (it must not run twice).

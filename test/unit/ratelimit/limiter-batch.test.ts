@@ -657,7 +657,9 @@ describe('through the state file (two stores, one file: two processes)', () => {
   it('a process holding unused slots notices a gate another one wrote to the file (a stat, no lock)', async () => {
     const clock = new FakeClock(T0);
     const path = rateStatePath(tmp.dir);
-    const fa = new CountingStore(new FileRateStateStore(path, { clock }));
+    // A stat at every look (as where the folder is not watched): the look itself is what this tests; a
+    // watched folder's events (rate-state.test.ts) arrive only from the event loop's next polls.
+    const fa = new CountingStore(new FileRateStateStore(path, { clock, watchedStatMs: 0 }));
     await fa.update('k', (s) => void (s.quota = quota(900_000, T0 + 60_000, 1_000_000)));
     const a = limiter(clock, fa);
     const b = limiter(clock, new FileRateStateStore(path, { clock }));

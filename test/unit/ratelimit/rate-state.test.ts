@@ -169,7 +169,7 @@ describe('FileRateStateStore', () => {
   it.runIf(process.platform === 'linux')(
     'on Linux a look takes no stat while the watched folder reports no change, and sees another writer from the next poll',
     async () => {
-      const a = new FileRateStateStore(join(tmp.dir, 'watched', 'rate-state.json'), { clock: new FakeClock(T0), watchedStatMs: 60_000 });
+      const a = new FileRateStateStore(join(tmp.dir, 'watched', 'rate-state.json'), { clock: new FakeClock(T0), watchedStatMs: 60_000, watchAfterStats: 1 });
       const b = new FileRateStateStore(join(tmp.dir, 'watched', 'rate-state.json'), { clock: new FakeClock(T0) });
       await a.update('k', (st) => void (st.gateUntil = 1));
       const first = a.stamp();

@@ -22,8 +22,13 @@ export interface EarlierResult {
 export function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
   if (!earlier) return 'send';
   if ((earlier.status === 'created' || earlier.status === 'skipped') && earlier.pet) return 'skip';
-  if ((earlier.status === 'unknown' || earlier.status === 'sending') && !retryUnknown) return 'keep_unknown';
+  if (outcomeUnknown(earlier) && !retryUnknown) return 'keep_unknown';
   return 'send';
+}
+
+/** The journal's last word on a line leaves its outcome unknown: reported unknown, or in flight when a run stopped. */
+export function outcomeUnknown(earlier: EarlierResult | undefined): boolean {
+  return earlier?.status === 'unknown' || earlier?.status === 'sending';
 }
 
 export interface JournalState {

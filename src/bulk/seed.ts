@@ -16,7 +16,7 @@ import { confirm, noPromptReason } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
 import { continueCommand } from './continue-command.js';
 import { JournalWriteError, type Journal } from './journal.js';
-import { earlierVerdict, type EarlierResult } from './journal-read.js';
+import { earlierVerdict, outcomeUnknown, type EarlierResult } from './journal-read.js';
 import { journalHeader, prepareJournal, type PreparedJournal } from './journal-setup.js';
 import { runPool } from './pool.js';
 import { Progress } from './progress.js';
@@ -304,7 +304,7 @@ function outcome(
       };
     case 'send':
       if (!send) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet, json: rec.check.json }, journal: false };
-      return send(rec.line, rec.check, prior?.status === 'unknown' || prior?.status === 'sending');
+      return send(rec.line, rec.check, outcomeUnknown(prior));
   }
 }
 

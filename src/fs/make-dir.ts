@@ -11,13 +11,15 @@ export interface DirCalls {
   statSync(path: string): { isDirectory(): boolean };
 }
 
+const NODE_CALLS: DirCalls = { mkdirSync, statSync };
+
 /**
  * Makes `dir` and any missing parents with `mode`, like mkdirSync(dir, { recursive: true, mode }):
  * answers the first folder it made (undefined when `dir` was already there), and throws the system's
  * error (its code: ENOTDIR, EACCES, EEXIST for a file in the way, ENOENT…) when it cannot. A folder
  * that another process makes meanwhile, at any level, counts as already there.
  */
-export function makeDir(dir: string, mode: number, calls: DirCalls = { mkdirSync, statSync }): string | undefined {
+export function makeDir(dir: string, mode: number, calls: DirCalls = NODE_CALLS): string | undefined {
   const path = resolve(dir);
   const made = (): boolean => {
     try {

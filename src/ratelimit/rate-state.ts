@@ -251,9 +251,10 @@ export class FileRateStateStore implements RateStateStore {
         try {
           result = this.#apply(this.#read(), key, change);
           if (result.changed) this.#write(result.content);
-          // Still under the lock: no other process's write can hide behind this stamp.
-          this.#last = this.#stat();
-          saved?.(this.#last);
+          // Still under the lock: no other process's write can hide behind this stamp. A fresh one: the
+          // watch reports this write only later.
+          if (typeof this.#watch === 'object') this.#watch.changed = true;
+          saved?.(this.stamp());
           return result.value;
         } catch (error) {
           // `change` has run: keep what it did, in memory (it must not run twice).

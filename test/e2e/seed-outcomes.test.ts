@@ -123,10 +123,19 @@ async function world(answers: Record<string, Fault[]>) {
   return { s, cli, last, input, journal, sent: (name: string) => count.get(name) ?? 0 };
 }
 
+/** Runs `body` against a world (above), whose server is closed however it ends. */
+async function withWorld(answers: Record<string, Fault[]>, body: (w: Awaited<ReturnType<typeof world>>) => Promise<void>): Promise<void> {
+  const w = await world(answers);
+  try {
+    await body(w);
+  } finally {
+    await w.s.close();
+  }
+}
+
 describe('pets add --file --resume --retry-unknown: a resend that does not create the record', () => {
   it('rejected (409): still unknown, not failed, so a later --resume does not send it again unasked', async () => {
-    const w = await world({ rex: [error(503, 'unavailable'), error(409, 'conflict'), json(201, { id: 7, name: 'rex', categoryId: 1 })] });
-    try {
+    await withWorld({ rex: [error(503, 'unavailable'), error(409, 'conflict'), json(201, { id: 7, name: 'rex', categoryId: 1 })] }, async (w) => {
       const first = await w.cli([]);
       expect(first.exitCode, first.stderr).toBe(3);
       expect(w.last().status).toBe('unknown');
@@ -149,14 +158,11 @@ describe('pets add --file --resume --retry-unknown: a resend that does not creat
       expect(third.exitCode, third.stderr).toBe(0);
       expect(w.sent('rex')).toBe(3);
       expect(w.last()).toMatchObject({ line: 1, status: 'created' });
-    } finally {
-      await w.s.close();
-    }
+    });
   });
 
   it('stopped by a 401 after it was journaled as in flight: the journal keeps it unknown, not "not created"', async () => {
-    const w = await world({ rex: [error(503, 'unavailable'), error(401, 'invalid_key')] });
-    try {
+    await withWorld({ rex: [error(503, 'unavailable'), error(401, 'invalid_key')] }, async (w) => {
       expect((await w.cli([])).exitCode).toBe(3);
       const retry = await w.cli(['--resume', '--retry-unknown']);
       expect(retry.exitCode, retry.stderr).toBe(4);
@@ -169,14 +175,11 @@ describe('pets add --file --resume --retry-unknown: a resend that does not creat
       const again = await w.cli(['--resume']);
       expect(w.sent('rex')).toBe(2);
       expect(again.exitCode, again.stderr).toBe(3);
-    } finally {
-      await w.s.close();
-    }
+    });
   });
 
   it('in flight when a run died, then resent and rejected: still unknown', async () => {
-    const w = await world({ rex: [error(503, 'unavailable'), error(409, 'conflict')] });
-    try {
+    await withWorld({ rex: [error(503, 'unavailable'), error(409, 'conflict')] }, async (w) => {
       expect((await w.cli([])).exitCode).toBe(3);
       // The journal as a run killed after the request left: its header and the in-flight line.
       const kept = readFileSync(w.journal, 'utf8')
@@ -189,9 +192,7 @@ describe('pets add --file --resume --retry-unknown: a resend that does not creat
       expect(w.sent('rex')).toBe(2);
       expect(w.last()).toMatchObject({ line: 1, status: 'unknown' });
       expect(w.last().reason).toMatch(/^resent with --retry-unknown, and this attempt was rejected \(HTTP 409/);
-    } finally {
-      await w.s.close();
-    }
+    });
   });
 });
 
@@ -201,8 +202,7 @@ describe('pets add --file --resume --skip-invalid: a record edited into an inval
     ['created', [json(201, { id: 7, name: 'rex', categoryId: 1 })]],
   ] as const) {
     it(`${earlier} before: the journal keeps that word, so the record is not sent again once it is fixed`, async () => {
-      const w = await world({ rex: [...answers] });
-      try {
+      await withWorld({ rex: [...answers] }, async (w) => {
         await w.cli([]);
         expect(w.last().status).toBe(earlier);
         const good = readFileSync(w.input, 'utf8');
@@ -215,9 +215,7 @@ describe('pets add --file --resume --skip-invalid: a record edited into an inval
         const fixed = await w.cli(['--resume']);
         expect(w.sent('rex')).toBe(1);
         expect(fixed.exitCode, fixed.stderr).toBe(earlier === 'unknown' ? 3 : 0);
-      } finally {
-        await w.s.close();
-      }
+      });
     });
   }
 });

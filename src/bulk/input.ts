@@ -24,6 +24,8 @@ export interface ReplayableInput {
   absPath: string;
   /** The input file's device and inode (stdin's when redirected from a file), so no output is written over it. */
   identity: { dev: number; ino: number } | undefined;
+  /** Its size in bytes when it was opened (stdin: once spooled). */
+  size: number;
   /** sha256 of its bytes, hex (read once, on first use). */
   digest(): Promise<string>;
 }
@@ -57,18 +59,21 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let path = file;
   let dispose = () => {};
   let identity: ReplayableInput['identity'];
+  let size = 0;
   if (file === '-') {
     if (io.stdinIsTTY) throw new UsageError('--file - reads records from stdin, but stdin is a terminal; pipe a file into it or give a path');
     // `< pets.ndjson`: stdin is a file stream over that file (its fd is closed once read, so look now).
     const fd = (io.stdin as { fd?: unknown }).fd;
     if (typeof fd === 'number') identity = fstatSync(fd);
     ({ path, dispose } = await spool(io.stdin));
+    size = statSync(path).size;
   } else {
     let isFile = false;
     try {
       const stat = statSync(file);
       isFile = stat.isFile();
       identity = stat;
+      size = stat.size;
     } catch {
       throw new UsageError(`--file ${file}: no such file`);
     }
@@ -87,6 +92,7 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),
     identity,
+    size,
     digest: () => (digest ??= sha256(createReadStream(path))),
   };
 }

@@ -17,7 +17,7 @@ export interface Clock {
 export const MAX_WINDOW_MS = 25 * 3600 * 1000;
 
 /** The longest delay a Node timer takes (about 24.8 days): a longer one fires at once, with a TimeoutOverflowWarning. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const systemClock: Clock = {
   now: () => Date.now(),

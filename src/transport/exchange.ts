@@ -5,6 +5,8 @@ import { firstValue } from '../wire/headers.js';
 import { isSafeMethod, type HttpMethod } from './method.js';
 import { describeTransportError, TransportError } from './errors.js';
 import { Exchange, type BufferedExchange } from './undici-exchange.js';
+import { Deadlines } from './deadlines.js';
+import { timerMs } from './timeouts.js';
 import { Redactor } from '../output/redact.js';
 import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
@@ -75,14 +77,6 @@ export interface ClientOptions {
 
 /** What the CLI will buffer of one response body. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-/** The longest delay a Node timer takes (about 24.8 days): a longer one would fire at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A --timeout in ms as a timer accepts it: a whole number from 1 to MAX_TIMER_MS. */
-export function timerMs(ms: number): number {
-  return Number.isFinite(ms) ? Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(ms))) : MAX_TIMER_MS;
-}
 
 /** How much of a request or response body the --debug trace shows. */
 export const DEBUG_BODY_CHARS = 500;
@@ -198,8 +192,8 @@ export class HttpTransport {
   readonly #plainBase: ReturnType<typeof plainBase>;
   /** The dispatcher once created (no await per request). */
   #ready: Dispatcher | undefined;
-  /** Exchanges in flight: Ctrl-C (the outer signal) ends them all. */
-  readonly #live = new Set<LiveExchange>();
+  /** Exchanges in flight, each with its deadline (--timeout): Ctrl-C (the outer signal) ends them all. */
+  readonly #live: Deadlines<LiveExchange>;
   /** The headers of a request without a body, and of one with a JSON body, when it adds none of its own. */
   readonly #headers: { bare: Record<string, string>; json: Record<string, string> };
   #tracedEngine = false;
@@ -210,11 +204,12 @@ export class HttpTransport {
     this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : createNodeAgents();
     this.#redactor = new Redactor([opts.apiKey, ...(opts.secrets ?? []), ...proxySecrets(opts.proxy)].filter((s) => s.length > 0));
     this.#plainBase = plainBase(opts.baseUrl);
+    this.#live = new Deadlines(timerMs(opts.timeoutMs), (x) => x.abort(new DOMException('the request timed out', 'TimeoutError')));
     const outer = opts.signal;
     outer?.addEventListener(
       'abort',
       () => {
-        for (const x of this.#live) x.abort(abortReason(outer));
+        for (const x of this.#live.items()) x.abort(abortReason(outer));
       },
       { once: true },
     );
@@ -293,27 +288,19 @@ export class HttpTransport {
       this.#tracedEngine = true;
       this.#traceRequest(req.method, url, headers, body, proxy);
     }
-    // Ended by the deadline or by Ctrl-C (the outer signal aborts every exchange in #live: one listener
-    // for all, not one per request).
-    let timedOut = false;
+    // Ended by its deadline or by Ctrl-C (the outer signal aborts every exchange in #live: one listener
+    // for all, not one per request; one timer for all the deadlines).
     const started = clock.now();
     const outer = this.#opts.signal;
     // Interrupted already: nothing starts.
     const x: LiveExchange = outer?.aborted
       ? { done: Promise.reject(abortReason(outer)), written: false, abort: () => {} }
       : this.#start(to, req.method, headers, body);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      x.abort(new DOMException('the request timed out', 'TimeoutError'));
-    }, timerMs(this.#opts.timeoutMs));
-    this.#live.add(x);
-    const over = () => {
-      clearTimeout(timer);
-      this.#live.delete(x);
-    };
+    const deadline = this.#live.add(x);
+    const over = () => this.#live.delete(deadline);
     const failed = (error: unknown): never => {
       over();
-      const e = this.#fail(error, req, url, proxy, timedOut, x.written);
+      const e = this.#fail(error, req, url, proxy, deadline.expired, x.written);
       if (this.#opts.debug) this.#trace(`< failed after ${Math.round(clock.now() - started)} ms: ${e.message}`);
       throw e;
     };

@@ -102,6 +102,18 @@ describe('pets add --file against the sandbox', () => {
     });
   }
 
+  it('an input over 4 MiB, which pass 1 does not keep, is read again to send: every record created once, its result at its line', async () => {
+    sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000 });
+    const rs = records(6, 'padded');
+    // Each line padded with JSON whitespace to ~800 KB: under the 1 MiB a record may take, 4.8 MB in all.
+    const path = file('padded.ndjson', rs.map((r) => `${json(r)}${' '.repeat(800_000)}\n`).join(''));
+    const r = await cli(['pets', 'add', '--file', path]);
+    expect(r.exitCode).toBe(0);
+    expect(stored(sb)).toEqual(expected(rs));
+    const lines = resultLines(r.stdout);
+    expect(lines.map((l) => [l.line, l.status, (l.pet as { name: string }).name])).toEqual(rs.map((rec, i) => [i + 1, 'created', rec.name]));
+  });
+
   it('499 records go through node:http, 500 or more through undici; each engine creates every record once', async () => {
     for (const [count, engine] of [
       [499, 'node:http (keep-alive)'],

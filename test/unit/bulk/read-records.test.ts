@@ -2,7 +2,17 @@ import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
-import { arrayElements, forEachRecord, formatFromName, readRecords, sniffFormat, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
+import {
+  arrayElements,
+  forEachRecord,
+  formatFromName,
+  readRecords,
+  recordsOf,
+  sniffFormat,
+  type InputFormat,
+  type InputRecord,
+} from '../../../src/bulk/read-records.js';
+import { runPool } from '../../../src/bulk/pool.js';
 import { stringifyJson } from '../../../src/json/int64.js';
 import { withoutJson } from '../../helpers/records.js';
 
@@ -204,5 +214,26 @@ describe('the record iterator', () => {
       { line: 3, check: { ok: true, pet: { name: 'cd', categoryId: 3n, status: 'sold' } } },
       { line: 5, check: { ok: false, problems: ['name must be a non-empty string, got ""'] } },
     ]);
+  });
+
+  it('recordsOf: the records pass 1 kept, in order, each once, through forEachRecord and through the pool', async () => {
+    const kept: InputRecord[] = [];
+    await forEachRecord(readRecords(Readable.from([lines(5)]), 'ndjson'), (r) => void kept.push(r));
+    const seen: number[] = [];
+    await forEachRecord(recordsOf(kept), (r) => void seen.push(r.line));
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    const pooled: number[] = [];
+    await runPool(
+      recordsOf(kept),
+      { concurrency: 2, stopped: () => false },
+      async (r) => r.line,
+      (r) => void pooled.push(r.line),
+    );
+    expect(pooled.sort()).toEqual([1, 2, 3, 4, 5]);
+    const stream = recordsOf(kept.slice(0, 1));
+    expect(stream.takeNow()?.line).toBe(1);
+    expect(stream.takeNow()).toBeUndefined();
+    await expect(stream.next()).resolves.toEqual({ done: true, value: undefined });
+    expect(stream[Symbol.asyncIterator]()).toBe(stream);
   });
 });

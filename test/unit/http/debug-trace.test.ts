@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEBUG_BODY_CHARS, HttpTransport, MAX_TIMER_MS, timerMs, traceBody } from '../../../src/transport/exchange.js';
+import { DEBUG_BODY_CHARS, HttpTransport, traceBody } from '../../../src/transport/exchange.js';
+import { timerMs } from '../../../src/transport/timeouts.js';
+import { MAX_TIMER_MS } from '../../../src/time/clock.js';
 import { proxySettingsFromEnv } from '../../../src/transport/proxy.js';
 import { startSandbox, type SandboxHandle } from '../../../src/sandbox/server.js';
 import { systemClock } from '../../../src/time/clock.js';

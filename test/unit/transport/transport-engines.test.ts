@@ -12,7 +12,7 @@ import { InterruptedError, MalformedResponseError } from '../../../src/errors/er
 import { Agent } from 'undici';
 import { systemClock } from '../../../src/time/clock.js';
 import { closedPortUrl } from '../../helpers/e2e.js';
-import { json, startFaultServer, startUnansweredListener, type Fault, type FaultServer } from '../../helpers/fault-server.js';
+import { json, startFaultServer, startUnansweredListener, type Fault, type FaultServer, type Script } from '../../helpers/fault-server.js';
 
 const KEY = 'sk_node_transport_unit_3k3k';
 
@@ -21,7 +21,7 @@ afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function server(script: Fault[]): Promise<FaultServer> {
+async function server(script: Script | Fault[]): Promise<FaultServer> {
   const s = await startFaultServer(script);
   servers.push(s);
   return s;
@@ -243,6 +243,31 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
       expect((error as TransportError).timedOut).toBe(true);
       expect((error as TransportError).sent).toBe(true);
       expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    it('exchanges started at different times each time out at their own deadline; one answered in time is not ended', async () => {
+      const s = await server((req) => (req.path.endsWith('/ok') ? json(200, { ok: true }) : { kind: 'stall' }));
+      const t = transport(s.baseUrl, { timeoutMs: 400, bulk });
+      try {
+        const ended = (p: Promise<unknown>) => failure(p).then((error) => ({ error, at: Date.now() }));
+        const started = Date.now();
+        const first = ended(t.once({ method: 'POST', path: '/first', body: {} }));
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const second = ended(t.once({ method: 'POST', path: '/second', body: {} }));
+        const ok = await t.once({ method: 'GET', path: '/ok' });
+        expect(ok.status).toBe(200);
+        const a = await first;
+        const b = await second;
+        expect(a.error.message).toBe(`request timed out after 0.4s (--timeout 0.4): POST ${s.baseUrl}/first`);
+        expect(b.error.message).toBe(`request timed out after 0.4s (--timeout 0.4): POST ${s.baseUrl}/second`);
+        expect((b.error as TransportError).timedOut).toBe(true);
+        // Not ended with the first (a shared timer firing for everyone), nor before its own 400 ms.
+        expect(a.at - started).toBeGreaterThanOrEqual(390);
+        expect(b.at - a.at).toBeGreaterThanOrEqual(200);
+        expect(b.at - started).toBeGreaterThanOrEqual(640);
+      } finally {
+        await t.close();
+      }
     });
 
     it('the head, then a stalled body: the timeout covers the whole body', async () => {

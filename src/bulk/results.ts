@@ -4,7 +4,8 @@ import type { NewPet, Pet } from '../pets/pet.js';
 import { petJson } from '../pets/pet-json.js';
 
 export type ResultLine =
-  | { line: number; status: 'created'; pet: Pet }
+  /** `json`: the pet's JSON as the server wrote it, when that is how this line writes it (pet-json.ts's form). */
+  | { line: number; status: 'created'; pet: Pet; json?: string }
   /** Created by an earlier run (--resume); carries the pet so the new file is a complete record too. */
   | { line: number; status: 'skipped'; pet: Pet }
   | { line: number; status: 'failed'; error: { code: string; message: string; status?: number } }
@@ -47,8 +48,9 @@ export function formatResult(result: ResultLine | SendingLine | JournalHeader | 
   if ('status' in result) {
     if (result.status === 'would_create') return formatWouldCreate(result.line, result.record, result.json);
     if (result.status === 'created' || result.status === 'skipped') {
-      // A pet of the store's own form: its JSON by hand (the most of a created record's line).
-      const pet = petJson(result.pet);
+      // A pet of the store's own form: the server's text of it, else its JSON by hand (the most of a
+      // created record's line).
+      const pet = (result.status === 'created' && result.json) || petJson(result.pet);
       if (pet !== undefined) return `{"line":${decimal(result.line)},"status":"${result.status}","pet":${pet}}\n`;
     }
   }

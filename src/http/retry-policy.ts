@@ -40,7 +40,7 @@ export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Ver
 /** retryVerdict for an answer with this status. */
 export function statusVerdict(method: HttpMethod | string, status: number): Verdict {
   if (status === 429) return RATE_LIMIT;
-  if (isSafeMethod(method) && RETRYABLE_STATUSES.has(status)) return BACKOFF;
+  if (RETRYABLE_STATUSES.has(status) && isSafeMethod(method)) return BACKOFF;
   return RETURN;
 }
 

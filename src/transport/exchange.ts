@@ -42,6 +42,8 @@ export interface ApiResponse {
   json: unknown;
   /** True when the body was JSON and parsed. */
   isJson: boolean;
+  /** True when the request's readJson read the body: the text is in the form that reader knows. */
+  known?: boolean;
   quota: Quota | undefined;
   url: string;
   durationMs: number;
@@ -321,9 +323,12 @@ export class HttpTransport {
     if (this.#opts.debug) this.#traceResponse(res.statusCode, res.statusText, received - started, res.headers, text);
     let json: unknown;
     let isJson = false;
+    let known = false;
     if (text.length > 0 && isJsonContentType(res.headers['content-type'])) {
       try {
-        json = readJson?.(text) ?? parseJson(text);
+        json = readJson?.(text);
+        known = json !== undefined;
+        json ??= parseJson(text);
         isJson = true;
       } catch {
         isJson = false;
@@ -335,6 +340,7 @@ export class HttpTransport {
       text,
       json,
       isJson,
+      known,
       quota: quotaFromHeaders(res.headers, received, this.#opts.note && ((line) => this.#opts.note?.(this.#redactor.text(line)))),
       url,
       durationMs: received - started,

@@ -85,7 +85,11 @@ describe('a pet in the store’s own form (pet-json.ts)', () => {
     fc.assert(
       fc.property(near, (text) => {
         const read = readPet(text);
-        if (read !== undefined) expect(read).toStrictEqual(general(text));
+        if (read === undefined) return;
+        expect(read).toStrictEqual(general(text));
+        // A seeding run's result line copies the text readPet read (seed.ts, answered): petJson would
+        // write that very text, for any text decoded from UTF-8 (no lone surrogate).
+        if (Buffer.from(text, 'utf8').toString('utf8') === text) expect(petJson(read)).toBe(text);
       }),
       { numRuns: RUNS * 2 },
     );

@@ -44,13 +44,13 @@ async function firstChunk(path: string): Promise<string> {
 }
 
 /** Copies stdin to a 0600 file in a 0700 temp folder, so validation and sending read the same bytes. */
-async function spool(stdin: Readable): Promise<{ path: string; dispose: () => void }> {
+async function spool(stdin: Readable): Promise<{ path: string; size: number; dispose: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-input-'));
   const path = join(dir, 'stdin');
   const out = createWriteStream(path, { mode: 0o600 });
   stdin.pipe(out);
   await finished(out);
-  return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  return { path, size: out.bytesWritten, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** `io` is read only for `--file -`: its stdin stream is built on first use. */
@@ -65,8 +65,7 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     // `< pets.ndjson`: stdin is a file stream over that file (its fd is closed once read, so look now).
     const fd = (io.stdin as { fd?: unknown }).fd;
     if (typeof fd === 'number') identity = fstatSync(fd);
-    ({ path, dispose } = await spool(io.stdin));
-    size = statSync(path).size;
+    ({ path, size, dispose } = await spool(io.stdin));
   } else {
     let isFile = false;
     try {

@@ -1,10 +1,8 @@
-// The ceiling for the sandbox row: a bare node:http server that reads each POST body and answers a fixed
-// 201 with a pet, in its own process like the sandbox (bench/sandbox-child.mjs), driven over IPC:
+// The sandbox row's reference: a bare node:http server that reads each POST body and answers a fixed 201
+// with a pet, in its own process like the sandbox (bench/sandbox-child.mjs), driven over IPC:
 //   -> { type: 'ready', baseUrl }
-//   <- { type: 'cpu' } -> { type: 'cpu', cpu: process.cpuUsage() }
 //   <- { type: 'close' } -> exits
 import { createServer } from 'node:http';
-import { serveOverIpc } from './child-ipc.mjs';
 
 const body = '{"id":1,"name":"bench-pet","categoryId":1,"status":"available"}';
 const server = createServer((req, res) => {
@@ -14,4 +12,9 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
-serveOverIpc(server);
+server.keepAliveTimeout = 10_000;
+server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', baseUrl: `http://127.0.0.1:${server.address().port}/v1` }));
+process.on('disconnect', () => process.exit(0));
+process.on('message', (msg) => {
+  if (msg.type === 'close') server.close(() => process.exit(0));
+});

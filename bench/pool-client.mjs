@@ -1,7 +1,6 @@
-// The ceiling for the seeding row: the least a Node client must do to send the same POSTs, an undici Pool
+// The reference of the seeding row: the least a Node client must do to send the same POSTs, an undici Pool
 // with as many connections as petstore's concurrency, each request's body read, nothing else.
 //   node bench/pool-client.mjs <baseUrl> <key> <records> <concurrency>
-// Run under bench/peak-rss.mjs like the CLI, so both report their whole process's CPU.
 import { Pool } from 'undici';
 
 const [baseUrl, key, recordsText, concurrencyText] = process.argv.slice(2);

@@ -1,4 +1,4 @@
-// The NDJSON reference for the dry-run rows: the least a Node program does to read a file of JSON
+// The reference of the dry-run row: the least a Node program does to read a file of JSON
 // lines, node:readline over a file stream and JSON.parse of each non-blank line. Prints the count.
 //
 //   node bench/readline-json.mjs FILE

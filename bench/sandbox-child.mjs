@@ -1,17 +1,16 @@
-// Runs one sandbox in its own process for the benchmarks (so the server never shares an event
-// loop with the load generator), driven over the IPC channel of child_process.fork.
-// Usage (from bench/run.mjs): fork(this file, [<bundled sandbox module>, <SandboxOptions as JSON>])
+// One sandbox in its own process for bench/run.mjs (so the server never shares an event loop with the
+// client), started through its public startSandbox and driven over the IPC channel of child_process.fork:
+//   fork(this file, [<src/sandbox/index.ts bundled>, <startSandbox options as JSON>])
 //   -> { type: 'ready', baseUrl }
 //   <- { type: 'stats' }  -> { type: 'stats', stats }
-//   <- { type: 'cpu' }    -> { type: 'cpu', cpu: process.cpuUsage() }
-//   <- { type: 'seed', count } -> { type: 'seeded', count }
 //   <- { type: 'requests' } -> { type: 'requests', requests: [{ time, status, reset }] } (with recordRequests)
+//   <- { type: 'seed', count } -> { type: 'seeded' }
 //   <- { type: 'close' }  -> closes the server and exits
 import { pathToFileURL } from 'node:url';
 
-const [libPath, optionsJson] = process.argv.slice(2);
-const { startSandbox } = await import(pathToFileURL(libPath).href);
-const sandbox = await startSandbox({ recordRequests: false, ...JSON.parse(optionsJson), host: '127.0.0.1' });
+const [bundle, optionsJson] = process.argv.slice(2);
+const { startSandbox } = await import(pathToFileURL(bundle).href);
+const sandbox = await startSandbox({ ...JSON.parse(optionsJson), host: '127.0.0.1' });
 
 const close = async () => {
   await sandbox.close();
@@ -20,13 +19,12 @@ const close = async () => {
 process.on('disconnect', close);
 process.on('message', async (msg) => {
   if (msg.type === 'stats') process.send({ type: 'stats', stats: sandbox.stats() });
-  else if (msg.type === 'cpu') process.send({ type: 'cpu', cpu: process.cpuUsage() });
   else if (msg.type === 'requests') {
     const requests = sandbox.requests().map((r) => ({ time: r.time, status: r.status, reset: Number(r.responseHeaders['x-ratelimit-reset']) }));
     process.send({ type: 'requests', requests });
   } else if (msg.type === 'seed') {
     sandbox.seed(Array.from({ length: msg.count }, (_, i) => ({ name: `seed-${i + 1}`, categoryId: i + 1, status: 'available' })));
-    process.send({ type: 'seeded', count: msg.count });
+    process.send({ type: 'seeded' });
   } else if (msg.type === 'close') await close();
 });
 process.send({ type: 'ready', baseUrl: sandbox.baseUrl });

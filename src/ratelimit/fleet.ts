@@ -140,33 +140,39 @@ export class FleetEstimator {
       if (this.#counted === 1) this.#doubt = q.limit - q.remaining - 1 > 0;
     }
     if (q.resetAt !== this.#resetAt || q.limit !== this.#limit) {
-      // A later window (an answer of an earlier one arriving late is not news).
+      // An answer of an earlier window arriving late is not news.
       if (this.#first !== undefined && q.resetAt < this.#resetAt && q.limit === this.#limit) return;
-      if (this.#current) this.#otherWindow = this.#current;
-      const gap = q.resetAt - this.#resetAt;
-      if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
-      this.#closeWindow();
-      this.#resetAt = q.resetAt;
-      this.#limit = q.limit;
-      this.#current = q;
-      if (!counted) return;
-      this.#first = { remaining: q.remaining, at: q.seenAt, order };
-      this.#last = this.#first;
-      // Requests counted ahead of this one in a window new to this process say nothing (the window may
-      // have opened long ago, or another command just ran): only gaps between its own answers count.
-      this.#own = 1;
+      this.#newWindow(q);
+      // Requests counted ahead of the first answer of a window say nothing (it may have opened long ago).
+      if (counted) this.#start(q, order);
       return;
     }
     this.#current = q;
     if (!counted) return;
-    if (this.#first === undefined) {
-      this.#first = { remaining: q.remaining, at: q.seenAt, order };
-      this.#last = this.#first;
-      this.#own = 1;
-      return;
-    }
+    if (this.#first === undefined) this.#start(q, order);
+    else this.#measure(q, order, outstanding);
+  }
+
+  #newWindow(q: Quota): void {
+    if (this.#current) this.#otherWindow = this.#current;
+    const gap = q.resetAt - this.#resetAt;
+    if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
+    this.#closeWindow();
+    this.#resetAt = q.resetAt;
+    this.#limit = q.limit;
+    this.#current = q;
+  }
+
+  #start(q: Quota, order: number): void {
+    this.#first = { remaining: q.remaining, at: q.seenAt, order };
+    this.#last = this.#first;
+    this.#own = 1;
+  }
+
+  /** Another own answer of the window: the gaps between the highest and lowest remaining seen are the others'. */
+  #measure(q: Quota, order: number, outstanding: Iterable<number>): void {
     this.#own++;
-    const first = this.#first;
+    const first = this.#first!;
     if (q.remaining > first.remaining) this.#first = { remaining: q.remaining, at: Math.min(first.at, q.seenAt), order };
     if (q.remaining < this.#last!.remaining) this.#last = { remaining: q.remaining, at: q.seenAt, order };
     const f = this.#first!;
@@ -174,14 +180,13 @@ export class FleetEstimator {
     let ahead = 0;
     for (const o of outstanding) if (o < l.order) ahead++;
     const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - ahead);
-    // The most the others sent between two of its answers: when they all go one request at a time,
-    // about how many requests of theirs can be on the way at once.
+    // The most the others sent between two of its answers: about how many of theirs can be on the way at once.
     if (others - this.#othersInWindow > this.#peakStep) this.#peakStep = others - this.#othersInWindow;
     this.#othersInWindow = others;
     if (others > 0) this.#seen = true;
     const span = l.at - f.at;
-    // A rate over a span too short to measure would be noise: at least one round trip.
     this.#perOwn = others > 0 ? Math.max(others / (this.#own - 1), this.#perOwn * 0.5) : this.#perOwn;
+    // A rate over a span shorter than a round trip would be noise.
     if (span > 0 && (others > 0 || span >= 2 * Math.max(this.#rtt, 1))) {
       const rate = others / Math.max(span, this.#rtt, 1);
       // Never below what this window has shown so far, and falling only as the window goes on quietly.

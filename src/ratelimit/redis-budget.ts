@@ -125,66 +125,70 @@ export class RedisBudget implements FleetBudget {
     if (this.#down) return;
     try {
       await this.#connect();
-      for (;;) {
-        if (this.#down) return;
+      while (!this.#down) {
         if (signal?.aborted) throw new InterruptedError();
-        const now = this.#o.clock.now();
-        let w = this.#window;
-        const guard = this.#guardMs();
-        if (!w || now >= w.resetAt - guard) {
-          const shared = await this.#sharedWindow();
-          if (shared && (!w || shared.resetAt > w.resetAt)) {
-            w = this.#window = shared;
-            this.#counted = 0;
-          }
-        }
-        if (w && now < w.resetAt - guard) {
-          const count = await this.#consume(w, 1);
-          this.#counted = Math.max(this.#counted, count);
-          if (count <= w.limit) {
-            this.#taken.push(this.#o.clock.now());
-            return;
-          }
-          this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
-          const waitMs = w.resetAt + this.#margin() - now;
-          if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
-            const window = quotaWindow({ limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now }) === 'day' ? 'day' : 'minute';
-            throw rateLimitGiveUp(
-              { kind: 'too_long', waitMs, maxWaitMs: this.#o.maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit, window },
-              w.resetAt,
-              now,
-            );
-          }
-          await sleep(this.#o.clock, waitMs, signal);
-          continue;
-        }
-        const margin = this.#margin();
-        if (w && now < w.resetAt + margin) {
-          await sleep(this.#o.clock, w.resetAt + margin - now, signal);
-          continue;
-        }
-        // No window known: one request of the fleet goes alone, and its answer tells the others.
-        const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
-        if (won === 'OK') {
-          // The process that opened the window publishes it before it lets go of `open`: one that
-          // published it since this process looked is seen now, and no second probe (uncounted) goes.
-          const fresh = await this.#sharedWindow();
-          if (fresh && (!w || fresh.resetAt > w.resetAt)) {
-            await this.#client!.del(`${this.#prefix}:open`);
-            this.#window = fresh;
-            this.#counted = 0;
-            continue;
-          }
-          this.#probing = true;
-          this.#taken.push(this.#o.clock.now());
-          return;
-        }
-        await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
+        if (await this.#tryTake(signal)) return;
       }
     } catch (error) {
       if (error instanceof InterruptedError || error instanceof RateLimitedError) throw error;
       this.#fallBack(error);
     }
+  }
+
+  /** One look at the budget: true when a slot is this process's; false after a wait (look again). */
+  async #tryTake(signal: AbortSignal | undefined): Promise<boolean> {
+    const now = this.#o.clock.now();
+    const guard = this.#guardMs();
+    let w = this.#window;
+    if (!w || now >= w.resetAt - guard) w = await this.#adoptShared(w);
+    if (w && now < w.resetAt - guard) return this.#countOne(w, now, signal);
+    const margin = this.#margin();
+    if (w && now < w.resetAt + margin) {
+      await sleep(this.#o.clock, w.resetAt + margin - now, signal);
+      return false;
+    }
+    // No window known: one request of the fleet goes alone (it wins `open`), and its answer tells the others.
+    const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
+    if (won !== 'OK') {
+      await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
+      return false;
+    }
+    // The window's opener publishes it before it lets go of `open`: one published since this process looked is seen now.
+    if ((await this.#adoptShared(w)) !== w) {
+      await this.#client!.del(`${this.#prefix}:open`);
+      return false;
+    }
+    this.#probing = true;
+    this.#taken.push(this.#o.clock.now());
+    return true;
+  }
+
+  /** The window other processes published, when it is newer than `w`. */
+  async #adoptShared(w: Window | undefined): Promise<Window | undefined> {
+    const shared = await this.#sharedWindow();
+    if (!shared || (w && shared.resetAt <= w.resetAt)) return w;
+    this.#window = shared;
+    this.#counted = 0;
+    return shared;
+  }
+
+  /** Counts one request in the window: true while within its limit; else waits for its reset (exit 6 beyond --max-wait). */
+  async #countOne(w: Window, now: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const count = await this.#consume(w, 1);
+    this.#counted = Math.max(this.#counted, count);
+    if (count <= w.limit) {
+      this.#taken.push(this.#o.clock.now());
+      return true;
+    }
+    this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
+    const waitMs = w.resetAt + this.#margin() - now;
+    const maxWaitMs = this.#o.maxWaitMs;
+    if (maxWaitMs !== undefined && waitMs > maxWaitMs) {
+      const window = quotaWindow({ limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now }) === 'day' ? 'day' : 'minute';
+      throw rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit, window }, w.resetAt, now);
+    }
+    await sleep(this.#o.clock, waitMs, signal);
+    return false;
   }
 
   async learn(quota: Quota | undefined): Promise<void> {
@@ -195,29 +199,28 @@ export class RedisBudget implements FleetBudget {
     const probing = this.#probing;
     this.#probing = false;
     try {
-      if (quota && quota.limit > 0) {
-        const w = this.#window;
-        const used = Math.min(quota.limit, quota.limit - quota.remaining);
-        const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
-        if (newWindow || used > this.#counted) {
-          // Count what the server has counted (the probe, anyone outside the fleet), then publish the window.
-          const seen = { limit: quota.limit, resetAt: quota.resetAt };
-          const have = await this.#count(seen);
-          if (used > have) await this.#consume(seen, used - have);
-          if (newWindow) {
-            const shared = await this.#sharedWindow();
-            if (!shared || seen.resetAt >= shared.resetAt) {
-              await this.#client!.set(`${this.#prefix}:window`, JSON.stringify(seen), 'PXAT', seen.resetAt + 60_000);
-            }
-            this.#window = seen;
-          }
-          this.#counted = Math.max(this.#counted, used, have);
-        }
-      }
+      if (quota && quota.limit > 0) await this.#countSeen(quota);
       if (probing) await this.#client!.del(`${this.#prefix}:open`);
     } catch (error) {
       this.#fallBack(error);
     }
+  }
+
+  /** Counts what the server has counted (the probe, anyone outside the fleet), then publishes a new window. */
+  async #countSeen(quota: Quota): Promise<void> {
+    const w = this.#window;
+    const used = Math.min(quota.limit, quota.limit - quota.remaining);
+    const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
+    if (!newWindow && used <= this.#counted) return;
+    const seen = { limit: quota.limit, resetAt: quota.resetAt };
+    const have = await this.#count(seen);
+    if (used > have) await this.#consume(seen, used - have);
+    if (newWindow) {
+      const shared = await this.#sharedWindow();
+      if (!shared || seen.resetAt >= shared.resetAt) await this.#client!.set(`${this.#prefix}:window`, JSON.stringify(seen), 'PXAT', seen.resetAt + 60_000);
+      this.#window = seen;
+    }
+    this.#counted = Math.max(this.#counted, used, have);
   }
 
   async close(): Promise<void> {

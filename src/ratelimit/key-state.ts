@@ -75,13 +75,6 @@ function takesOver(old: Quota, seen: Quota, sentAt: number): boolean {
   return seen.resetAt > old.resetAt || sentAt > old.seenAt;
 }
 
-/** The send time that goes with mergeQuota(pending, seen, sentAt): the latest request's of the window it keeps. */
-export function sentAtAfter(pending: Quota | undefined, pendingSentAt: number, seen: Quota, sentAt: number): number {
-  if (pending === undefined) return sentAt;
-  if (pending.resetAt === seen.resetAt) return Math.max(pendingSentAt, sentAt);
-  return takesOver(pending, seen, sentAt) ? sentAt : pendingSentAt;
-}
-
 export type Decision =
   | { kind: 'go'; probe: boolean }
   | { kind: 'wait'; reason: 'gate' | 'quota'; until: number }

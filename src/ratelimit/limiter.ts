@@ -13,7 +13,7 @@
 import { InterruptedError } from '../errors/errors.js';
 import { thisHost } from '../fs/local-process.js';
 import { announcedSleep, type Clock } from '../time/clock.js';
-import { FleetEstimator, quotaWindow, type FleetOptions } from './fleet.js';
+import { FleetEstimator, quotaWindow } from './fleet.js';
 import { type LimitWindow, rateLimitGiveUp } from './give-up.js';
 import {
   type Decision,
@@ -27,94 +27,16 @@ import {
   mergeQuota,
   pruneLeases,
   type RateStateStore,
-  sentAtAfter,
   slotCount,
   windowCurrent,
 } from './key-state.js';
+import type { AcquireOptions, LimiterOptions, Permit, SettleInfo } from './permit.js';
 import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
-import { abortable, STOPPED, Waker } from './waker.js';
+import { Unpublished } from './unpublished.js';
+import { Alarm, abortable, Waker } from './waker.js';
 
 export type { KeyRateState, RateStateStore } from './key-state.js';
-
-interface BatchOptions {
-  /** The most slots reserved in one store operation. Default 64. */
-  maxBlock?: number;
-  /** The longest answers' quotas wait in memory before they are published. Default 100 ms. */
-  flushMs?: number;
-  /** How long reserved slots stay usable after the last store operation. Default 2 s. */
-  holdMs?: number;
-}
-
-export interface LimiterOptions {
-  clock: Clock;
-  /** The state key: "<env>:<hash of the API key>". */
-  key: string;
-  store?: RateStateStore;
-  /** Added to reset instants. Default: what the server's Date headers prove of its clock (server-clock.ts). */
-  marginMs?: number;
-  /** How often to look again while other requests are in flight. Default 50 ms. */
-  pollMs?: number;
-  /** How long a reservation holds if its request never settles (process killed). Default 60 s. */
-  leaseMs?: number;
-  /** Reserve slots in blocks and publish answers lazily while the quota is plentiful. Off by default. */
-  batch?: boolean | BatchOptions;
-  /** Problems of background store operations. */
-  debug?: (line: string) => void;
-  /** Whether a process of this host runs (the slots of one that does not are freed). Default: ask the OS. */
-  processAlive?: (pid: number) => boolean;
-  /** Learn how fast users of the key on other machines use it and keep a margin for them (fleet.ts). On by default. */
-  fleet?: boolean | FleetOptions;
-  /** True while a budget shared by the fleet (--limiter) counts every request: nothing is kept back for others. */
-  othersCounted?: () => boolean;
-}
-
-export interface WaitInfo {
-  reason: 'gate' | 'quota';
-  /** How long this wait lasts. */
-  ms: number;
-  /** Epoch ms at which it ends. */
-  until: number;
-  /** The stored quota, with `remaining` less the slots already reserved. */
-  quota: Quota | undefined;
-  /** The window whose quota binds: 'day' when it is the daily limit (see quotaWindow in fleet.ts). */
-  window?: LimitWindow | undefined;
-  /** Requests of the remaining kept for other users of the key (separate machines), when that is why it waits. */
-  kept?: number | undefined;
-  /** It waits for the next window because other users of the key have probably used this one up (an estimate). */
-  usedByOthers?: boolean | undefined;
-}
-
-/** Called before each wait; may return a function called when the wait ends (a spinner's stop). */
-type OnWait = (info: WaitInfo) => void | (() => void) | Promise<void | (() => void)>;
-
-export interface AcquireOptions {
-  signal?: AbortSignal | undefined;
-  /** A gate or quota wait longer than this fails with RateLimitedError (exit 6). Default: no limit. */
-  maxWaitMs?: number | undefined;
-  onWait?: OnWait | undefined;
-  /**
-   * The request asks the server what the quota is (petstore quota, auth status): a used-up quota whose
-   * reset is beyond maxWaitMs does not hold it back, since only the server can say whether it still holds.
-   * A gate the server set always holds.
-   */
-  asksQuota?: boolean | undefined;
-}
-
-export interface SettleInfo {
-  /** Quota from the response's headers, if any. */
-  quota?: Quota | undefined;
-  /** After a 429: no request with this key leaves before this instant. */
-  gateUntil?: number | undefined;
-}
-
-/** A reserved slot: settle it exactly once, when the answer (or failure) is in. */
-export interface Permit {
-  /** The request goes alone because the quota is not known. */
-  readonly probe: boolean;
-  /** A promise only when the answer must reach the store before the caller goes on (scarce quota, a 429). */
-  settle(info?: SettleInfo): Promise<void> | undefined;
-}
 
 /** A permit handed out and not settled yet. */
 interface Out extends Permit {
@@ -132,47 +54,38 @@ export class RateLimiter {
   readonly #store: RateStateStore;
   readonly #fixedMarginMs: number | undefined;
   readonly #serverClock = new ServerClock();
-  readonly #pollMs: number;
-  readonly #leaseMs: number;
+  readonly #o: { pollMs: number; leaseMs: number; maxBlock: number; flushMs: number; holdMs: number; debug: (line: string) => void };
   readonly #batch: boolean;
-  readonly #maxBlock: number;
-  readonly #flushMs: number;
-  readonly #holdMs: number;
-  readonly #debug: (line: string) => void;
   readonly #fleet: FleetEstimator | undefined;
   readonly #othersCounted: (() => boolean) | undefined;
   /** This limiter's name in the store's lease ids. */
   readonly #holder = `${process.pid}@${thisHost}/${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   readonly #gone: (holder: string) => boolean;
   readonly #waker = new Waker();
-
-  // What this process knows: its own answers plus what it last read from the store.
+  /** The next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
+  readonly #alarm: Alarm;
+  readonly #unpublished = new Unpublished();
+  /** What this process knows: its own answers plus what it last read from the store. */
   #quota: Quota | undefined;
   #gateUntil = 0;
-
-  // The slots this limiter holds: in flight (by order), reserved and unused ("free"), a probe's.
+  /** Permits out, by the order they were issued in. */
   readonly #out = new Map<number, Out>();
+  /** Slots reserved and not handed out yet, and one for a probe. */
   #free = 0;
   #probeFree = false;
   /** This limiter's probe while it is in flight: its answer, not the store, says what comes next. */
   #probe: Out | undefined;
-  /** The reset instant of the window the free slots were reserved in; they are not used after #usableUntil. */
+  /** The window the free slots were reserved in; they are not used after #usableUntil. */
   #blockWindow = 0;
   #usableUntil = 0;
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
-  /** How many slots the store holds for this limiter since the last operation. */
+  /** How many slots the store holds for this limiter. */
   #written = 0;
-
-  // Learnt and not yet published.
-  #pendingQuota: Quota | undefined;
-  /** When the latest request whose answer is in #pendingQuota's window left (mergeQuota's `sentAt`). */
-  #pendingSentAt = Number.NEGATIVE_INFINITY;
-  #pendingGate = 0;
+  /** Something to publish (an answer's quota, used-up or voided slots), and when the store was last written. */
   #dirty = false;
   #lastSync = Number.NEGATIVE_INFINITY;
-
   /** Acquirers that want a slot now (in a store operation or polling). */
   #demand = 0;
   #issued = 0;
@@ -186,13 +99,11 @@ export class RateLimiter {
   #usedByOthers = false;
   /** When the store last showed another holder's slots (a process on this machine). */
   #localPeersAt = Number.NEGATIVE_INFINITY;
-
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
-  /** The store's stamp as of this limiter's last read or write. */
+  /** The store's stamp as of this limiter's last read or write, and a read under way. */
   #seen: unknown;
   #looking: Promise<void> | undefined;
-  #timer: { at: number; stop: AbortController } | undefined;
   #closed = false;
 
   constructor(opts: LimiterOptions) {
@@ -200,17 +111,22 @@ export class RateLimiter {
     this.#clock = opts.clock;
     this.#store = opts.store ?? new MemoryRateStateStore();
     this.#fixedMarginMs = opts.marginMs;
-    this.#pollMs = opts.pollMs ?? 50;
-    this.#leaseMs = opts.leaseMs ?? 60_000;
     const batch = opts.batch === true ? {} : opts.batch || undefined;
     this.#batch = batch !== undefined;
-    this.#maxBlock = Math.max(1, Math.floor(batch?.maxBlock ?? 64));
-    this.#flushMs = Math.max(0, batch?.flushMs ?? 100);
-    this.#holdMs = Math.max(1, batch?.holdMs ?? 2000);
-    this.#debug = opts.debug ?? (() => {});
+    this.#o = {
+      pollMs: opts.pollMs ?? 50,
+      leaseMs: opts.leaseMs ?? 60_000,
+      maxBlock: Math.max(1, Math.floor(batch?.maxBlock ?? 64)),
+      flushMs: Math.max(0, batch?.flushMs ?? 100),
+      holdMs: Math.max(1, batch?.holdMs ?? 2000),
+      debug: opts.debug ?? (() => {}),
+    };
     this.#gone = deadHolder(opts.processAlive);
     this.#fleet = opts.fleet === false ? undefined : new FleetEstimator(opts.fleet === true ? {} : opts.fleet);
     this.#othersCounted = opts.othersCounted;
+    this.#alarm = new Alarm(this.#clock, () => {
+      if (!this.#closed) this.#background();
+    });
   }
 
   /** Others' use of the key as this process has measured it (for --debug and tests). */
@@ -280,11 +196,11 @@ export class RateLimiter {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#cancelTimer();
+    this.#alarm.cancel();
     this.#free = 0;
     this.#probeFree = false;
-    if (this.#written > 0 || this.#dirty || this.#pendingQuota !== undefined || this.#pendingGate > 0 || this.#running) await this.#sync();
-    this.#cancelTimer();
+    if (this.#written > 0 || this.#dirty || this.#running) await this.#sync();
+    this.#alarm.cancel();
   }
 
   /** A slot reserved earlier, once any change to the store since the last look is read. */
@@ -309,16 +225,16 @@ export class RateLimiter {
         if (permit) return permit;
       }
       const probe = this.#probe;
-      if (probe && this.#clock.now() - probe.issuedAt < this.#leaseMs) {
+      if (probe && this.#clock.now() - probe.issuedAt < this.#o.leaseMs) {
         // The probe's answer (its settle wakes this) will say more than the store.
-        await this.#waker.pause(this.#clock, this.#pollMs, signal);
+        await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
         return undefined;
       }
       await abortable(this.#sync(), signal);
       const permit = this.#take();
       if (permit) return permit;
       const decision = this.#decision;
-      if (decision?.kind === 'poll') await this.#waker.pause(this.#clock, this.#pollMs, signal);
+      if (decision?.kind === 'poll') await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
       return decision;
     } finally {
       this.#demand--;
@@ -461,19 +377,19 @@ export class RateLimiter {
     this.#out.delete(out.order);
     if (this.#probe === out) this.#probe = undefined;
     // Already dirty: the timer that publishes it is set, and nothing it depends on changes here.
-    const scheduled = this.#dirty && this.#timer !== undefined;
+    const scheduled = this.#dirty && this.#alarm.pending;
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
     if (info.quota && this.#takeAnswer(out, info.quota, info.gateUntil === undefined)) urgent = true;
-    if (info.gateUntil !== undefined && info.gateUntil > this.#pendingGate) {
-      this.#pendingGate = info.gateUntil;
+    if (info.gateUntil !== undefined && info.gateUntil > this.#unpublished.gate) {
+      this.#unpublished.gate = info.gateUntil;
       this.#gateUntil = Math.max(this.#gateUntil, info.gateUntil);
       this.#free = 0;
       urgent = true;
     }
     if (urgent) return this.#sync().finally(() => this.#waker.notify());
     // Published within flushMs: now when that is due, else by the timer.
-    if (this.#clock.now() - this.#lastSync >= this.#flushMs) this.#background();
+    if (this.#clock.now() - this.#lastSync >= this.#o.flushMs) this.#background();
     else if (!scheduled) this.#schedule();
     this.#waker.notify();
     return undefined;
@@ -483,8 +399,7 @@ export class RateLimiter {
   #takeAnswer(out: Out, q: Quota, counted: boolean): boolean {
     this.#fleet?.observe(q, this.#clock.now() - out.issuedAt, counted, out.order, this.#out.keys());
     this.#quota = mergeQuota(this.#quota, q, out.issuedAt);
-    this.#pendingSentAt = sentAtAfter(this.#pendingQuota, this.#pendingSentAt, q, out.issuedAt);
-    this.#pendingQuota = mergeQuota(this.#pendingQuota, q, out.issuedAt);
+    this.#unpublished.add(q, out.issuedAt);
     return q.remaining < this.#lowWater(q.limit);
   }
 
@@ -506,7 +421,7 @@ export class RateLimiter {
   }
 
   #background(): void {
-    this.#sync().catch((error: unknown) => this.#debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
+    this.#sync().catch((error: unknown) => this.#o.debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
   }
 
   async #runSync(): Promise<void> {
@@ -531,7 +446,7 @@ export class RateLimiter {
     this.#publish(s, now);
     // Slots in flight lapse leaseMs after they left, as if never settled.
     for (const out of this.#out.values()) {
-      if (out.issuedAt + this.#leaseMs > now) continue;
+      if (out.issuedAt + this.#o.leaseMs > now) continue;
       this.#out.delete(out.order);
       if (this.#probe === out) this.#probe = undefined;
     }
@@ -546,17 +461,13 @@ export class RateLimiter {
     if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
     const add = this.#writeSlots(s, now);
     const granted = this.#grant(s, now, reserve, learning, add);
-    this.#usableUntil = now + this.#holdMs;
+    this.#usableUntil = now + this.#o.holdMs;
     return granted;
   }
 
   /** Publishes what this process learnt: the slots its answers used are dropped in the same write. */
   #publish(s: KeyRateState, now: number): void {
-    if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota, this.#pendingSentAt);
-    if (this.#pendingGate > s.gateUntil) s.gateUntil = this.#pendingGate;
-    this.#pendingQuota = undefined;
-    this.#pendingSentAt = Number.NEGATIVE_INFINITY;
-    this.#pendingGate = 0;
+    this.#unpublished.publish(s);
     this.#dirty = false;
     this.#lastSync = now;
     this.#learn(s, now);
@@ -570,7 +481,7 @@ export class RateLimiter {
   #learning(s: KeyRateState, reserve: number, now: number): boolean {
     const fleet = this.#fleet;
     if (!fleet || !windowCurrent(s.quota, s.gateUntil, now, this.marginMs)) return false;
-    const alone = now - this.#localPeersAt > this.#holdMs;
+    const alone = now - this.#localPeersAt > this.#o.holdMs;
     return (fleet.learning || (fleet.active && alone)) && !this.#plentiful(s.quota, reserve, now);
   }
 
@@ -580,8 +491,8 @@ export class RateLimiter {
     for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
     let n = 0;
     const id = (mark: string) => `${holder}${mark}${(n++).toString(36)}`;
-    for (const out of this.#out.values()) s.leases[id('#')] = out.issuedAt + this.#leaseMs;
-    const spareUntil = now + this.#holdMs + this.#leaseMs;
+    for (const out of this.#out.values()) s.leases[id('#')] = out.issuedAt + this.#o.leaseMs;
+    const spareUntil = now + this.#o.holdMs + this.#o.leaseMs;
     // Unused slots of a block are marked as such (one entry for all): others poll for them instead of waiting for the reset.
     const add = (count: number, mark: '#' | '~' = this.#eager ? '#' : '~') => {
       if (mark === '~' && count > 1) s.leases[`${id('~')}*${count}`] = spareUntil;
@@ -646,38 +557,19 @@ export class RateLimiter {
     // Others seen only in the answers (another machine) count as one more holder at least.
     const holders = others.size + (this.#fleet?.active ? 1 : 0);
     const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
-    const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#maxBlock : 2 * this.#lastBlock;
-    const k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, next), unreserved));
+    const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#o.maxBlock : 2 * this.#lastBlock;
+    const k = Math.max(1, Math.min(this.#o.maxBlock, share, Math.max(wanted, next), unreserved));
     this.#lastBlock = k;
     return k;
   }
 
-  /** Keeps one timer for the next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
+  /** Sets the alarm for the next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
   #schedule(): void {
     let at = Number.POSITIVE_INFINITY;
     if (this.#batch && !this.#closed) {
-      if (this.#dirty) at = this.#lastSync + this.#flushMs;
+      if (this.#dirty) at = this.#lastSync + this.#o.flushMs;
       if (this.#free > 0 || this.#probeFree) at = Math.min(at, this.#usableUntil, this.#blockWindow > 0 ? this.#blockWindow + this.marginMs : at);
     }
-    if (at === Number.POSITIVE_INFINITY) {
-      this.#cancelTimer();
-      return;
-    }
-    if (this.#timer && this.#timer.at <= at) return;
-    this.#cancelTimer();
-    const stop = new AbortController();
-    this.#timer = { at, stop };
-    this.#clock.sleep(Math.max(0, at - this.#clock.now()), stop.signal).then(
-      () => {
-        if (this.#timer?.stop === stop) this.#timer = undefined;
-        if (!this.#closed) this.#background();
-      },
-      () => {},
-    );
-  }
-
-  #cancelTimer(): void {
-    this.#timer?.stop.abort(STOPPED);
-    this.#timer = undefined;
+    this.#alarm.set(at);
   }
 }

@@ -1,4 +1,4 @@
-// Sleeps the limiter's waiters can be woken from, so requests of one process need not poll each other.
+// The limiter's sleeps and timer: waiters that a settled permit wakes (no polling within one process).
 
 import { InterruptedError } from '../errors/errors.js';
 import { sleep, type Clock } from '../time/clock.js';
@@ -55,5 +55,39 @@ export async function abortable(p: Promise<unknown>, signal: AbortSignal | undef
     ]);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** One timer: set() keeps the earlier of the instant already set and the one asked for; `ring` runs when it is due. */
+export class Alarm {
+  #timer: { at: number; stop: AbortController } | undefined;
+
+  constructor(
+    readonly clock: Clock,
+    readonly ring: () => void,
+  ) {}
+
+  get pending(): boolean {
+    return this.#timer !== undefined;
+  }
+
+  set(at: number): void {
+    if (at === Number.POSITIVE_INFINITY) return this.cancel();
+    if (this.#timer && this.#timer.at <= at) return;
+    this.cancel();
+    const stop = new AbortController();
+    this.#timer = { at, stop };
+    this.clock.sleep(Math.max(0, at - this.clock.now()), stop.signal).then(
+      () => {
+        if (this.#timer?.stop === stop) this.#timer = undefined;
+        this.ring();
+      },
+      () => {},
+    );
+  }
+
+  cancel(): void {
+    this.#timer?.stop.abort(STOPPED);
+    this.#timer = undefined;
   }
 }

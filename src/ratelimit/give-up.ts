@@ -2,6 +2,7 @@
 
 import { RateLimitedError } from '../errors/errors.js';
 import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
+import type { Quota } from './quota.js';
 
 /** The window whose limit binds, when a quota was seen: the short one (a minute on every plan) or the daily one. */
 export type LimitWindow = 'minute' | 'day';
@@ -73,4 +74,19 @@ function tooLongMessage(reason: TooLong, reset: string, now: number): string {
   const window = reason.window === 'day' ? 'daily window' : reason.window === 'minute' ? 'minute window' : 'window';
   const figures = [left, reason.seenAt !== undefined ? `as the server said at ${formatInstant(reason.seenAt, now)}` : ''].filter((part) => part !== '');
   return `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${window} would take ${wait}, longer than ${maxWait}; ${reset}`;
+}
+
+/** Exit 6 for a gate or quota wait longer than --max-wait, naming the quota's figures (`earlier`: an earlier command's). */
+export function waitTooLong(
+  cause: 'gate' | 'quota',
+  until: number,
+  waitMs: number,
+  maxWaitMs: number,
+  quota: Quota | undefined,
+  window: LimitWindow | undefined,
+  earlier: boolean,
+  now: number,
+): RateLimitedError {
+  const figures = quota ? { remaining: quota.remaining, limit: quota.limit, ...(cause === 'quota' && earlier ? { seenAt: quota.seenAt } : {}) } : {};
+  return rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs, cause, ...figures, window }, cause === 'quota' && quota ? quota.resetAt : until, now);
 }

@@ -118,13 +118,39 @@ export function deadHolder(alive: (pid: number) => boolean = processAlive): (hol
 }
 
 /** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
-export function leaseHolder(id: string): string {
+function leaseHolder(id: string): string {
   const m = /^(.+)[#~][0-9a-z]+(?:\*\d+)?$/.exec(id);
   return m ? m[1]! : (id.split('.')[0] ?? id);
 }
 
+/** How many holders other than `holder` have slots in `leases`. */
+export function otherHolders(leases: Record<string, number>, holder: string): number {
+  return new Set(
+    Object.keys(leases)
+      .filter((id) => !isOwn(id, holder))
+      .map(leaseHolder),
+  ).size;
+}
+
+/**
+ * Rewrites `holder`'s slots in the state: those in flight (their expiries), then returns `add`, which
+ * writes more: spare ones ("~", a block's unused slots, one entry for all) or taken ones ("#").
+ * `add` returns how many entries the holder has.
+ */
+export function writeSlots(s: KeyRateState, holder: string, inFlight: Iterable<number>, until: number): (count: number, mark: '#' | '~') => number {
+  for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
+  let n = 0;
+  const id = (mark: string) => `${holder}${mark}${(n++).toString(36)}`;
+  for (const expires of inFlight) s.leases[id('#')] = expires;
+  return (count, mark) => {
+    if (mark === '~' && count > 1) s.leases[`${id('~')}*${count}`] = until;
+    else for (let i = 0; i < count; i++) s.leases[id(mark)] = until;
+    return n;
+  };
+}
+
 /** Whether a lease id is one of `holder`'s slots. */
-export const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
+const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
 /** An unused slot of a block (may be handed back). */
 const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
 

@@ -1,40 +1,35 @@
-// The per-key rate-limit gate every request passes before it leaves (the rules: key-state.ts).
-//
-// A request may leave when the key's gate is open and the window's remaining is more than the slots
-// reserved, or alone, as a probe, when no window is known; when remaining is used up it waits for the
-// reset instead of provoking a 429. A slot stays reserved in the store until the quota of its answer is
-// published, so processes sharing the store never send more than the server said it would accept.
-//
-// With `batch` (the shared file, where each store operation is a lock, a read and a rename), while the
-// quota is plentiful a limiter reserves blocks of slots in one operation and hands them out without the
-// store, and publishes answers at most every flushMs (at once for a gate or a low quota). Unused slots go
-// back when they lapse (holdMs), at the window's reset and on close(). Otherwise: one request at a time.
+// The per-key rate-limit gate every request passes before it leaves (the rules it applies: key-state.ts).
+// A slot stays reserved in the store until the quota of its answer is published, so processes sharing
+// the store never send more than the server said it would accept.
+// With `batch` (the shared file: each store operation is a lock, a read and a rename), while the quota is
+// plentiful it reserves blocks of slots in one operation and hands them out without the store, and
+// publishes answers at most every flushMs (at once for a gate or a low quota). Otherwise: one at a time.
 
 import { InterruptedError } from '../errors/errors.js';
 import { thisHost } from '../fs/local-process.js';
 import { announcedSleep, type Clock } from '../time/clock.js';
 import { FleetEstimator, quotaWindow } from './fleet.js';
-import { type LimitWindow, rateLimitGiveUp } from './give-up.js';
+import { type LimitWindow, waitTooLong } from './give-up.js';
 import {
   type Decision,
   deadHolder,
   decide,
   emptyState,
-  isOwn,
   type KeyRateState,
-  leaseHolder,
+  otherHolders,
   MemoryRateStateStore,
   mergeQuota,
   pruneLeases,
   type RateStateStore,
   slotCount,
   windowCurrent,
+  writeSlots,
 } from './key-state.js';
 import type { AcquireOptions, LimiterOptions, Permit, SettleInfo } from './permit.js';
 import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
 import { Unpublished } from './unpublished.js';
-import { Alarm, abortable, Waker } from './waker.js';
+import { Alarm, abortable, Serial, Waker } from './waker.js';
 
 export type { KeyRateState, RateStateStore } from './key-state.js';
 
@@ -44,6 +39,14 @@ interface Out extends Permit {
   /** 1, 2, 3...: the order this limiter's permits were issued in. */
   readonly order: number;
   settled: boolean;
+}
+
+/** A decision of a store operation, with the quota (less the slots reserved) and the reasons a wait's message names. */
+interface Asked {
+  decision?: Decision;
+  quota?: Quota | undefined;
+  kept?: number;
+  usedByOthers?: boolean;
 }
 
 let holderCounter = 0;
@@ -92,15 +95,12 @@ export class RateLimiter {
   #prefetch = false;
   /** The most permits out at once. */
   #peak = 1;
-  /** What the last store operation that asked for slots decided, the quota for its messages, and why. */
-  #decision: Decision | undefined;
-  #decisionQuota: Quota | undefined;
-  #kept = 0;
-  #usedByOthers = false;
+  /** What the last store operation that asked for slots decided. */
+  #asked: Asked = {};
   /** When the store last showed another holder's slots (a process on this machine). */
   #localPeersAt = Number.NEGATIVE_INFINITY;
-  #running: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  /** The store operations, one at a time. */
+  readonly #ops = new Serial(() => this.#runSync());
   /** The store's stamp as of this limiter's last read or write, and a read under way. */
   #seen: unknown;
   #looking: Promise<void> | undefined;
@@ -163,30 +163,30 @@ export class RateLimiter {
 
   /** Waits until a request may leave and reserves a slot for it. */
   async acquire(opts: AcquireOptions = {}): Promise<Permit> {
-    const maxWaitMs = opts.maxWaitMs ?? Number.POSITIVE_INFINITY;
     for (;;) {
       if (opts.signal?.aborted) throw new InterruptedError();
       const reserved = await this.#reserved();
       if (reserved) return reserved;
       if (this.#gateUntil > this.#clock.now()) {
         const q = this.#quota;
-        await this.#waitOut({ reason: 'gate', until: this.#gateUntil }, q && { ...q, remaining: Math.max(0, q.remaining - this.#out.size) }, opts, maxWaitMs);
+        await this.#waitOut({ reason: 'gate', until: this.#gateUntil }, { quota: q && { ...q, remaining: Math.max(0, q.remaining - this.#out.size) } }, opts);
         continue;
       }
       const wakes = this.#waker.count;
       const asked = await this.#ask(opts.signal);
       if (asked !== undefined && 'settle' in asked) return asked;
+      const d = asked?.decision;
       // 'go' whose slots others took, or no decision: ask again.
-      if (asked?.kind !== 'wait') continue;
+      if (!asked || d?.kind !== 'wait') continue;
       const now = this.#clock.now();
       // Alone, like a probe: its answer is the quota (AcquireOptions.asksQuota).
-      if (opts.asksQuota && asked.reason === 'quota' && this.#out.size === 0 && asked.until - now > maxWaitMs && this.#gateUntil <= now) {
+      if (opts.asksQuota && d.reason === 'quota' && this.#out.size === 0 && d.until - now > (opts.maxWaitMs ?? Infinity) && this.#gateUntil <= now) {
         return this.#issue(now, true);
       }
       // Used up while requests of ours are in flight: an answer may show room after all (answers arrive in
       // any order), so decide again when one settles; a wait for the reset is announced only when none is out.
-      const silent = asked.reason === 'quota' && this.#out.size > 0;
-      await this.#waitOut(asked, this.#decisionQuota, opts, maxWaitMs, silent ? wakes : undefined);
+      const silent = d.reason === 'quota' && this.#out.size > 0;
+      await this.#waitOut(d, asked, opts, silent ? wakes : undefined);
     }
   }
 
@@ -199,7 +199,7 @@ export class RateLimiter {
     this.#alarm.cancel();
     this.#free = 0;
     this.#probeFree = false;
-    if (this.#written > 0 || this.#dirty || this.#running) await this.#sync();
+    if (this.#written > 0 || this.#dirty || this.#ops.running) await this.#ops.run();
     this.#alarm.cancel();
   }
 
@@ -212,15 +212,13 @@ export class RateLimiter {
   }
 
   /** Asks the store for slots (or waits for this limiter's probe); a permit, or what the store operation decided. */
-  async #ask(signal: AbortSignal | undefined): Promise<Out | Decision | undefined> {
+  async #ask(signal: AbortSignal | undefined): Promise<Out | Asked | undefined> {
     this.#demand++;
     try {
-      if (this.#running) {
+      if (this.#ops.running) {
         // A store operation is under way (perhaps fetching the next block): see what it brings first.
-        await abortable(
-          this.#running.catch(() => {}),
-          signal,
-        );
+        const running = this.#ops.running.catch(() => {});
+        await abortable(running, signal);
         const permit = this.#take();
         if (permit) return permit;
       }
@@ -230,55 +228,35 @@ export class RateLimiter {
         await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
         return undefined;
       }
-      await abortable(this.#sync(), signal);
+      await abortable(this.#ops.run(), signal);
       const permit = this.#take();
       if (permit) return permit;
-      const decision = this.#decision;
-      if (decision?.kind === 'poll') await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
-      return decision;
+      const asked = this.#asked;
+      if (asked.decision?.kind === 'poll') await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
+      return asked;
     } finally {
       this.#demand--;
     }
   }
 
   /** Sleeps until `d.until`; with `wakes`, silently and only until the next wake-up (at once if one came since). */
-  async #waitOut(
-    d: { reason: 'gate' | 'quota'; until: number },
-    quota: Quota | undefined,
-    opts: AcquireOptions,
-    maxWaitMs: number,
-    wakes?: number,
-  ): Promise<void> {
+  async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, asked: Asked, opts: AcquireOptions, wakes?: number): Promise<void> {
     // Never call onWait from inside the caller's acquire() call itself (it may start another request).
     await Promise.resolve();
     const now = this.#clock.now();
     const ms = Math.max(0, d.until - now);
+    const { quota } = asked;
     const window = this.windowOf(quota ?? this.#quota);
-    if (ms > maxWaitMs) {
-      // A day's figures from before this process sent anything are an earlier command's: they may no longer hold.
-      const earlier = d.reason === 'quota' && quota && this.#issued === 0 && window === 'day';
-      throw rateLimitGiveUp(
-        {
-          kind: 'too_long',
-          waitMs: ms,
-          maxWaitMs,
-          cause: d.reason,
-          ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
-          window,
-          ...(earlier ? { seenAt: quota.seenAt } : {}),
-        },
-        d.reason === 'quota' && quota ? quota.resetAt : d.until,
-        now,
-      );
-    }
+    // A day's figures from before this process sent anything are an earlier command's: they may no longer hold.
+    const earlier = this.#issued === 0 && window === 'day';
+    if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, ms, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
     if (wakes !== undefined) {
       if (this.#waker.count === wakes) await this.#waker.pause(this.#clock, ms, opts.signal);
       return;
     }
     const { onWait } = opts;
-    const kept = d.reason === 'quota' && this.#kept > 0 ? this.#kept : undefined;
-    const usedByOthers = d.reason === 'quota' && this.#usedByOthers ? true : undefined;
-    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, kept, usedByOthers })));
+    const why = d.reason === 'quota' ? { kept: asked.kept, usedByOthers: asked.usedByOthers } : {};
+    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, ...why })));
   }
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
@@ -286,22 +264,18 @@ export class RateLimiter {
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return this.#looking;
     this.#seen = stamp;
-    const looking: Promise<void> = this.#store
-      .get(this.key)
-      .then(
-        (s) => {
-          if (s && this.#learn(s, this.#clock.now())) {
-            this.#dirty = true;
-            this.#schedule();
-          }
-        },
-        () => {},
-      )
-      .finally(() => {
-        if (this.#looking === looking) this.#looking = undefined;
-      });
+    const looking = this.#read().finally(() => {
+      if (this.#looking === looking) this.#looking = undefined;
+    });
     this.#looking = looking;
     return looking;
+  }
+
+  async #read(): Promise<void> {
+    const s = await this.#store.get(this.key).catch(() => undefined);
+    if (!s || !this.#learn(s, this.#clock.now())) return;
+    this.#dirty = true;
+    this.#schedule();
   }
 
   /** Takes in what the store says; true when that voids the free slots (a gate someone saved). */
@@ -364,7 +338,7 @@ export class RateLimiter {
     if (probe) this.#probe = out;
     this.#peak = Math.max(this.#peak, this.#out.size);
     // Running low on a block: fetch the next one while these go out.
-    if (this.#batch && !this.#eager && !this.#closed && !this.#running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
+    if (this.#batch && !this.#eager && !this.#closed && !this.#ops.running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
       this.#prefetch = true;
       this.#background();
     }
@@ -387,7 +361,7 @@ export class RateLimiter {
       this.#free = 0;
       urgent = true;
     }
-    if (urgent) return this.#sync().finally(() => this.#waker.notify());
+    if (urgent) return this.#ops.run().finally(() => this.#waker.notify());
     // Published within flushMs: now when that is due, else by the timer.
     if (this.#clock.now() - this.#lastSync >= this.#o.flushMs) this.#background();
     else if (!scheduled) this.#schedule();
@@ -403,25 +377,8 @@ export class RateLimiter {
     return q.remaining < this.#lowWater(q.limit);
   }
 
-  /** One store operation at a time; a caller arriving during one gets the next, which starts after it. */
-  #sync(): Promise<void> {
-    if (this.#running) {
-      const after = () => {
-        this.#queued = undefined;
-        return this.#sync();
-      };
-      this.#queued ??= this.#running.then(after, after);
-      return this.#queued;
-    }
-    const running = this.#runSync().finally(() => {
-      this.#running = undefined;
-    });
-    this.#running = running;
-    return running;
-  }
-
   #background(): void {
-    this.#sync().catch((error: unknown) => this.#o.debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
+    this.#ops.run().catch((error: unknown) => this.#o.debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
   }
 
   async #runSync(): Promise<void> {
@@ -452,14 +409,18 @@ export class RateLimiter {
     }
     this.#probeFree = false;
     const reserve = this.#keptForOthers(now);
-    if (Object.keys(s.leases).some((id) => !isOwn(id, this.#holder))) this.#localPeersAt = now;
+    if (otherHolders(s.leases, this.#holder) > 0) this.#localPeersAt = now;
     const learning = this.#learning(s, reserve, now);
     const q = s.quota;
     this.#eager =
       !this.#batch || this.#closed || learning || !windowCurrent(q, s.gateUntil, now, this.marginMs) || q.remaining - reserve < this.#lowWater(q.limit);
     if (this.#free > 0 && !this.#usable(now)) this.#free = 0;
     if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
-    const add = this.#writeSlots(s, now);
+    const outs = Array.from(this.#out.values(), (out) => out.issuedAt + this.#o.leaseMs);
+    const write = writeSlots(s, this.#holder, outs, now + this.#o.holdMs + this.#o.leaseMs);
+    // Unused slots of a block are marked as such: others poll for them instead of waiting for the reset.
+    const add = (count: number, mark: '#' | '~' = this.#eager ? '#' : '~') => void (this.#written = write(count, mark));
+    add(this.#free);
     const granted = this.#grant(s, now, reserve, learning, add);
     this.#usableUntil = now + this.#o.holdMs;
     return granted;
@@ -485,37 +446,17 @@ export class RateLimiter {
     return (fleet.learning || (fleet.active && alone)) && !this.#plentiful(s.quota, reserve, now);
   }
 
-  /** Rewrites this limiter's slots in the state (in flight, then free); returns what adds more. */
-  #writeSlots(s: KeyRateState, now: number): (count: number, mark?: '#' | '~') => void {
-    const holder = this.#holder;
-    for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
-    let n = 0;
-    const id = (mark: string) => `${holder}${mark}${(n++).toString(36)}`;
-    for (const out of this.#out.values()) s.leases[id('#')] = out.issuedAt + this.#o.leaseMs;
-    const spareUntil = now + this.#o.holdMs + this.#o.leaseMs;
-    // Unused slots of a block are marked as such (one entry for all): others poll for them instead of waiting for the reset.
-    const add = (count: number, mark: '#' | '~' = this.#eager ? '#' : '~') => {
-      if (mark === '~' && count > 1) s.leases[`${id('~')}*${count}`] = spareUntil;
-      else for (let i = 0; i < count; i++) s.leases[id(mark)] = spareUntil;
-      this.#written = n;
-    };
-    add(this.#free);
-    return add;
-  }
-
   /** Reserves slots for the acquirers waiting (or the next block, when prefetching); returns how many. */
   #grant(s: KeyRateState, now: number, reserve: number, learning: boolean, add: (count: number, mark?: '#' | '~') => void): number {
-    this.#decision = undefined;
-    this.#decisionQuota = undefined;
+    this.#asked = {};
     let wanted = Math.max(this.#demand - this.#free, this.#prefetch && !this.#eager ? 1 : 0);
     this.#prefetch = false;
     if (learning) {
       wanted = Math.min(wanted, Math.max(0, 1 - this.#out.size - this.#free));
-      if (this.#demand > 0 && wanted === 0) this.#decision = { kind: 'poll' };
+      if (this.#demand > 0 && wanted === 0) this.#asked = { decision: { kind: 'poll' } };
     }
     if (wanted <= 0) return 0;
     const d = this.#decide(s, now, reserve);
-    this.#decision = d;
     if (d.kind !== 'go') return 0;
     if (d.probe) {
       this.#probeFree = true;
@@ -533,15 +474,13 @@ export class RateLimiter {
   #decide(s: KeyRateState, now: number, reserve: number): Decision {
     const q = s.quota;
     const d = decide(s, now, this.marginMs, this.#holder, reserve);
-    this.#usedByOthers = false;
-    this.#kept = d.kind === 'wait' && d.reason === 'quota' ? reserve : 0;
-    this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - slotCount(s.leases)) };
+    const quota = q && { ...q, remaining: Math.max(0, q.remaining - slotCount(s.leases)) };
+    this.#asked = { decision: d, quota, ...(d.kind === 'wait' && d.reason === 'quota' && reserve > 0 ? { kept: reserve } : {}) };
     const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
     if (usedUntil === undefined || !q) return d;
-    this.#kept = 0;
-    this.#decisionQuota = { limit: q.limit, remaining: 0, resetAt: usedUntil, seenAt: now };
-    this.#usedByOthers = true;
-    return { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
+    const wait: Decision = { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
+    this.#asked = { decision: wait, quota: { limit: q.limit, remaining: 0, resetAt: usedUntil, seenAt: now }, usedByOthers: true };
+    return wait;
   }
 
   /**
@@ -552,10 +491,8 @@ export class RateLimiter {
   #blockSize(s: KeyRateState, q: Quota, wanted: number, reserve: number, now: number): number {
     const unreserved = q.remaining - slotCount(s.leases);
     if (this.#eager) return Math.max(1, Math.min(wanted, unreserved - reserve));
-    const others = new Set<string>();
-    for (const id of Object.keys(s.leases)) if (!isOwn(id, this.#holder)) others.add(leaseHolder(id));
     // Others seen only in the answers (another machine) count as one more holder at least.
-    const holders = others.size + (this.#fleet?.active ? 1 : 0);
+    const holders = otherHolders(s.leases, this.#holder) + (this.#fleet?.active ? 1 : 0);
     const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
     const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#o.maxBlock : 2 * this.#lastBlock;
     const k = Math.max(1, Math.min(this.#o.maxBlock, share, Math.max(wanted, next), unreserved));

@@ -72,9 +72,10 @@ export class Alarm {
   }
 
   set(at: number): void {
-    if (at === Number.POSITIVE_INFINITY) return this.cancel();
-    if (this.#timer && this.#timer.at <= at) return;
+    const never = at === Number.POSITIVE_INFINITY;
+    if (this.#timer && this.#timer.at <= at && !never) return;
     this.cancel();
+    if (never) return;
     const stop = new AbortController();
     this.#timer = { at, stop };
     this.clock.sleep(Math.max(0, at - this.clock.now()), stop.signal).then(
@@ -89,5 +90,33 @@ export class Alarm {
   cancel(): void {
     this.#timer?.stop.abort(STOPPED);
     this.#timer = undefined;
+  }
+}
+
+/** One operation at a time: a caller arriving during one gets the next, which starts after it and serves all who asked. */
+export class Serial {
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+
+  constructor(readonly operation: () => Promise<void>) {}
+
+  get running(): Promise<void> | undefined {
+    return this.#running;
+  }
+
+  run(): Promise<void> {
+    if (this.#running) {
+      const after = () => {
+        this.#queued = undefined;
+        return this.run();
+      };
+      this.#queued ??= this.#running.then(after, after);
+      return this.#queued;
+    }
+    const running = this.operation().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
   }
 }

@@ -25,29 +25,13 @@ import {
   windowCurrent,
   writeSlots,
 } from './key-state.js';
-import type { AcquireOptions, LimiterOptions, Permit, SettleInfo } from './permit.js';
+import type { AcquireOptions, Asked, LimiterOptions, Out, Permit, SettleInfo } from './permit.js';
 import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
 import { Unpublished } from './unpublished.js';
 import { Alarm, abortable, Serial, Waker } from './waker.js';
 
 export type { KeyRateState, RateStateStore } from './key-state.js';
-
-/** A permit handed out and not settled yet. */
-interface Out extends Permit {
-  readonly issuedAt: number;
-  /** 1, 2, 3...: the order this limiter's permits were issued in. */
-  readonly order: number;
-  settled: boolean;
-}
-
-/** A decision of a store operation, with the quota (less the slots reserved) and the reasons a wait's message names. */
-interface Asked {
-  decision?: Decision;
-  quota?: Quota | undefined;
-  kept?: number;
-  usedByOthers?: boolean;
-}
 
 let holderCounter = 0;
 
@@ -178,11 +162,7 @@ export class RateLimiter {
       const d = asked?.decision;
       // 'go' whose slots others took, or no decision: ask again.
       if (!asked || d?.kind !== 'wait') continue;
-      const now = this.#clock.now();
-      // Alone, like a probe: its answer is the quota (AcquireOptions.asksQuota).
-      if (opts.asksQuota && d.reason === 'quota' && this.#out.size === 0 && d.until - now > (opts.maxWaitMs ?? Infinity) && this.#gateUntil <= now) {
-        return this.#issue(now, true);
-      }
+      if (this.#asksAlone(d, opts)) return this.#issue(this.#clock.now(), true);
       // Used up while requests of ours are in flight: an answer may show room after all (answers arrive in
       // any order), so decide again when one settles; a wait for the reset is announced only when none is out.
       const silent = d.reason === 'quota' && this.#out.size > 0;
@@ -190,10 +170,13 @@ export class RateLimiter {
     }
   }
 
-  /**
-   * Publishes what this process learnt and gives back the slots it holds unused. Call it when done
-   * (ApiClient.close); the limiter stays usable, one request at a time.
-   */
+  /** A request that asks the server the quota goes alone, like a probe, past a quota wait beyond maxWaitMs (AcquireOptions.asksQuota). */
+  #asksAlone(d: { reason: 'gate' | 'quota'; until: number }, opts: AcquireOptions): boolean {
+    const now = this.#clock.now();
+    return opts.asksQuota === true && d.reason === 'quota' && this.#out.size === 0 && d.until - now > (opts.maxWaitMs ?? Infinity) && this.#gateUntil <= now;
+  }
+
+  /** Publishes what this process learnt and gives back its unused slots (ApiClient.close); it stays usable, one request at a time. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#alarm.cancel();

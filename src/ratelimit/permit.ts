@@ -3,7 +3,7 @@
 import type { Clock } from '../time/clock.js';
 import type { FleetOptions } from './fleet.js';
 import type { LimitWindow } from './give-up.js';
-import type { RateStateStore } from './key-state.js';
+import type { Decision, RateStateStore } from './key-state.js';
 import type { Quota } from './quota.js';
 
 interface BatchOptions {
@@ -79,4 +79,20 @@ export interface Permit {
   readonly probe: boolean;
   /** A promise only when the answer must reach the store before the caller goes on (scarce quota, a 429). */
   settle(info?: SettleInfo): Promise<void> | undefined;
+}
+
+/** A permit handed out and not settled yet. */
+export interface Out extends Permit {
+  readonly issuedAt: number;
+  /** 1, 2, 3...: the order this limiter's permits were issued in. */
+  readonly order: number;
+  settled: boolean;
+}
+
+/** A decision of a store operation, with the quota (less the slots reserved) and the reasons a wait's message names. */
+export interface Asked {
+  decision?: Decision;
+  quota?: Quota | undefined;
+  kept?: number;
+  usedByOthers?: boolean;
 }

@@ -106,7 +106,7 @@ export class RateLimiter {
       debug: opts.debug ?? (() => {}),
     };
     this.#gone = deadHolder(opts.processAlive);
-    this.#fleet = opts.fleet === false ? undefined : new FleetEstimator(opts.fleet === true ? {} : opts.fleet);
+    this.#fleet = opts.fleet === false ? undefined : new FleetEstimator();
     this.#othersCounted = opts.othersCounted;
     this.#alarm = new Alarm(this.#clock, () => {
       if (!this.#closed) this.#background();

@@ -1,7 +1,6 @@
 // What the rate limiter (limiter.ts) is given and what it hands out.
 
 import type { Clock } from '../time/clock.js';
-import type { FleetOptions } from './fleet.js';
 import type { LimitWindow } from './give-up.js';
 import type { Decision, RateStateStore } from './key-state.js';
 import type { Quota } from './quota.js';
@@ -33,7 +32,7 @@ export interface LimiterOptions {
   /** Whether a process of this host runs (the slots of one that does not are freed). Default: ask the OS. */
   processAlive?: (pid: number) => boolean;
   /** Learn how fast users of the key on other machines use it and keep a margin for them (fleet.ts). On by default. */
-  fleet?: boolean | FleetOptions;
+  fleet?: boolean;
   /** True while a budget shared by the fleet (--limiter) counts every request: nothing is kept back for others. */
   othersCounted?: () => boolean;
 }

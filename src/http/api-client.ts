@@ -67,13 +67,8 @@ interface RetryContext {
 }
 
 /**
- * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate,
- * is retried as the retry policy allows (src/http/retry-policy.ts), and
- * leaves the latest quota for the report after the command.
- *
- * Concurrency: call send() concurrently as you like (bulk seeding);
- * the limiter lets at most `remaining` requests be in flight and holds the
- * rest until fresh headers arrive or the window resets.
+ * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate
+ * and is retried as retry-policy.ts allows. send() may be called concurrently (bulk seeding).
  */
 export class ApiClient {
   #lastQuota: Quota | undefined;
@@ -114,15 +109,10 @@ export class ApiClient {
   }
 
   /**
-   * Sends one request through the rate-limit gate, retrying as allowed; any
-   * final HTTP status is returned. Throws RateLimitedError (exit 6) when it
-   * gives up on a 429 or a wait exceeds max-wait, OutcomeUnknownError (exit 7)
-   * when a POST may or may not have been processed, TransportError for other
-   * transport faults, InterruptedError on Ctrl-C.
-   *
-   * `beforeSend` runs after the rate-limit gate lets the request through and just before it leaves
-   * (each attempt): bulk seeding journals the record there. If it throws, nothing is sent. `asksQuota`:
-   * the request asks the server what the quota is (AcquireOptions.asksQuota).
+   * Sends one request through the rate-limit gate, retrying as allowed; any final HTTP status is returned.
+   * Throws RateLimitedError (exit 6), OutcomeUnknownError (exit 7: a POST may have been processed),
+   * TransportError, InterruptedError (Ctrl-C). `beforeSend` runs just before each attempt leaves (bulk
+   * seeding journals the record there; if it throws, nothing is sent). `asksQuota`: see AcquireOptions.
    */
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
@@ -225,10 +215,7 @@ export class ApiClient {
     }
   }
 
-  /**
-   * The wait a usable Retry-After asks for; an HTTP date gets the limiter's margin, since the
-   * server's clock and ours agree only to the second.
-   */
+  /** The wait a usable Retry-After asks for; an HTTP date gets the limiter's margin (the clocks agree only to the second). */
   #retryAfterMs(res: ApiResponse, now: number): number | undefined {
     const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
     return ra && ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);

@@ -4,7 +4,7 @@ import { InterruptedError } from '../errors/errors.js';
 import { sleep, type Clock } from '../time/clock.js';
 
 /** Why the limiter's own sleeps end early (a reason given, so abort() makes no DOMException). */
-export const STOPPED = new Error('the limiter stopped its own wait');
+const STOPPED = new Error('the limiter stopped its own wait');
 
 export class Waker {
   #wake: (() => void) | undefined;

@@ -1,11 +1,11 @@
 import { InterruptedError, RateLimitedError } from '../errors/errors.js';
 import { announcedSleep, MAX_WINDOW_MS, systemClock, type Clock } from '../time/clock.js';
-import { abortFlag } from '../time/abort-flag.js';
 import { backoffDelay } from './backoff.js';
 import { firstValue } from '../wire/headers.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
 import type { TransportError } from '../transport/errors.js';
-import { RateLimiter, type WaitInfo } from '../ratelimit/limiter.js';
+import { RateLimiter } from '../ratelimit/limiter.js';
+import type { Permit, WaitInfo } from '../ratelimit/permit.js';
 import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
 import { byLimit, type LimitWindow, limitResetPhrase, rateLimitGiveUp } from '../ratelimit/give-up.js';
 import { wholeSeconds } from '../time/format.js';
@@ -49,6 +49,16 @@ export interface ApiClientOptions {
 
 const seconds = (ms: number) => `${wholeSeconds(ms)}s`;
 
+/** What one attempt came to. */
+interface Attempt {
+  res?: ApiResponse;
+  error?: unknown;
+  /** After a 429 or a ban: the key's gate closes until then. */
+  gateUntil?: number | undefined;
+  /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
+  tooLong?: { ms: number; value: string } | undefined;
+}
+
 interface RetryContext {
   /** 1-based number of the retry about to happen. */
   attempt: number;
@@ -57,20 +67,14 @@ interface RetryContext {
 }
 
 /**
- * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate,
- * is retried as the retry policy allows (src/http/retry-policy.ts), and
- * leaves the latest quota for the report after the command.
- *
- * Concurrency: call send() concurrently as you like (bulk seeding);
- * the limiter lets at most `remaining` requests be in flight and holds the
- * rest until fresh headers arrive or the window resets.
+ * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate
+ * and is retried as retry-policy.ts allows. send() may be called concurrently (bulk seeding).
  */
 export class ApiClient {
   #lastQuota: Quota | undefined;
   #requests = 0;
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
-  readonly #stop: { readonly aborted: boolean };
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
@@ -86,7 +90,6 @@ export class ApiClient {
   ) {
     this.#clock = opts.clock ?? systemClock;
     this.#signal = opts.signal;
-    this.#stop = opts.signal ? abortFlag(opts.signal) : { aborted: false };
     this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
     this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
@@ -106,101 +109,100 @@ export class ApiClient {
   }
 
   /**
-   * Sends one request through the rate-limit gate, retrying as allowed; any
-   * final HTTP status is returned. Throws RateLimitedError (exit 6) when it
-   * gives up on a 429 or a wait exceeds max-wait, OutcomeUnknownError (exit 7)
-   * when a POST may or may not have been processed, TransportError for other
-   * transport faults, InterruptedError on Ctrl-C.
-   *
-   * `beforeSend` runs after the rate-limit gate lets the request through and just before it leaves
-   * (each attempt): bulk seeding journals the record there. If it throws, nothing is sent. `asksQuota`:
-   * the request asks the server what the quota is (AcquireOptions.asksQuota).
+   * Sends one request through the rate-limit gate, retrying as allowed; any final HTTP status is returned.
+   * Throws RateLimitedError (exit 6), OutcomeUnknownError (exit 7: a POST may have been processed),
+   * TransportError, InterruptedError (Ctrl-C). `beforeSend` runs just before each attempt leaves (bulk
+   * seeding journals the record there; if it throws, nothing is sent). `asksQuota`: see AcquireOptions.
    */
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
     for (let attempt = 0; ; attempt++) {
-      // A free slot needs no promise; waiting for one does (issue #18: the bulk run's hot path).
-      const permit =
-        (this.#stop.aborted ? undefined : this.limiter.tryAcquire()) ??
-        (await this.limiter.acquire({
-          signal: this.#signal,
-          maxWaitMs: this.#maxWaitMs,
-          asksQuota: hooks?.asksQuota,
-          onWait: (info) => this.#announceGateWait(info, retry),
-        }));
-      try {
-        // The fleet's budget last, just before the request leaves: a slot it counts in a window is
-        // used in that window, never held back by a local wait into the next one. (No await without
-        // one: each costs a turn of the microtask queue and a promise, per request.)
-        if (this.#fleet) await this.#fleet.take(this.#signal);
-        hooks?.beforeSend?.();
-      } catch (e) {
-        await permit.settle();
-        throw e;
-      }
-      let res: ApiResponse | undefined;
-      let error: unknown;
-      let gateUntil: number | undefined;
-      /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
-      let tooLong: { ms: number; value: string } | undefined;
-      const sentAt = this.#clock.now();
-      try {
-        this.#requests++;
-        res = await this.transport.once(req);
-      } catch (e) {
-        error = e;
-      } finally {
-        const now = this.#clock.now();
-        if (res) this.limiter.observeServerDate(firstValue(res.headers.date), sentAt, now);
-        if (res?.quota) this.#lastQuota = res.quota;
-        if (res?.status === 429) {
-          const delay = this.#rateLimitDelay(res, attempt, now);
-          gateUntil = now + delay.ms;
-          tooLong = delay.tooLong;
-        } else if (res && isBan(res)) gateUntil = this.#banGate(res, now);
-        const settling = permit.settle({ quota: res?.quota, gateUntil });
-        if (settling) await settling;
-        if (this.#fleet) await this.#fleet.learn(res?.quota);
-      }
-      const verdict = res ? statusVerdict(req.method, res.status) : retryVerdict(req.method, { error });
-      if (verdict.action === 'return') return res!;
-      if (verdict.action === 'throw') throw error;
-      if (verdict.action === 'unknown') throw new OutcomeUnknownError(req, error as TransportError);
+      const permit = await this.limiter.acquire({
+        signal: this.#signal,
+        maxWaitMs: this.#maxWaitMs,
+        asksQuota: hooks?.asksQuota,
+        onWait: (info) => this.#announceGateWait(info, retry),
+      });
+      const a = await this.#attempt(req, permit, attempt, hooks?.beforeSend);
+      const verdict = a.res ? statusVerdict(req.method, a.res.status) : retryVerdict(req.method, { error: a.error });
+      if (verdict.action === 'return') return a.res!;
+      if (verdict.action === 'throw') throw a.error;
+      if (verdict.action === 'unknown') throw new OutcomeUnknownError(req, a.error as TransportError);
       // Only now: an answer already received (a 201 above all) is never thrown away on Ctrl-C.
       if (this.#signal?.aborted) throw new InterruptedError();
-
-      const now = this.#clock.now();
       if (verdict.wait === 'rate_limit') {
-        if (tooLong) throw this.#retryAfterTooLong(tooLong, now, this.limiter.windowOf(res?.quota));
-        if (attempt >= this.#maxRetries) {
-          const state = await this.limiter.state();
-          const resetAt = Math.max(gateUntil ?? 0, state?.gateUntil ?? 0, res?.quota?.remaining === 0 ? res.quota.resetAt : 0);
-          throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, window: this.limiter.windowOf(res?.quota) }, resetAt, now, 429);
-        }
-        this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(gateUntil ?? now).toISOString()}`);
+        await this.#beforeRateLimitRetry(req, a, attempt);
         retry = { attempt: attempt + 1, announced: false };
         continue;
       }
-
-      // Backoff (502-504, connection errors): this request waits alone; the gate stays open.
-      if (attempt >= this.#maxRetries) {
-        if (res) return res;
-        throw error;
-      }
-      const ms = (res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#random });
-      if (ms > this.#maxWaitMs) {
-        if (res) return res;
-        throw error;
-      }
-      const what = res ? `server error (HTTP ${res.status})` : `${(error as Error).message}`;
-      const n = `(attempt ${attempt + 1}/${this.#maxRetries})`;
-      await this.#wait({
-        reason: res ? 'server' : 'network',
-        ms,
-        until: now + ms,
-        text: (left) => `${what}; retrying in ${seconds(left)} ${n}`,
-      });
+      const res = await this.#backOff(a, attempt);
+      if (res) return res;
     }
+  }
+
+  /** One exchange with a permit in hand; the permit is settled with what the answer says. */
+  async #attempt(req: ApiRequest, permit: Permit, attempt: number, beforeSend: (() => void) | undefined): Promise<Attempt> {
+    try {
+      // The fleet's budget last, just before the request leaves: a slot it counts in a window is used in that window.
+      if (this.#fleet) await this.#fleet.take(this.#signal);
+      beforeSend?.();
+    } catch (e) {
+      await permit.settle();
+      throw e;
+    }
+    const a: Attempt = {};
+    const sentAt = this.#clock.now();
+    try {
+      this.#requests++;
+      a.res = await this.transport.once(req);
+    } catch (e) {
+      a.error = e;
+    }
+    const now = this.#clock.now();
+    const res = a.res;
+    if (res) {
+      this.limiter.observeServerDate(firstValue(res.headers.date), sentAt, now);
+      if (res.quota) this.#lastQuota = res.quota;
+      if (res.status === 429) {
+        const delay = this.#rateLimitDelay(res, attempt, now);
+        a.gateUntil = now + delay.ms;
+        a.tooLong = delay.tooLong;
+      } else if (isBan(res)) a.gateUntil = this.#banGate(res, now);
+    }
+    const settling = permit.settle({ quota: res?.quota, gateUntil: a.gateUntil });
+    if (settling) await settling;
+    if (this.#fleet) await this.#fleet.learn(res?.quota);
+    return a;
+  }
+
+  /** After a 429: gives up (exit 6) when its Retry-After is too long or no retry is left. */
+  async #beforeRateLimitRetry(req: ApiRequest, a: Attempt, attempt: number): Promise<void> {
+    const now = this.#clock.now();
+    const q = a.res?.quota;
+    if (a.tooLong) throw this.#retryAfterTooLong(a.tooLong, now, this.limiter.windowOf(q));
+    if (attempt >= this.#maxRetries) {
+      const state = await this.limiter.state();
+      const resetAt = Math.max(a.gateUntil ?? 0, state?.gateUntil ?? 0, q?.remaining === 0 ? q.resetAt : 0);
+      throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, window: this.limiter.windowOf(q) }, resetAt, now, 429);
+    }
+    this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(a.gateUntil ?? now).toISOString()}`);
+  }
+
+  /** Backoff (502-504, connection errors): this request waits alone, the gate stays open. The outcome when no retry is left. */
+  async #backOff(a: Attempt, attempt: number): Promise<ApiResponse | undefined> {
+    const { res, error } = a;
+    const now = this.#clock.now();
+    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#random })) : undefined;
+    if (ms === undefined || ms > this.#maxWaitMs) {
+      if (res) return res;
+      throw error;
+    }
+    const what = res ? `server error (HTTP ${res.status})` : `${(error as Error).message}`;
+    const n = `(attempt ${attempt + 1}/${this.#maxRetries})`;
+    const notice: WaitNotice = { reason: res ? 'server' : 'network', ms, until: now + ms, text: (left) => `${what}; retrying in ${seconds(left)} ${n}` };
+    const onWait = this.#onWait;
+    await announcedSleep(this.#clock, ms, this.#signal, onWait && (() => onWait(notice)));
+    return undefined;
   }
 
   /** Publishes the key's rate-limit state and gives back unused reservations, then closes the transport. */
@@ -213,10 +215,7 @@ export class ApiClient {
     }
   }
 
-  /**
-   * The wait a usable Retry-After asks for; an HTTP date gets the limiter's margin, since the
-   * server's clock and ours agree only to the second.
-   */
+  /** The wait a usable Retry-After asks for; an HTTP date gets the limiter's margin (the clocks agree only to the second). */
   #retryAfterMs(res: ApiResponse, now: number): number | undefined {
     const ra = parseRetryAfter(res.headers['retry-after'], now, res.headers.date);
     return ra && ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
@@ -285,10 +284,5 @@ export class ApiClient {
       text = (left) => `${daily ? 'daily limit' : 'rate limit'} reached${used}; waiting ${seconds(left)} for the ${daily ? 'daily ' : ''}window to reset`;
     }
     return this.#onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
-  }
-
-  async #wait(notice: WaitNotice): Promise<void> {
-    const onWait = this.#onWait;
-    await announcedSleep(this.#clock, notice.ms, this.#signal, onWait && (() => onWait(notice)));
   }
 }

@@ -25,12 +25,9 @@ export type Verdict =
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-// The verdicts are shared objects: one is asked for after every request.
-const RETURN: Verdict = Object.freeze({ action: 'return' });
-const THROW: Verdict = Object.freeze({ action: 'throw' });
-const UNKNOWN: Verdict = Object.freeze({ action: 'unknown' });
-const RATE_LIMIT: Verdict = Object.freeze({ action: 'retry', wait: 'rate_limit' });
-const BACKOFF: Verdict = Object.freeze({ action: 'retry', wait: 'backoff' });
+const RETURN: Verdict = { action: 'return' };
+const THROW: Verdict = { action: 'throw' };
+const BACKOFF: Verdict = { action: 'retry', wait: 'backoff' };
 
 /** What to do after one attempt of `method` ended in `outcome`. */
 export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Verdict {
@@ -39,7 +36,7 @@ export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Ver
 
 /** retryVerdict for an answer with this status. */
 export function statusVerdict(method: HttpMethod | string, status: number): Verdict {
-  if (status === 429) return RATE_LIMIT;
+  if (status === 429) return { action: 'retry', wait: 'rate_limit' };
   if (RETRYABLE_STATUSES.has(status) && isSafeMethod(method)) return BACKOFF;
   return RETURN;
 }
@@ -49,6 +46,6 @@ function errorVerdict(method: HttpMethod | string, error: unknown): Verdict {
   if (!(error instanceof TransportError)) return THROW;
   const notSent = notSentFailure(causeCode(error));
   if (isSafeMethod(method)) return notSent === 'permanent' ? THROW : BACKOFF;
-  if (error.sent || error.timedOut) return UNKNOWN;
+  if (error.sent || error.timedOut) return { action: 'unknown' };
   return notSent === 'transient' ? BACKOFF : THROW;
 }

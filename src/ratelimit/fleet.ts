@@ -1,30 +1,21 @@
-// Pacing for a fleet that shares a key and nothing else (separate machines, separate config folders):
-// what one process can learn about the others from X-RateLimit-Remaining alone.
-//
-// Within one window every request the server counts gets its own Remaining value (limit-1, limit-2, …, 0),
-// so the values of this process's own answers leave gaps, and each gap is a request of someone else.
-// Between this process's first and latest counted answer of a window, the others sent
-//   (highest remaining seen − lowest remaining seen + 1) − own answers in the window
-// requests, over the time between those two answers: the others' rate. From it, when this process is about
-// to send, the others have probably used `rate × (time since the latest answer + one round trip)` of the
-// remaining it last saw, and that many (rounded up, never fewer than the most they sent between two of its
-// answers, plus one) are kept for them: the process stops before
-// Remaining reaches 0 instead of after, and waits for the reset.
-//
-// The estimate carries over from one window to the next (a fleet keeps its pace), and fades when the others
-// stop (a window in which no gap is seen brings the rate down). Nothing is stored: each process learns on
-// its own, from its own answers.
-//
-// Late into a window: the others begin each window at its reset (they waited for it too), and a fleet can
-// use a short window up in a fraction of it. A process whose wait ended well after the reset (a 429's
-// whole-second Retry-After, a starved or paused process) would meet a 429 there, and a server that bans
-// the key for any request after a 429 until the reset would ban it for the next request of anyone: when
-// the others have probably used the window by now, it waits for the next one (at most twice in a row).
+// Pacing for a fleet that shares a key and nothing else (separate machines): what one process learns about
+// the others from X-RateLimit-Remaining alone. Within a window each counted request gets its own Remaining
+// (limit-1, limit-2, …), so gaps between this process's own values are the others' requests; over the time
+// between its first and latest answer that is the others' rate. Before sending it keeps for them what they
+// have probably used since its latest answer plus a round trip (never fewer than the most they sent between
+// two of its answers, plus one), so it stops before Remaining reaches 0 and waits for the reset. The rate
+// carries over windows and fades when no gap is seen. Late into a window (a long Retry-After, a starved
+// process) it waits for the next one when the others have probably used this one up: a request there would
+// meet a 429, and a server that bans after a 429 would ban the key for everyone.
 
 import type { Quota } from './quota.js';
 
 /** A per-minute window never resets further ahead than this; a reset further away is the daily limit's. */
 const SHORT_WINDOW_MAX_MS = 15 * 60_000;
+
+/** Added to the others' expected requests, rounded up; and the weight of a new round-trip sample. */
+const CUSHION = 1;
+const RTT_WEIGHT = 0.3;
 
 /** Windows skipped in a row as used up by the others: a process always late (its clock, a starved CPU) still sends. */
 const MAX_SKIPS = 1;
@@ -32,11 +23,8 @@ const MAX_SKIPS = 1;
 export type QuotaWindow = 'short' | 'day';
 
 /**
- * Which window a quota describes. The interface gives one set of X-RateLimit-* headers (the most
- * constrained window) and does not say which: a reset more than 15 minutes ahead can only be the daily
- * limit's (the spec's windows are a minute and a day; 15 minutes leaves room for
- * servers with longer short windows); so is a larger limit that resets later than a smaller one `other` seen from the same key in a
- * window still running then (two windows seen, this the longer).
+ * Which window a quota describes (the headers do not say): a reset more than 15 minutes ahead is the daily
+ * limit's, and so is a larger limit that resets later than a smaller one (`other`) seen just before.
  */
 export function quotaWindow(q: Quota, other?: Quota): QuotaWindow {
   if (q.resetAt - q.seenAt > SHORT_WINDOW_MAX_MS) return 'day';
@@ -52,17 +40,8 @@ interface Point {
   order: number;
 }
 
-export interface FleetOptions {
-  /** Rounds up the others' expected requests and adds this many. Default 1. */
-  cushion?: number;
-  /** Weight of a new round-trip sample. Default 0.3. */
-  rttWeight?: number;
-}
-
 /** Learns how fast others consume the key from this process's own answers; see the file's comment. */
 export class FleetEstimator {
-  readonly #cushion: number;
-  readonly #rttWeight: number;
   #resetAt = Number.NaN;
   #limit = Number.NaN;
   #first: Point | undefined;
@@ -92,21 +71,12 @@ export class FleetEstimator {
   /** Windows skipped in a row (usedUpUntil); an answer ends the run. */
   #skips = 0;
 
-  constructor(opts: FleetOptions = {}) {
-    this.#cushion = opts.cushion ?? 1;
-    this.#rttWeight = opts.rttWeight ?? 0.3;
-  }
-
   /** Others' requests per second, as last measured. */
   get othersPerSecond(): number {
     return this.#rate * 1000;
   }
 
-  /**
-   * This process's first answer showed requests counted before it in the window, and no second answer
-   * could show a gap yet: others may be starting too (a fleet starts at once), so it should send one
-   * request at a time until it knows.
-   */
+  /** The first answer showed others' requests ahead of it and no second one could show a gap yet: one at a time until it knows. */
   get learning(): boolean {
     return this.#counted === 1 && this.#doubt;
   }
@@ -122,17 +92,13 @@ export class FleetEstimator {
   }
 
   /**
-   * Takes in one of this process's own answers: its quota, the time it took (ms, from the permit to the
-   * answer), whether the server counted it (not a 429 or a ban), its request's place in the order this
-   * process's requests left in, and the places of those still out. A request still out may already be
-   * counted and fill a gap, but only a gap above the answer of a request that left after it: requests
-   * reach the server in the order they leave (one that overtakes another makes the others look busier,
-   * the safe side). Counting every request still out instead would hide the others from a process that
-   * always has a few out. (An order, not a time: many requests leave within one millisecond.)
+   * Takes in one of this process's answers: its quota, its latency, whether the server counted it (not a
+   * 429 or a ban), its request's place in the order this process's requests left in, and the places of
+   * those still out. One still out may fill a gap, but only above the answer of a request that left after it.
    */
   observe(q: Quota, latencyMs: number | undefined, counted = true, order = q.seenAt, outstanding: Iterable<number> = []): void {
     if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
-      this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * this.#rttWeight;
+      this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * RTT_WEIGHT;
     }
     this.#skips = 0;
     if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === this.#resetAt)) {
@@ -140,33 +106,39 @@ export class FleetEstimator {
       if (this.#counted === 1) this.#doubt = q.limit - q.remaining - 1 > 0;
     }
     if (q.resetAt !== this.#resetAt || q.limit !== this.#limit) {
-      // A later window (an answer of an earlier one arriving late is not news).
+      // An answer of an earlier window arriving late is not news.
       if (this.#first !== undefined && q.resetAt < this.#resetAt && q.limit === this.#limit) return;
-      if (this.#current) this.#otherWindow = this.#current;
-      const gap = q.resetAt - this.#resetAt;
-      if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
-      this.#closeWindow();
-      this.#resetAt = q.resetAt;
-      this.#limit = q.limit;
-      this.#current = q;
-      if (!counted) return;
-      this.#first = { remaining: q.remaining, at: q.seenAt, order };
-      this.#last = this.#first;
-      // Requests counted ahead of this one in a window new to this process say nothing (the window may
-      // have opened long ago, or another command just ran): only gaps between its own answers count.
-      this.#own = 1;
+      this.#newWindow(q);
+      // Requests counted ahead of the first answer of a window say nothing (it may have opened long ago).
+      if (counted) this.#start(q, order);
       return;
     }
     this.#current = q;
     if (!counted) return;
-    if (this.#first === undefined) {
-      this.#first = { remaining: q.remaining, at: q.seenAt, order };
-      this.#last = this.#first;
-      this.#own = 1;
-      return;
-    }
+    if (this.#first === undefined) this.#start(q, order);
+    else this.#measure(q, order, outstanding);
+  }
+
+  #newWindow(q: Quota): void {
+    if (this.#current) this.#otherWindow = this.#current;
+    const gap = q.resetAt - this.#resetAt;
+    if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
+    this.#closeWindow();
+    this.#resetAt = q.resetAt;
+    this.#limit = q.limit;
+    this.#current = q;
+  }
+
+  #start(q: Quota, order: number): void {
+    this.#first = { remaining: q.remaining, at: q.seenAt, order };
+    this.#last = this.#first;
+    this.#own = 1;
+  }
+
+  /** Another own answer of the window: the gaps between the highest and lowest remaining seen are the others'. */
+  #measure(q: Quota, order: number, outstanding: Iterable<number>): void {
     this.#own++;
-    const first = this.#first;
+    const first = this.#first!;
     if (q.remaining > first.remaining) this.#first = { remaining: q.remaining, at: Math.min(first.at, q.seenAt), order };
     if (q.remaining < this.#last!.remaining) this.#last = { remaining: q.remaining, at: q.seenAt, order };
     const f = this.#first!;
@@ -174,14 +146,13 @@ export class FleetEstimator {
     let ahead = 0;
     for (const o of outstanding) if (o < l.order) ahead++;
     const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - ahead);
-    // The most the others sent between two of its answers: when they all go one request at a time,
-    // about how many requests of theirs can be on the way at once.
+    // The most the others sent between two of its answers: about how many of theirs can be on the way at once.
     if (others - this.#othersInWindow > this.#peakStep) this.#peakStep = others - this.#othersInWindow;
     this.#othersInWindow = others;
     if (others > 0) this.#seen = true;
     const span = l.at - f.at;
-    // A rate over a span too short to measure would be noise: at least one round trip.
     this.#perOwn = others > 0 ? Math.max(others / (this.#own - 1), this.#perOwn * 0.5) : this.#perOwn;
+    // A rate over a span shorter than a round trip would be noise.
     if (span > 0 && (others > 0 || span >= 2 * Math.max(this.#rtt, 1))) {
       const rate = others / Math.max(span, this.#rtt, 1);
       // Never below what this window has shown so far, and falling only as the window goes on quietly.
@@ -202,26 +173,20 @@ export class FleetEstimator {
     this.#othersInWindow = 0;
   }
 
-  /**
-   * How many of the remaining requests last seen to keep for the others at `now`: those they have
-   * probably sent since this process's latest answer, and during its next request's way to the server.
-   */
+  /** How many of the remaining last seen to keep for the others: what they have probably sent since, and during a round trip. */
   reserve(now: number): number {
     if (!this.#seen) return 0;
     const last = this.#last;
     const age = last ? Math.max(0, now - last.at) : 0;
     const expected = Math.max(this.#rate * (age + Math.max(this.#rtt, 1)), this.#perOwn, this.#peakStep);
     if (expected <= 0) return 0;
-    return Math.ceil(expected) + this.#cushion;
+    return Math.ceil(expected) + CUSHION;
   }
 
   /**
-   * Called when a request may leave because the window of `q` has ended (or the gate after a 429 has):
-   * when the others began the window holding `now` at its start and have probably used it up by the
-   * time a request sent now arrives, the instant that window ends (wait for it, plus the margin);
-   * otherwise undefined (send). Not when the request would arrive within a round trip of the
-   * margin (as early as it could: there is no better time), nor before the window's length is known
-   * (two resets seen), nor more than MAX_SKIPS times in a row. See the file's comment.
+   * When a request may leave because `q`'s window ended: if the others have probably used up the window
+   * holding `now` by the time it arrives, the instant that window ends (wait for it); else undefined. Not
+   * early in a window, before its length is known (two resets seen), nor more than MAX_SKIPS times in a row.
    */
   usedUpUntil(q: Quota, now: number, marginMs: number): number | undefined {
     const period = this.#period;
@@ -231,7 +196,7 @@ export class FleetEstimator {
     const rtt = Math.max(this.#rtt, 1);
     const early = marginMs + 2 * rtt;
     if (now - start <= early) return undefined;
-    const used = Math.ceil(this.#rate * (now - start + rtt)) + this.#cushion;
+    const used = Math.ceil(this.#rate * (now - start + rtt)) + CUSHION;
     if (used < q.limit) return undefined;
     this.#skips++;
     return start + period;

@@ -2,23 +2,26 @@
 
 import { RateLimitedError } from '../errors/errors.js';
 import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
+import type { Quota } from './quota.js';
 
 /** The window whose limit binds, when a quota was seen: the short one (a minute on every plan) or the daily one. */
 export type LimitWindow = 'minute' | 'day';
 
+/** A wait (Retry-After gate or an exhausted quota) longer than --max-wait. */
+interface TooLong {
+  kind: 'too_long';
+  waitMs: number;
+  maxWaitMs: number;
+  cause: 'gate' | 'quota';
+  remaining?: number;
+  limit?: number;
+  window?: LimitWindow | undefined;
+  /** When the server gave the quota, if an earlier command saw it (the state file), not this one. */
+  seenAt?: number | undefined;
+}
+
 export type GiveUpReason =
-  /** A wait (Retry-After gate or an exhausted quota) is longer than --max-wait. */
-  | {
-      kind: 'too_long';
-      waitMs: number;
-      maxWaitMs: number;
-      cause: 'gate' | 'quota';
-      remaining?: number;
-      limit?: number;
-      window?: LimitWindow | undefined;
-      /** When the server gave the quota, if an earlier command saw it (the state file), not this one. */
-      seenAt?: number | undefined;
-    }
+  | TooLong
   /** Still 429 after the last allowed retry. */
   | { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined };
 
@@ -37,39 +40,53 @@ export function limitResetPhrase(window: LimitWindow | undefined, resetAt: numbe
 
 /**
  * Exit 6 naming the limit (minute or daily, when a quota was seen) and when it resets (absolute local
- * time and seconds from now). What to do next is advice, not a command: a seeding run adds its own
- * continue command after it.
+ * time and seconds from now). What to do next is advice: a seeding run adds its own continue command.
  */
 export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: number, status?: number): RateLimitedError {
-  let message: string;
-  let advice: string;
-  const name = reason.window ? LIMIT_NAME[reason.window] : undefined;
   const reset = limitResetPhrase(reason.window, resetAt, now);
   const by = byLimit(reason.window);
+  let message: string;
+  let advice = 'try again after that time, or raise --max-retries';
   if (reason.kind === 'too_long') {
-    const wait = `${wholeSeconds(reason.waitMs)}s`;
-    if (reason.cause === 'gate') {
-      const left = reason.limit !== undefined ? ` (${reason.remaining ?? 0}/${reason.limit} left)` : '';
-      message = `rate limited${by}${name ? left : ''}: the server asked to wait ${wait} before the next request, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
-    } else {
-      const window = reason.window === 'day' ? 'daily window' : reason.window === 'minute' ? 'minute window' : 'window';
-      const figures = [
-        reason.limit !== undefined ? `${reason.remaining ?? 0}/${reason.limit} left` : '',
-        reason.seenAt !== undefined ? `as the server said at ${formatInstant(reason.seenAt, now)}` : '',
-      ].filter((part) => part !== '');
-      message = `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${window} would take ${wait}, longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
-    }
+    message = tooLongMessage(reason, reset, now);
     // An earlier command's figures may no longer hold (the server's windows reset, a new plan): petstore quota asks.
     advice =
       reason.cause === 'quota' && reason.seenAt !== undefined
         ? 'try again after that time, raise --max-wait, or run "petstore quota": it asks the server whether that still holds'
         : 'try again after that time, or raise --max-wait';
+  } else if (reason.maxRetries === 0) {
+    message = `rate limited${by} (retries are off with --max-retries 0); ${reset}`;
   } else {
-    message =
-      reason.maxRetries === 0
-        ? `rate limited${by} (retries are off with --max-retries 0); ${reset}`
-        : `rate limited${by}: still limited after ${reason.maxRetries} ${reason.maxRetries === 1 ? 'retry' : 'retries'}; ${reset}`;
-    advice = 'try again after that time, or raise --max-retries';
+    message = `rate limited${by}: still limited after ${reason.maxRetries} ${reason.maxRetries === 1 ? 'retry' : 'retries'}; ${reset}`;
   }
   return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice, ...(status !== undefined ? { status } : {}) });
+}
+
+function tooLongMessage(reason: TooLong, reset: string, now: number): string {
+  const name = reason.window ? LIMIT_NAME[reason.window] : undefined;
+  const wait = `${wholeSeconds(reason.waitMs)}s`;
+  const maxWait = `--max-wait ${reason.maxWaitMs / 1000}s`;
+  const left = reason.limit !== undefined ? `${reason.remaining ?? 0}/${reason.limit} left` : '';
+  if (reason.cause === 'gate') {
+    const figures = name && left ? ` (${left})` : '';
+    return `rate limited${byLimit(reason.window)}${figures}: the server asked to wait ${wait} before the next request, longer than ${maxWait}; ${reset}`;
+  }
+  const window = reason.window === 'day' ? 'daily window' : reason.window === 'minute' ? 'minute window' : 'window';
+  const figures = [left, reason.seenAt !== undefined ? `as the server said at ${formatInstant(reason.seenAt, now)}` : ''].filter((part) => part !== '');
+  return `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${window} would take ${wait}, longer than ${maxWait}; ${reset}`;
+}
+
+/** Exit 6 for a gate or quota wait longer than --max-wait, naming the quota's figures (`earlier`: an earlier command's). */
+export function waitTooLong(
+  cause: 'gate' | 'quota',
+  until: number,
+  waitMs: number,
+  maxWaitMs: number,
+  quota: Quota | undefined,
+  window: LimitWindow | undefined,
+  earlier: boolean,
+  now: number,
+): RateLimitedError {
+  const figures = quota ? { remaining: quota.remaining, limit: quota.limit, ...(cause === 'quota' && earlier ? { seenAt: quota.seenAt } : {}) } : {};
+  return rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs, cause, ...figures, window }, cause === 'quota' && quota ? quota.resetAt : until, now);
 }

@@ -1,350 +1,39 @@
-// The per-key rate-limit gate every request passes before it leaves.
-//
-// State of one key (environment + API key), kept in a RateStateStore: in memory
-// for one process, or in a file shared by every petstore process (src/ratelimit/rate-state.ts):
-//   quota      the latest X-RateLimit-* seen (limit, remaining, reset)
-//   gateUntil  after a 429, no request leaves before this instant
-//   leases     slots counted as in flight (reserved), each with an expiry so a crashed process's slots free up
-//
-// A request may leave when
-//   - the gate is open, and
-//   - the quota is known and current (its window has not ended) and remaining > slots reserved, or
-//   - the quota is unknown or its window has ended and no other request is in flight: it goes alone, as a
-//     probe, and its headers tell the others how many may follow.
-// When remaining is used up it waits for the reset instant (+ a safety margin) instead of provoking a 429.
-// "Remaining > reserved" is what keeps many concurrent requests (bulk seeding, parallel processes) from
-// collectively overshooting: the server never sees more requests than it said it would accept, so no
-// request is refused while another is still on its way (which the server could treat as an early retry).
-//
-// Batching (on for the shared file, see `batch`): going to the store for every request and every answer
-// is what a shared file makes expensive, so while the quota is plentiful a limiter
-//   - reserves a block of slots in one store operation and hands them out without touching the store
-//     (a block is at most a share of what nobody has reserved: floor(unreserved / (2 × other holders + 1)),
-//     growing from the number of waiting requests up to `maxBlock`);
-//   - keeps the answers' quota in memory and publishes it, together with the slots used up, at most every
-//     `flushMs`, when it needs more slots, and at once when it matters (a 429/403 gate, remaining down to
-//     the low-water mark, close());
-//   - gives back unused slots when they lapse (`holdMs` without a store operation), at the window's reset
-//     (a block belongs to the window it was reserved in) and on close().
-// A slot stays counted in the store until the quota of its answer is published in the same operation, so
-// the sum over processes never exceeds what the server said. When remaining is low (under 2 × the
-// requests this process runs at once, or under 10% of the limit), the quota is unknown or the window has
-// ended, it works one request at a time as above: slots only for requests that are waiting, answers
-// published at once.
+// The per-key rate-limit gate every request passes before it leaves (the rules it applies: key-state.ts).
+// A slot stays reserved in the store until the quota of its answer is published, so processes sharing
+// the store never send more than the server said it would accept.
+// With `batch` (the shared file: each store operation is a lock, a read and a rename), while the quota is
+// plentiful it reserves blocks of slots in one operation and hands them out without the store, and
+// publishes answers at most every flushMs (at once for a gate or a low quota). Otherwise: one at a time.
 
 import { InterruptedError } from '../errors/errors.js';
-import { processAlive, thisHost } from '../fs/local-process.js';
-import { announcedSleep, sleep, type Clock } from '../time/clock.js';
-import { FleetEstimator, quotaWindow, type FleetOptions } from './fleet.js';
-import { type LimitWindow, rateLimitGiveUp } from './give-up.js';
+import { thisHost } from '../fs/local-process.js';
+import { announcedSleep, type Clock } from '../time/clock.js';
+import { FleetEstimator, quotaWindow } from './fleet.js';
+import { type LimitWindow, waitTooLong } from './give-up.js';
+import {
+  type Decision,
+  deadHolder,
+  decide,
+  emptyState,
+  type KeyRateState,
+  otherHolders,
+  MemoryRateStateStore,
+  mergeQuota,
+  pruneLeases,
+  type RateStateStore,
+  slotCount,
+  windowCurrent,
+  writeSlots,
+} from './key-state.js';
+import type { AcquireOptions, Asked, LimiterOptions, Out, Permit, SettleInfo } from './permit.js';
 import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
+import { Unpublished } from './unpublished.js';
+import { Alarm, abortable, Serial, Waker } from './waker.js';
 
-export interface KeyRateState {
-  /** The latest quota the server reported for the key. */
-  quota?: Quota | undefined;
-  /** Epoch ms before which no request may leave (after a 429); 0 when open. */
-  gateUntil: number;
-  /**
-   * Reserved slots: id -> epoch ms at which the reservation lapses if never settled. A limiter's ids are
-   * "<holder>#<n>" for slots in flight and "<holder>~<n>" for slots reserved in a block and not yet used
-   * (they may be handed back); "<holder>~<n>*<count>" is `count` such unused slots in one entry, so a
-   * block of 512 costs the file one entry, not 512 (issue #18; a petstore from before counts it as one
-   * slot). Any other id is one slot too. Count with slotCount().
-   */
-  leases: Record<string, number>;
-}
-
-/** Where key states live. `update` must be atomic with respect to every other user of the same state. */
-export interface RateStateStore {
-  /**
-   * Runs `change` (exactly once) on the key's current state and saves what it changed; returns its result.
-   * `saved` gets stamp() as of the end of the operation (before anyone else can change the state), so
-   * the caller need not read back what it has just written.
-   */
-  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T>;
-  /** The key's state as last saved (no lock, may be stale). */
-  get(key: string): Promise<KeyRateState | undefined>;
-  /**
-   * A cheap token (no lock, no read) that differs whenever the saved state may have changed since the
-   * last call returned it. Lets a limiter that needs nothing from the store notice a gate another
-   * process closed. Optional.
-   */
-  stamp?(): unknown;
-}
-
-export function emptyState(): KeyRateState {
-  return { gateUntil: 0, leases: {} };
-}
-
-/** Keeps state in this process only. */
-export class MemoryRateStateStore implements RateStateStore {
-  readonly #states = new Map<string, KeyRateState>();
-  #generation = 0;
-
-  async update<T>(key: string, change: (state: KeyRateState) => T, _signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
-    let s = this.#states.get(key);
-    if (!s) {
-      s = emptyState();
-      this.#states.set(key, s);
-    }
-    this.#generation++;
-    const value = change(s);
-    saved?.(this.#generation);
-    return value;
-  }
-
-  async get(key: string): Promise<KeyRateState | undefined> {
-    const s = this.#states.get(key);
-    return s && structuredClone(s);
-  }
-
-  stamp(): number {
-    return this.#generation;
-  }
-}
-
-/**
- * Combines a newly seen quota with the stored one. Within one window (same
- * reset) remaining only goes down, so the lower value wins whatever order the
- * responses arrive in; of two windows, the later one, or the one whose request
- * left (`sentAt`) after the other was seen.
- */
-export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.NEGATIVE_INFINITY): Quota {
-  if (!old) return seen;
-  if (seen.resetAt === old.resetAt) {
-    return { limit: seen.limit, remaining: Math.min(old.remaining, seen.remaining), resetAt: seen.resetAt, seenAt: Math.max(old.seenAt, seen.seenAt) };
-  }
-  return takesOver(old, seen, sentAt) ? seen : old;
-}
-
-/**
- * Of two windows, whether `seen`'s is the one to go by. A response from an earlier window can arrive
- * after one from the next (concurrent requests): the later window is the truth, whichever answer came
- * last. Unless `seen` answers a request sent (`sentAt`, same clock) after `old` was seen: the server
- * counted it after it gave `old`, so its window is the newer word even when it resets sooner (the
- * server's windows were reset, the plan changed, the daily limit no longer binds).
- */
-function takesOver(old: Quota, seen: Quota, sentAt: number): boolean {
-  return seen.resetAt > old.resetAt || sentAt > old.seenAt;
-}
-
-/** The send time that goes with mergeQuota(pending, seen, sentAt): the latest request's of the window it keeps. */
-function sentAtAfter(pending: Quota | undefined, pendingSentAt: number, seen: Quota, sentAt: number): number {
-  if (pending === undefined) return sentAt;
-  if (pending.resetAt === seen.resetAt) return Math.max(pendingSentAt, sentAt);
-  return takesOver(pending, seen, sentAt) ? sentAt : pendingSentAt;
-}
-
-export type Decision =
-  | { kind: 'go'; probe: boolean }
-  | { kind: 'wait'; reason: 'gate' | 'quota'; until: number }
-  /** Other requests are in flight (or reserved and maybe handed back) and decide; look again shortly. */
-  | { kind: 'poll' };
-
-/** How many slots a lease id stands for: `count` of "…~<n>*<count>", else 1. */
-function slotsOf(id: string): number {
-  const star = id.lastIndexOf('*');
-  if (star < 0) return 1;
-  const n = Number(id.slice(star + 1));
-  return Number.isSafeInteger(n) && n > 0 ? n : 1;
-}
-
-/** The slots counted as reserved in a key's state. */
-export function slotCount(leases: Record<string, number>): number {
-  let n = 0;
-  for (const id in leases) n += slotsOf(id);
-  return n;
-}
-
-/** Drops reservations whose owner never came back. */
-export function pruneLeases(state: KeyRateState, now: number, gone?: (holder: string) => boolean): void {
-  const judged = new Map<string, boolean>();
-  for (const [id, expires] of Object.entries(state.leases)) {
-    if (expires <= now) {
-      delete state.leases[id];
-      continue;
-    }
-    if (!gone) continue;
-    const holder = leaseHolder(id);
-    let dead = judged.get(holder);
-    if (dead === undefined) {
-      dead = gone(holder);
-      judged.set(holder, dead);
-    }
-    if (dead) delete state.leases[id];
-  }
-}
-
-/**
- * Whether a holder ("<pid>@<host>/<n>") is a process of this host that no longer runs: its slots are
- * free at once, not when they lapse (a run killed with kill -9 would otherwise make the next one wait
- * up to a minute). Holders of other hosts, and ids of older versions, lapse as before.
- */
-export function deadHolder(alive: (pid: number) => boolean = processAlive): (holder: string) => boolean {
-  return (holder) => {
-    const m = /^(\d+)@(.+)\/[0-9a-z]+$/.exec(holder);
-    return m !== null && m[2] === thisHost && Number(m[1]) !== process.pid && !alive(Number(m[1]));
-  };
-}
-
-/** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
-function leaseHolder(id: string): string {
-  const m = /^(.+)[#~][0-9a-z]+(?:\*\d+)?$/.exec(id);
-  return m ? m[1]! : (id.split('.')[0] ?? id);
-}
-
-/** Whether a lease id is one of `holder`'s slots. */
-const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
-/** An unused slot of a block (may be handed back). */
-const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
-
-/** Whether a quota describes a window that is still running, given the key's gate. */
-function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
-  if (!q) return false;
-  // X-RateLimit-Reset is whole seconds and the server's clock may differ from ours: a window
-  // counts as current until its reset plus the margin.
-  // A gate that opens at or after the window's reset ends that window: the server's
-  // Retry-After is the more precise word on when it resets.
-  const gateEndedWindow = gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil;
-  return now < q.resetAt + marginMs && !gateEndedWindow;
-}
-
-/**
- * Whether a request may leave now (pure; `state` should be pruned first). `self` is the asking
- * limiter's holder id: its own unused reservations are not a reason to poll. `reserve` requests of the
- * remaining are kept for others who share the key and not the state (src/ratelimit/fleet.ts).
- */
-export function decide(state: KeyRateState, now: number, marginMs: number, self?: string, reserve = 0): Decision {
-  if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };
-  const ids = Object.keys(state.leases);
-  const inFlight = slotCount(state.leases);
-  const q = state.quota;
-  if (windowCurrent(q, state.gateUntil, now, marginMs)) {
-    if (q.remaining - inFlight - reserve > 0) return { kind: 'go', probe: false };
-    if (reserve > 0 && q.remaining - inFlight > 0) return { kind: 'wait', reason: 'quota', until: q.resetAt + marginMs };
-    // Some of what is counted is another process's unused reservation, which comes back when it
-    // lapses or is returned: look again shortly instead of waiting for the reset.
-    if (q.remaining > 0 && ids.some((id) => isSpare(id) && !(self !== undefined && isOwn(id, self)))) return { kind: 'poll' };
-    return { kind: 'wait', reason: 'quota', until: q.resetAt + marginMs };
-  }
-  if (inFlight === 0) return { kind: 'go', probe: true };
-  return { kind: 'poll' };
-}
-
-interface BatchOptions {
-  /** The most slots reserved in one store operation. Default 64. */
-  maxBlock?: number;
-  /** The longest answers' quotas wait in memory before they are published. Default 100 ms. */
-  flushMs?: number;
-  /** How long reserved slots stay usable after the last store operation. Default 2 s. */
-  holdMs?: number;
-}
-
-export interface LimiterOptions {
-  clock: Clock;
-  /** The state key: "<env>:<hash of the API key>". */
-  key: string;
-  store?: RateStateStore;
-  /**
-   * Added to reset instants and HTTP-date gates (whole seconds, the server's clock). Default: what the
-   * server's Date headers prove of its clock (src/ratelimit/server-clock.ts), 250 ms until they tell.
-   */
-  marginMs?: number;
-  /** How often to look again while other requests are in flight. Default 50 ms. */
-  pollMs?: number;
-  /** How long a reservation holds if its request never settles (process killed). Default 60 s. */
-  leaseMs?: number;
-  /**
-   * Reserve slots in blocks and publish answers lazily while the quota is plentiful (worth it when
-   * the store is a shared file). Off (the default): every acquire and settle goes to the store.
-   */
-  batch?: boolean | BatchOptions;
-  /** Problems of background store operations. */
-  debug?: (line: string) => void;
-  /** Whether a process of this host runs (the slots of one that does not are freed). Default: ask the OS. */
-  processAlive?: (pid: number) => boolean;
-  /**
-   * Learn from X-RateLimit-Remaining how fast others who share the key but not the store use it, and keep
-   * a margin for them (src/ratelimit/fleet.ts). On by default; `false` turns it off.
-   */
-  fleet?: boolean | FleetOptions;
-  /**
-   * True while a budget shared by the fleet (--limiter, fleet-budget.ts) counts every request of the
-   * key exactly: the others need no estimate then, and nothing is kept back for them.
-   */
-  othersCounted?: () => boolean;
-}
-
-export interface WaitInfo {
-  reason: 'gate' | 'quota';
-  /** How long this wait lasts. */
-  ms: number;
-  /** Epoch ms at which it ends. */
-  until: number;
-  /** The stored quota, with `remaining` less the slots already reserved. */
-  quota: Quota | undefined;
-  /** The window whose quota binds: 'day' when it is the daily limit (see quotaWindow in fleet.ts). */
-  window?: LimitWindow | undefined;
-  /** Requests of the remaining kept for other users of the key (separate machines), when that is why it waits. */
-  kept?: number | undefined;
-  /** It waits for the next window because other users of the key have probably used this one up (an estimate). */
-  usedByOthers?: boolean | undefined;
-}
-
-/** Called before each wait; may return a function called when the wait ends (a spinner's stop). */
-type OnWait = (info: WaitInfo) => void | (() => void) | Promise<void | (() => void)>;
-
-export interface AcquireOptions {
-  signal?: AbortSignal | undefined;
-  /** A gate or quota wait longer than this fails with RateLimitedError (exit 6). Default: no limit. */
-  maxWaitMs?: number | undefined;
-  onWait?: OnWait | undefined;
-  /**
-   * A request that asks the server what the quota is (petstore quota, auth status): an exhausted quota
-   * whose reset is further away than maxWaitMs does not hold it back, since only the server can say
-   * whether the last answer still holds (its windows were reset, the plan changed). A quota wait within
-   * maxWaitMs is waited as usual, and a gate the server set (a 429's Retry-After, a ban) always holds.
-   */
-  asksQuota?: boolean | undefined;
-}
-
-export interface SettleInfo {
-  /** Quota from the response's headers, if any. */
-  quota?: Quota | undefined;
-  /** After a 429: no request with this key leaves before this instant. */
-  gateUntil?: number | undefined;
-}
-
-/** A reserved slot: settle it exactly once, when the answer (or failure) is in. */
-export interface Permit {
-  /** The request goes alone because the quota is not known. */
-  readonly probe: boolean;
-  /** A promise only when the answer must reach the store before the caller goes on (scarce quota, a 429). */
-  settle(info?: SettleInfo): Promise<void> | undefined;
-}
-
-/** A slot handed out and not settled yet: its own permit (one object per request of a bulk run, issue #18). */
-class Out implements Permit {
-  settled = false;
-  constructor(
-    readonly issuedAt: number,
-    /** It went alone to learn the quota. */
-    readonly probe: boolean,
-    /** 1, 2, 3...: the order this limiter's permits were issued in. */
-    readonly order: number,
-    readonly owner: (out: Out, info: SettleInfo | undefined) => Promise<void> | undefined,
-  ) {}
-
-  settle(info?: SettleInfo): Promise<void> | undefined {
-    return this.owner(this, info);
-  }
-}
+export type { KeyRateState, RateStateStore } from './key-state.js';
 
 let holderCounter = 0;
-
-/** Why the limiter's own sleeps end early: a reason given, so abort() makes no DOMException (and its stack) each time. */
-const STOPPED = new Error('the limiter stopped its own wait');
 
 export class RateLimiter {
   readonly key: string;
@@ -352,109 +41,76 @@ export class RateLimiter {
   readonly #store: RateStateStore;
   readonly #fixedMarginMs: number | undefined;
   readonly #serverClock = new ServerClock();
-  readonly #pollMs: number;
-  readonly #leaseMs: number;
+  readonly #o: { pollMs: number; leaseMs: number; maxBlock: number; flushMs: number; holdMs: number; debug: (line: string) => void };
   readonly #batch: boolean;
-  readonly #maxBlock: number;
-  readonly #flushMs: number;
-  readonly #holdMs: number;
-  readonly #debug: (line: string) => void;
-  /** What this process learns about others using the key from its own answers; undefined when off. */
   readonly #fleet: FleetEstimator | undefined;
   readonly #othersCounted: (() => boolean) | undefined;
-  /** The reserve kept for them in the last store operation that asked for slots. */
-  #kept = 0;
-  /** The last decision waits because the others have probably used the window up (FleetEstimator.usedUpUntil). */
-  #usedByOthers = false;
-  /** When the store last showed another holder's slots (a process on this machine). */
-  #localPeersAt = Number.NEGATIVE_INFINITY;
   /** This limiter's name in the store's lease ids. */
   readonly #holder = `${process.pid}@${thisHost}/${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   readonly #gone: (holder: string) => boolean;
-
-  // What this process knows: its own answers plus what it last read from the store.
+  readonly #waker = new Waker();
+  /** The next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
+  readonly #alarm: Alarm;
+  readonly #unpublished = new Unpublished();
+  /** What this process knows: its own answers plus what it last read from the store. */
   #quota: Quota | undefined;
   #gateUntil = 0;
-
-  // The slots this limiter holds in the store: in flight, and reserved but unused ("free").
-  /** By order: its keys are what the fleet estimator asks for (no generator per answer). */
+  /** Permits out, by the order they were issued in. */
   readonly #out = new Map<number, Out>();
+  /** Slots reserved and not handed out yet, and one for a probe. */
   #free = 0;
-  /** One slot granted for a probe (the quota is unknown): handed out alone. */
   #probeFree = false;
   /** This limiter's probe while it is in flight: its answer, not the store, says what comes next. */
   #probe: Out | undefined;
-  /** The reset instant of the window the free slots were reserved in. */
+  /** The window the free slots were reserved in; they are not used after #usableUntil. */
   #blockWindow = 0;
-  /** Free slots are not handed out after this instant without a store operation. */
   #usableUntil = 0;
-  /**
-   * The lane (issue #18): until this instant free slots go out with no check but the look, and answers
-   * of the block's window are folded into the quota in place. It opens where #usable holds with nothing
-   * about to change it (the quota of the block's window, no gate, no others seen, not one request at a
-   * time) and closes on anything else; 0 when closed.
-   */
-  #laneUntil = 0;
-  /** In the lane, an answer with less remaining than this (the low-water mark) leaves it. */
-  #laneFloor = 0;
-  /** The pending quota the lane made, the one it may change in place. */
-  #lanePending: Quota | undefined;
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
-  /** How many slots the store holds for this limiter since the last operation. */
+  /** How many slots the store holds for this limiter. */
   #written = 0;
-
-  // Learnt and not yet published.
-  #pendingQuota: Quota | undefined;
-  /** When the latest request whose answer is in #pendingQuota's window left (mergeQuota's `sentAt`). */
-  #pendingSentAt = Number.NEGATIVE_INFINITY;
-  #pendingGate = 0;
-  /** Something to publish (an answer's quota, used-up or voided slots). */
+  /** Something to publish (an answer's quota, used-up or voided slots), and when the store was last written. */
   #dirty = false;
   #lastSync = Number.NEGATIVE_INFINITY;
-
   /** Acquirers that want a slot now (in a store operation or polling). */
   #demand = 0;
-  /** Permits issued so far (each one's order). */
   #issued = 0;
   #prefetch = false;
+  /** The most permits out at once. */
   #peak = 1;
-  /** What the last store operation that asked for slots decided, and the quota for messages. */
-  #decision: Decision | undefined;
-  #decisionQuota: Quota | undefined;
-
-  #running: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  /** What the last store operation that asked for slots decided. */
+  #asked: Asked = {};
+  /** When the store last showed another holder's slots (a process on this machine). */
+  #localPeersAt = Number.NEGATIVE_INFINITY;
+  /** The store operations, one at a time. */
+  readonly #ops = new Serial(() => this.#runSync());
+  /** The store's stamp as of this limiter's last read or write, and a read under way. */
   #seen: unknown;
-  #lookedAt = Number.NaN;
-  /** A look that found the store changed, while its read is under way. */
   #looking: Promise<void> | undefined;
-  #timer: { at: number; stop: AbortController } | undefined;
   #closed = false;
-
-  /** Woken whenever a permit of this limiter settles or slots arrive, so in-process waiters need not poll. */
-  #wake: (() => void) | undefined;
-  /** Counts the wake-ups, so a waiter notices one that came before it started to sleep. */
-  #wakes = 0;
-  #woken: Promise<void> | undefined;
 
   constructor(opts: LimiterOptions) {
     this.key = opts.key;
     this.#clock = opts.clock;
     this.#store = opts.store ?? new MemoryRateStateStore();
     this.#fixedMarginMs = opts.marginMs;
-    this.#pollMs = opts.pollMs ?? 50;
-    this.#leaseMs = opts.leaseMs ?? 60_000;
     const batch = opts.batch === true ? {} : opts.batch || undefined;
     this.#batch = batch !== undefined;
-    this.#maxBlock = Math.max(1, Math.floor(batch?.maxBlock ?? 64));
-    this.#flushMs = Math.max(0, batch?.flushMs ?? 100);
-    this.#holdMs = Math.max(1, batch?.holdMs ?? 2000);
-    this.#debug = opts.debug ?? (() => {});
+    this.#o = {
+      pollMs: opts.pollMs ?? 50,
+      leaseMs: opts.leaseMs ?? 60_000,
+      maxBlock: Math.max(1, Math.floor(batch?.maxBlock ?? 64)),
+      flushMs: Math.max(0, batch?.flushMs ?? 100),
+      holdMs: Math.max(1, batch?.holdMs ?? 2000),
+      debug: opts.debug ?? (() => {}),
+    };
     this.#gone = deadHolder(opts.processAlive);
-    this.#fleet = opts.fleet === false ? undefined : new FleetEstimator(opts.fleet === true ? {} : opts.fleet);
+    this.#fleet = opts.fleet === false ? undefined : new FleetEstimator();
     this.#othersCounted = opts.othersCounted;
+    this.#alarm = new Alarm(this.#clock, () => {
+      if (!this.#closed) this.#background();
+    });
   }
 
   /** Others' use of the key as this process has measured it (for --debug and tests). */
@@ -484,213 +140,143 @@ export class RateLimiter {
     const s = await this.#store.get(this.key);
     if (!s && !this.#quota && this.#gateUntil === 0) return undefined;
     const out = s ?? emptyState();
-    // A copy: the lane changes its quota in place.
-    if (this.#quota) out.quota = mergeQuota(out.quota, { ...this.#quota });
+    if (this.#quota) out.quota = mergeQuota(out.quota, this.#quota);
     out.gateUntil = Math.max(out.gateUntil, this.#gateUntil);
     return out;
   }
 
-  /**
-   * A slot at once, without a promise, when one reserved earlier is free and the store has not changed
-   * since it was last read (#look: the store's stamp, at most once a millisecond): the path of nearly every request
-   * of a bulk run (issue #18). Undefined otherwise: then acquire().
-   */
-  tryAcquire(signal?: AbortSignal): Permit | undefined {
-    if (signal?.aborted || !(this.#free > 0 || this.#probeFree)) return undefined;
-    const now = this.#clock.now();
-    // The store changed since the last look: what it says is read first (acquire() waits for it).
-    if (this.#look(now) || this.#looking) return undefined;
-    if (now < this.#laneUntil && this.#free > 0) {
-      this.#free--;
-      return this.#issue(now, false);
+  /** Waits until a request may leave and reserves a slot for it. */
+  async acquire(opts: AcquireOptions = {}): Promise<Permit> {
+    for (;;) {
+      if (opts.signal?.aborted) throw new InterruptedError();
+      const reserved = await this.#reserved();
+      if (reserved) return reserved;
+      if (this.#gateUntil > this.#clock.now()) {
+        const q = this.#quota;
+        await this.#waitOut({ reason: 'gate', until: this.#gateUntil }, { quota: q && { ...q, remaining: Math.max(0, q.remaining - this.#out.size) } }, opts);
+        continue;
+      }
+      const wakes = this.#waker.count;
+      const asked = await this.#ask(opts.signal);
+      if (asked !== undefined && 'settle' in asked) return asked;
+      const d = asked?.decision;
+      // 'go' whose slots others took, or no decision: ask again.
+      if (!asked || d?.kind !== 'wait') continue;
+      if (this.#asksAlone(d, opts)) return this.#issue(this.#clock.now(), true);
+      // Used up while requests of ours are in flight: an answer may show room after all (answers arrive in
+      // any order), so decide again when one settles; a wait for the reset is announced only when none is out.
+      const silent = d.reason === 'quota' && this.#out.size > 0;
+      await this.#waitOut(d, asked, opts, silent ? wakes : undefined);
     }
+  }
+
+  /** A request that asks the server the quota goes alone, like a probe, past a quota wait beyond maxWaitMs (AcquireOptions.asksQuota). */
+  #asksAlone(d: { reason: 'gate' | 'quota'; until: number }, opts: AcquireOptions): boolean {
+    const now = this.#clock.now();
+    return opts.asksQuota === true && d.reason === 'quota' && this.#out.size === 0 && d.until - now > (opts.maxWaitMs ?? Infinity) && this.#gateUntil <= now;
+  }
+
+  /** Publishes what this process learnt and gives back its unused slots (ApiClient.close); it stays usable, one request at a time. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#alarm.cancel();
+    this.#free = 0;
+    this.#probeFree = false;
+    if (this.#written > 0 || this.#dirty || this.#ops.running) await this.#ops.run();
+    this.#alarm.cancel();
+  }
+
+  /** A slot reserved earlier, once any change to the store since the last look is read. */
+  async #reserved(): Promise<Out | undefined> {
+    if (!(this.#free > 0 || this.#probeFree)) return undefined;
+    const looking = this.#look();
+    if (looking) await looking;
     return this.#take();
   }
 
-  /** Waits until a request may leave and reserves a slot for it. */
-  async acquire(opts: AcquireOptions = {}): Promise<Permit> {
-    const { signal } = opts;
-    const maxWaitMs = opts.maxWaitMs ?? Number.POSITIVE_INFINITY;
-    for (;;) {
-      if (signal?.aborted) throw new InterruptedError();
-      // The fast path: a slot reserved earlier, no store operation.
-      if (this.#free > 0 || this.#probeFree) {
-        const looking = this.#look() ?? this.#looking;
-        if (looking) await looking;
+  /** Asks the store for slots (or waits for this limiter's probe); a permit, or what the store operation decided. */
+  async #ask(signal: AbortSignal | undefined): Promise<Out | Asked | undefined> {
+    this.#demand++;
+    try {
+      if (this.#ops.running) {
+        // A store operation is under way (perhaps fetching the next block): see what it brings first.
+        const running = this.#ops.running.catch(() => {});
+        await abortable(running, signal);
         const permit = this.#take();
         if (permit) return permit;
       }
-      if (this.#gateUntil > this.#clock.now()) {
-        const q = this.#quota;
-        await this.#waitOut({ reason: 'gate', until: this.#gateUntil }, q && { ...q, remaining: Math.max(0, q.remaining - this.#out.size) }, opts, maxWaitMs);
-        continue;
+      const probe = this.#probe;
+      if (probe && this.#clock.now() - probe.issuedAt < this.#o.leaseMs) {
+        // The probe's answer (its settle wakes this) will say more than the store.
+        await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
+        return undefined;
       }
-      let decision: Decision | undefined;
-      const wakes = this.#wakes;
-      this.#demand++;
-      // More waiting than ever went out at once raises the low-water mark the lane was opened with.
-      this.#laneUntil = 0;
-      try {
-        if (this.#running) {
-          // A store operation is under way (perhaps fetching the next block): see what it brings first.
-          await abortable(
-            this.#running.catch(() => {}),
-            signal,
-          );
-          const permit = this.#take();
-          if (permit) return permit;
-        }
-        const probe = this.#probe;
-        if (probe && this.#clock.now() - probe.issuedAt < this.#leaseMs) {
-          // The quota is being learnt from this limiter's own probe: wait for its answer (its settle
-          // wakes this) rather than ask the store, which would only say to wait (a cold store operation
-          // per request arriving meanwhile, at the start of every run).
-          await this.#pause(this.#pollMs, signal);
-          continue;
-        }
-        await abortable(this.#sync(), signal);
-        const permit = this.#take();
-        if (permit) return permit;
-        decision = this.#decision;
-        if (decision?.kind === 'poll') await this.#pause(this.#pollMs, signal);
-      } finally {
-        this.#demand--;
-      }
-      // 'go' whose slots others took, or no decision: ask again.
-      if (decision?.kind !== 'wait') continue;
-      if (opts.asksQuota && decision.reason === 'quota' && this.#out.size === 0) {
-        const now = this.#clock.now();
-        // Alone, like a probe: its answer is the quota (AcquireOptions.asksQuota).
-        if (decision.until - now > maxWaitMs && this.#gateUntil <= now) return this.#issue(now, true);
-      }
-      // Remaining used up while requests of this limiter are in flight: each stays counted until its
-      // answer is in, yet the server may already have counted it in the remaining seen (answers arrive
-      // in any order), so there may be room after all. Decide again when one settles; wait for the
-      // reset (and announce it) only when none of ours is in flight.
-      if (decision.reason === 'quota' && this.#out.size > 0) {
-        await this.#waitOut(decision, this.#decisionQuota, opts, maxWaitMs, wakes);
-        continue;
-      }
-      await this.#waitOut(decision, this.#decisionQuota, opts, maxWaitMs);
+      await abortable(this.#ops.run(), signal);
+      const permit = this.#take();
+      if (permit) return permit;
+      const asked = this.#asked;
+      if (asked.decision?.kind === 'poll') await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
+      return asked;
+    } finally {
+      this.#demand--;
     }
   }
 
-  /**
-   * Publishes what this process learnt and gives back the slots it holds unused. Call it when done
-   * (ApiClient.close); the limiter stays usable, one request at a time.
-   */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#cancelTimer();
-    this.#free = 0;
-    this.#laneUntil = 0;
-    this.#probeFree = false;
-    if (this.#written > 0 || this.#dirty || this.#pendingQuota !== undefined || this.#pendingGate > 0 || this.#running) await this.#sync();
-    this.#cancelTimer();
-  }
-
-  /**
-   * Sleeps until `d.until`. With `wakes` (the count of wake-ups when the decision was asked for):
-   * silently, and only until the next wake-up (a permit of this limiter settles), at once if one came meanwhile.
-   */
-  async #waitOut(
-    d: { reason: 'gate' | 'quota'; until: number },
-    quota: Quota | undefined,
-    opts: AcquireOptions,
-    maxWaitMs: number,
-    wakes?: number,
-  ): Promise<void> {
+  /** Sleeps until `d.until`; with `wakes`, silently and only until the next wake-up (at once if one came since). */
+  async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, asked: Asked, opts: AcquireOptions, wakes?: number): Promise<void> {
     // Never call onWait from inside the caller's acquire() call itself (it may start another request).
     await Promise.resolve();
     const now = this.#clock.now();
     const ms = Math.max(0, d.until - now);
-    if (ms > maxWaitMs) {
-      const resetAt = d.reason === 'quota' && quota ? quota.resetAt : d.until;
-      const window = this.windowOf(quota ?? this.#quota);
-      throw rateLimitGiveUp(
-        {
-          kind: 'too_long',
-          waitMs: ms,
-          maxWaitMs,
-          cause: d.reason,
-          ...(quota ? { remaining: quota.remaining, limit: quota.limit } : {}),
-          window,
-          // A day's figures with nothing of this process's own in them (it sent nothing yet): an earlier
-          // command's, which may no longer hold (a minute's lapse before they could matter).
-          ...(d.reason === 'quota' && quota && this.#issued === 0 && window === 'day' ? { seenAt: quota.seenAt } : {}),
-        },
-        resetAt,
-        now,
-      );
-    }
+    const { quota } = asked;
+    const window = this.windowOf(quota ?? this.#quota);
+    // A day's figures from before this process sent anything are an earlier command's: they may no longer hold.
+    const earlier = this.#issued === 0 && window === 'day';
+    if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, ms, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
     if (wakes !== undefined) {
-      if (this.#wakes === wakes) await this.#pause(ms, opts.signal);
+      if (this.#waker.count === wakes) await this.#waker.pause(this.#clock, ms, opts.signal);
       return;
     }
     const { onWait } = opts;
-    const window = this.windowOf(quota ?? this.#quota);
-    const kept = d.reason === 'quota' && this.#kept > 0 ? this.#kept : undefined;
-    const usedByOthers = d.reason === 'quota' && this.#usedByOthers ? true : undefined;
-    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, kept, usedByOthers })));
+    const why = d.reason === 'quota' ? { kept: asked.kept, usedByOthers: asked.usedByOthers } : {};
+    await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, ...why })));
   }
 
   /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
-  #look(now = this.#clock.now()): Promise<void> | undefined {
-    // At most once a millisecond: a stat costs more than handing out a slot.
-    if (now === this.#lookedAt) return undefined;
-    this.#lookedAt = now;
+  #look(): Promise<void> | undefined {
     const stamp = this.#store.stamp?.();
-    if (stamp === undefined || stamp === this.#seen) return undefined;
+    if (stamp === undefined || stamp === this.#seen) return this.#looking;
     this.#seen = stamp;
-    // Until it is read, no slot goes out, whoever asks (tryAcquire declines, acquire waits for it).
-    const looking: Promise<void> = this.#store
-      .get(this.key)
-      .then(
-        (s) => {
-          if (s && this.#learn(s, this.#clock.now())) {
-            this.#dirty = true;
-            this.#schedule();
-          }
-        },
-        () => {},
-      )
-      .finally(() => {
-        if (this.#looking === looking) this.#looking = undefined;
-      });
+    const looking = this.#read().finally(() => {
+      if (this.#looking === looking) this.#looking = undefined;
+    });
     this.#looking = looking;
     return looking;
   }
 
-  /** Takes in what the store says; true when that voids the free slots. */
-  #learn(s: KeyRateState, now: number): boolean {
-    // What the store says is decided on again (#take, #apply) before the lane reopens.
-    this.#laneUntil = 0;
-    if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
-    if (s.gateUntil > this.#gateUntil) {
-      this.#gateUntil = s.gateUntil;
-      // Slots reserved before someone got a 429 are void.
-      if (s.gateUntil > now && this.#free > 0) {
-        this.#free = 0;
-        return true;
-      }
-    }
-    return false;
+  async #read(): Promise<void> {
+    const s = await this.#store.get(this.key).catch(() => undefined);
+    if (!s || !this.#learn(s, this.#clock.now())) return;
+    this.#dirty = true;
+    this.#schedule();
   }
 
-  /**
-   * Below this many remaining requests (less those kept for others) the limiter works one request at a
-   * time; with others on other machines, from half the limit, since their blocks are not in the store.
-   */
+  /** Takes in what the store says; true when that voids the free slots (a gate someone saved). */
+  #learn(s: KeyRateState, now: number): boolean {
+    if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
+    if (s.gateUntil <= this.#gateUntil) return false;
+    this.#gateUntil = s.gateUntil;
+    if (s.gateUntil <= now || this.#free === 0) return false;
+    this.#free = 0;
+    return true;
+  }
+
+  /** Below this many remaining (less those kept for others) one request at a time; from half the limit with others on other machines. */
   #lowWater(limit: number): number {
     return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / (this.#fleet?.active ? 2 : 10)));
   }
 
-  /**
-   * So much is left that this key's users, at this process's most and the others' measured pace, could
-   * not use half of it before the reset: nothing to learn one request at a time. (On a busy machine a
-   * request that overtakes another looks like someone else's; against a large quota that must not turn a
-   * bulk run into one request and one store operation at a time; issue #18.)
-   */
+  /** So much is left that this process at its most and the others at their pace could not use half of it before the reset. */
   #plentiful(q: Quota | undefined, reserve: number, now: number): boolean {
     if (!q) return false;
     const rtt = Math.max(this.#fleet?.rttMs ?? 0, 1);
@@ -703,17 +289,15 @@ export class RateLimiter {
     return this.#fleet === undefined || this.#othersCounted?.() ? 0 : this.#fleet.reserve(now);
   }
 
-  /** Whether the free slots may still be handed out without a store operation. */
+  /** Whether the free slots may still be handed out: in the window they were reserved in, while the quota is not scarce. */
   #usable(now: number): boolean {
     const q = this.#quota;
-    // Slots belong to the window they were reserved in, and only while it runs.
     if (!windowCurrent(q, this.#gateUntil, now, this.marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
-    // Fresh headers say the quota has become scarce: back to one request at a time.
     return this.#eager || this.#closed || q.remaining - this.#keptForOthers(now) >= this.#lowWater(q.limit);
   }
 
   /** Hands out a free slot, if there is one and it is still good. */
-  #take(): Permit | undefined {
+  #take(): Out | undefined {
     const now = this.#clock.now();
     if (this.#gateUntil > now) return undefined;
     if (this.#probeFree) {
@@ -728,353 +312,184 @@ export class RateLimiter {
       return undefined;
     }
     this.#free--;
-    const permit = this.#issue(now, false);
-    this.#openLane(now);
-    return permit;
+    return this.#issue(now, false);
   }
 
-  /** Opens the lane (#laneUntil) when #usable holds and nothing it depends on is about to change. */
-  #openLane(now: number): void {
-    this.#laneUntil = 0;
-    const fleet = this.#fleet;
-    if (!this.#batch || this.#eager || this.#closed || this.#free <= 0 || this.#gateUntil > now || fleet?.active || fleet?.learning) return;
-    if (!this.#usable(now)) return;
-    const q = this.#quota as Quota;
-    // The lane's own copy, changed in place by the answers (#fold): the store's objects are never touched.
-    this.#quota = { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
-    this.#laneFloor = this.#lowWater(q.limit);
-    this.#laneUntil = Math.min(this.#usableUntil, q.resetAt);
-  }
-
-  #issue(now: number, probe: boolean): Permit {
-    const out = new Out(now, probe, ++this.#issued, this.#settleOut);
+  #issue(now: number, probe: boolean): Out {
+    const out: Out = { issuedAt: now, probe, order: ++this.#issued, settled: false, settle: (info) => this.#settle(out, info) };
     this.#out.set(out.order, out);
     if (probe) this.#probe = out;
-    if (this.#out.size > this.#peak) {
-      this.#peak = this.#out.size;
-      this.#laneUntil = 0;
-    }
+    this.#peak = Math.max(this.#peak, this.#out.size);
     // Running low on a block: fetch the next one while these go out.
-    if (this.#batch && !this.#eager && !this.#closed && !this.#running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
+    if (this.#batch && !this.#eager && !this.#closed && !this.#ops.running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
       this.#prefetch = true;
       this.#background();
     }
     return out;
   }
 
-  readonly #settleOut = (out: Out, info: SettleInfo | undefined) => this.#settle(out, info);
-
   #settle(out: Out, info: SettleInfo = {}): Promise<void> | undefined {
     if (out.settled) return undefined;
     out.settled = true;
     this.#out.delete(out.order);
     if (this.#probe === out) this.#probe = undefined;
-    const q = info.quota;
-    if (q !== undefined && info.gateUntil === undefined && this.#laneUntil > 0 && q.resetAt === this.#blockWindow && q.remaining >= this.#laneFloor) {
-      const known = this.#quota as Quota;
-      if (q.limit === known.limit) {
-        this.#fold(out, q, known);
-        return undefined;
-      }
-    }
-    this.#laneUntil = 0;
-    // Already dirty: the timer that publishes it is set (#schedule), and nothing it depends on changes here.
-    const scheduled = this.#dirty && this.#timer !== undefined;
+    // Already dirty: the timer that publishes it is set, and nothing it depends on changes here.
+    const scheduled = this.#dirty && this.#alarm.pending;
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
-    if (info.quota) {
-      this.#fleet?.observe(info.quota, this.#clock.now() - out.issuedAt, info.gateUntil === undefined, out.order, this.#out.keys());
-      this.#quota = mergeQuota(this.#quota, info.quota, out.issuedAt);
-      this.#pendingSentAt = sentAtAfter(this.#pendingQuota, this.#pendingSentAt, info.quota, out.issuedAt);
-      this.#pendingQuota = mergeQuota(this.#pendingQuota, info.quota, out.issuedAt);
-      // Down to the low-water mark: the others should know now.
-      if (info.quota.remaining < this.#lowWater(info.quota.limit)) urgent = true;
-    }
-    if (info.gateUntil !== undefined && info.gateUntil > this.#pendingGate) {
-      this.#pendingGate = info.gateUntil;
-      if (info.gateUntil > this.#gateUntil) this.#gateUntil = info.gateUntil;
+    if (info.quota && this.#takeAnswer(out, info.quota, info.gateUntil === undefined)) urgent = true;
+    if (info.gateUntil !== undefined && info.gateUntil > this.#unpublished.gate) {
+      this.#unpublished.gate = info.gateUntil;
+      this.#gateUntil = Math.max(this.#gateUntil, info.gateUntil);
       this.#free = 0;
       urgent = true;
     }
-    if (urgent) return this.#sync().finally(() => this.#notify());
-    this.#publishLater(this.#clock.now(), scheduled);
+    if (urgent) return this.#ops.run().finally(() => this.#waker.notify());
+    // Published within flushMs: now when that is due, else by the timer.
+    if (this.#clock.now() - this.#lastSync >= this.#o.flushMs) this.#background();
+    else if (!scheduled) this.#schedule();
+    this.#waker.notify();
     return undefined;
   }
 
-  /** What is kept goes to the store within flushMs: now when that is due, else by the timer (set unless `scheduled`). */
-  #publishLater(now: number, scheduled: boolean): void {
-    if (now - this.#lastSync >= this.#flushMs) this.#background();
-    else if (!scheduled) this.#schedule();
-    this.#notify();
-  }
-
-  /**
-   * An answer in the lane: what #settle does with it, for the usual answer of a bulk run. The quota
-   * of the lane's window, with as much remaining as the low-water mark or more, so nothing is urgent:
-   * its remaining and time are folded into the quota known and the quota to publish, in place.
-   */
-  #fold(out: Out, q: Quota, known: Quota): void {
-    const now = this.#clock.now();
-    const fleet = this.#fleet;
-    if (fleet) {
-      fleet.observe(q, now - out.issuedAt, true, out.order, this.#out.keys());
-      if (fleet.active) this.#laneUntil = 0;
-    }
-    if (q.remaining < known.remaining) known.remaining = q.remaining;
-    if (q.seenAt > known.seenAt) known.seenAt = q.seenAt;
-    const pending = this.#pendingQuota;
-    if (pending === undefined || pending !== this.#lanePending || pending.resetAt !== q.resetAt || pending.limit !== q.limit) {
-      // The lane's own object (an answer's may be held elsewhere too), changed in place until it is
-      // published; once in the store it is never changed (#apply lets go of it).
-      this.#pendingSentAt = sentAtAfter(pending, this.#pendingSentAt, q, out.issuedAt);
-      this.#pendingQuota = { ...mergeQuota(pending, q, out.issuedAt) };
-      this.#lanePending = this.#pendingQuota;
-    } else {
-      if (q.remaining < pending.remaining) pending.remaining = q.remaining;
-      if (q.seenAt > pending.seenAt) pending.seenAt = q.seenAt;
-      if (out.issuedAt > this.#pendingSentAt) this.#pendingSentAt = out.issuedAt;
-    }
-    const scheduled = this.#dirty && this.#timer !== undefined;
-    this.#dirty = true;
-    this.#publishLater(now, scheduled);
-  }
-
-  /** One store operation at a time; a caller arriving during one gets the next, which starts after it. */
-  #sync(): Promise<void> {
-    if (this.#running) {
-      const after = () => {
-        this.#queued = undefined;
-        return this.#sync();
-      };
-      this.#queued ??= this.#running.then(after, after);
-      return this.#queued;
-    }
-    const running = this.#runSync().finally(() => {
-      this.#running = undefined;
-    });
-    this.#running = running;
-    return running;
+  /** Takes in an answer's quota; true when it is down to the low-water mark (the others should know now). */
+  #takeAnswer(out: Out, q: Quota, counted: boolean): boolean {
+    this.#fleet?.observe(q, this.#clock.now() - out.issuedAt, counted, out.order, this.#out.keys());
+    this.#quota = mergeQuota(this.#quota, q, out.issuedAt);
+    this.#unpublished.add(q, out.issuedAt);
+    return q.remaining < this.#lowWater(q.limit);
   }
 
   #background(): void {
-    this.#sync().catch((error: unknown) => this.#debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
+    this.#ops.run().catch((error: unknown) => this.#o.debug(`rate-limit state: ${(error as Error)?.message ?? String(error)}`));
   }
 
   async #runSync(): Promise<void> {
     // Let the requests started in the same turn say they are waiting: one operation reserves for all.
     await Promise.resolve();
-    // #apply takes in the state as of this operation: only a later change is news to #look.
     const granted = await this.#store.update(
       this.key,
       (s) => this.#apply(s),
       undefined,
       (stamp) => {
-        // The store was just read: it counts as this millisecond's look (#look).
         this.#seen = stamp;
-        this.#lookedAt = this.#clock.now();
       },
     );
     this.#schedule();
-    if (granted > 0) this.#notify();
+    if (granted > 0) this.#waker.notify();
   }
 
-  /**
-   * The store operation (under the store's lock): publish, learn, rewrite this limiter's slots, and
-   * reserve for the acquirers waiting. Returns the number of slots granted.
-   */
+  /** The store operation (under the store's lock): publish, learn, rewrite this limiter's slots, reserve. Returns the slots granted. */
   #apply(s: KeyRateState): number {
     const now = this.#clock.now();
     pruneLeases(s, now, this.#gone);
-    // Publish. The slots used since the last operation are dropped below, in this same write, so
-    // every request stays counted until the quota of its answer is in the store.
-    if (this.#pendingQuota) s.quota = mergeQuota(s.quota, this.#pendingQuota, this.#pendingSentAt);
-    if (this.#pendingGate > s.gateUntil) s.gateUntil = this.#pendingGate;
-    this.#pendingQuota = undefined;
-    this.#pendingSentAt = Number.NEGATIVE_INFINITY;
-    this.#lanePending = undefined;
-    this.#pendingGate = 0;
-    this.#dirty = false;
-    this.#lastSync = now;
-    this.#learn(s, now);
-    // Everything this process knew is published now: the stored quota is the freshest.
-    if (s.quota) this.#quota = s.quota;
-
-    // This limiter's slots: those in flight (lapsing leaseMs after they left, as if never settled),
-    // and the free ones while still good.
+    this.#publish(s, now);
+    // Slots in flight lapse leaseMs after they left, as if never settled.
     for (const out of this.#out.values()) {
-      if (out.issuedAt + this.#leaseMs > now) continue;
+      if (out.issuedAt + this.#o.leaseMs > now) continue;
       this.#out.delete(out.order);
       if (this.#probe === out) this.#probe = undefined;
     }
-    this.#probeFree = false; // not taken since the last operation: decide again
-    const current = windowCurrent(s.quota, s.gateUntil, now, this.marginMs);
-    const q = s.quota;
-    // Others who share the key but not this store show only in the answers: keep what they will
-    // probably use (fleet.ts). Until two of this limiter's answers could show a gap, nothing is known of
-    // them: one request at a time (the probe's answer is the first).
-    // Others who share the key and not this store (other machines): what they will probably have used
-    // by the time a request sent now arrives is kept for them (fleet.ts). While they are all this
-    // limiter knows of, one request at a time, so each decision is made on a fresh answer and their pace
-    // stays even (the rate it learns holds); with other holders in the store (this machine), as before.
+    this.#probeFree = false;
     const reserve = this.#keptForOthers(now);
-    for (const id of Object.keys(s.leases)) {
-      if (!isOwn(id, this.#holder)) {
-        this.#localPeersAt = now;
-        break;
-      }
-    }
-    const alone = now - this.#localPeersAt > this.#holdMs;
-    const learning = current && this.#fleet !== undefined && (this.#fleet.learning || (this.#fleet.active && alone)) && !this.#plentiful(q, reserve, now);
-    this.#eager = !this.#batch || this.#closed || learning || !current || q === undefined || q.remaining - reserve < this.#lowWater(q.limit);
+    if (otherHolders(s.leases, this.#holder) > 0) this.#localPeersAt = now;
+    const learning = this.#learning(s, reserve, now);
+    const q = s.quota;
+    this.#eager =
+      !this.#batch || this.#closed || learning || !windowCurrent(q, s.gateUntil, now, this.marginMs) || q.remaining - reserve < this.#lowWater(q.limit);
     if (this.#free > 0 && !this.#usable(now)) this.#free = 0;
     if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
-    const holder = this.#holder;
-    for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
-    let n = 0;
-    for (const out of this.#out.values()) s.leases[`${holder}#${(n++).toString(36)}`] = out.issuedAt + this.#leaseMs;
-    const spareUntil = now + this.#holdMs + this.#leaseMs;
+    const outs = Array.from(this.#out.values(), (out) => out.issuedAt + this.#o.leaseMs);
+    const write = writeSlots(s, this.#holder, outs, now + this.#o.holdMs + this.#o.leaseMs);
     // Unused slots of a block are marked as such: others poll for them instead of waiting for the reset.
-    const mark = this.#eager ? '#' : '~';
-    const addFree = (count: number) => {
-      if (mark === '~' && count > 1) s.leases[`${holder}~${(n++).toString(36)}*${count}`] = spareUntil;
-      else for (let i = 0; i < count; i++) s.leases[`${holder}${mark}${(n++).toString(36)}`] = spareUntil;
-    };
-    addFree(this.#free);
+    const add = (count: number, mark: '#' | '~' = this.#eager ? '#' : '~') => void (this.#written = write(count, mark));
+    add(this.#free);
+    const granted = this.#grant(s, now, reserve, learning, add);
+    this.#usableUntil = now + this.#o.holdMs;
+    return granted;
+  }
 
-    // Reserve for the acquirers waiting (or the next block, when prefetching).
-    let granted = 0;
-    this.#decision = undefined;
-    this.#decisionQuota = undefined;
+  /** Publishes what this process learnt: the slots its answers used are dropped in the same write. */
+  #publish(s: KeyRateState, now: number): void {
+    this.#unpublished.publish(s);
+    this.#dirty = false;
+    this.#lastSync = now;
+    this.#learn(s, now);
+    if (s.quota) this.#quota = s.quota;
+  }
+
+  /**
+   * One request at a time while the pace of others on other machines is being learnt (fleet.ts), so each
+   * decision is made on a fresh answer; not when so much is left that it cannot matter.
+   */
+  #learning(s: KeyRateState, reserve: number, now: number): boolean {
+    const fleet = this.#fleet;
+    if (!fleet || !windowCurrent(s.quota, s.gateUntil, now, this.marginMs)) return false;
+    const alone = now - this.#localPeersAt > this.#o.holdMs;
+    return (fleet.learning || (fleet.active && alone)) && !this.#plentiful(s.quota, reserve, now);
+  }
+
+  /** Reserves slots for the acquirers waiting (or the next block, when prefetching); returns how many. */
+  #grant(s: KeyRateState, now: number, reserve: number, learning: boolean, add: (count: number, mark?: '#' | '~') => void): number {
+    this.#asked = {};
     let wanted = Math.max(this.#demand - this.#free, this.#prefetch && !this.#eager ? 1 : 0);
     this.#prefetch = false;
     if (learning) {
       wanted = Math.min(wanted, Math.max(0, 1 - this.#out.size - this.#free));
-      if (this.#demand > 0 && wanted === 0) this.#decision = { kind: 'poll' };
+      if (this.#demand > 0 && wanted === 0) this.#asked = { decision: { kind: 'poll' } };
     }
-    if (wanted > 0) {
-      let d = decide(s, now, this.marginMs, holder, reserve);
-      this.#usedByOthers = false;
-      this.#kept = d.kind === 'wait' && d.reason === 'quota' ? reserve : 0;
-      const reserved = slotCount(s.leases);
-      this.#decisionQuota = q && { ...q, remaining: Math.max(0, q.remaining - reserved) };
-      // Late into a window the others have probably used up by now (fleet.ts): the next one.
-      const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
-      if (usedUntil !== undefined && q) {
-        d = { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
-        this.#kept = 0;
-        this.#decisionQuota = { limit: q.limit, remaining: 0, resetAt: usedUntil, seenAt: now };
-        this.#usedByOthers = true;
-      }
-      this.#decision = d;
-      if (d.kind === 'go' && d.probe) {
-        this.#probeFree = true;
-        s.leases[`${holder}#${(n++).toString(36)}`] = spareUntil;
-        granted = 1;
-      } else if (d.kind === 'go' && q) {
-        const unreserved = q.remaining - reserved;
-        let k: number;
-        if (this.#eager) {
-          k = Math.max(1, Math.min(wanted, unreserved - reserve));
-        } else {
-          const others = new Set<string>();
-          for (const id of Object.keys(s.leases)) if (!isOwn(id, holder)) others.add(leaseHolder(id));
-          // Others seen only in the answers (another machine) count as one more holder at least.
-          const holders = others.size + (this.#fleet?.active ? 1 : 0);
-          const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
-          // The first block what is wanted, then each twice the last; while the quota is plentiful, a
-          // full one as soon as more than one request wants a slot (the second block, or the first after
-          // a probe that others waited on): a bulk run then goes to the file once per maxBlock requests,
-          // not ten times on the way there (each operation a lock, a read and a rename that hold up the
-          // event loop for about a millisecond; issue #18), and a single request still reserves one slot.
-          const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#maxBlock : 2 * this.#lastBlock;
-          k = Math.max(1, Math.min(this.#maxBlock, share, Math.max(wanted, next), unreserved));
-          this.#lastBlock = k;
-        }
-        this.#free += k;
-        this.#blockWindow = q.resetAt;
-        addFree(k);
-        granted = k;
-      }
+    if (wanted <= 0) return 0;
+    const d = this.#decide(s, now, reserve);
+    if (d.kind !== 'go') return 0;
+    if (d.probe) {
+      this.#probeFree = true;
+      add(1, '#');
+      return 1;
     }
-    this.#usableUntil = now + this.#holdMs;
-    this.#written = n;
-    this.#openLane(now);
-    return granted;
+    const k = this.#blockSize(s, s.quota as Quota, wanted, reserve, now);
+    this.#free += k;
+    this.#blockWindow = (s.quota as Quota).resetAt;
+    add(k);
+    return k;
   }
 
-  /** Keeps one timer for the next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
+  /** decide(); and late into a window the others have probably used up by now (fleet.ts), a wait for the next one. */
+  #decide(s: KeyRateState, now: number, reserve: number): Decision {
+    const q = s.quota;
+    const d = decide(s, now, this.marginMs, this.#holder, reserve);
+    const quota = q && { ...q, remaining: Math.max(0, q.remaining - slotCount(s.leases)) };
+    this.#asked = { decision: d, quota, ...(d.kind === 'wait' && d.reason === 'quota' && reserve > 0 ? { kept: reserve } : {}) };
+    const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
+    if (usedUntil === undefined || !q) return d;
+    const wait: Decision = { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
+    this.#asked = { decision: wait, quota: { limit: q.limit, remaining: 0, resetAt: usedUntil, seenAt: now }, usedByOthers: true };
+    return wait;
+  }
+
+  /**
+   * How many slots to reserve. One request at a time: what is wanted. Batching: at most a share of what
+   * nobody has reserved, floor(unreserved / (2 × other holders + 1)); the first block what is wanted, then
+   * twice the last, or a full one once more than one request wants a slot while the quota is plentiful.
+   */
+  #blockSize(s: KeyRateState, q: Quota, wanted: number, reserve: number, now: number): number {
+    const unreserved = q.remaining - slotCount(s.leases);
+    if (this.#eager) return Math.max(1, Math.min(wanted, unreserved - reserve));
+    // Others seen only in the answers (another machine) count as one more holder at least.
+    const holders = otherHolders(s.leases, this.#holder) + (this.#fleet?.active ? 1 : 0);
+    const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
+    const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#o.maxBlock : 2 * this.#lastBlock;
+    const k = Math.max(1, Math.min(this.#o.maxBlock, share, Math.max(wanted, next), unreserved));
+    this.#lastBlock = k;
+    return k;
+  }
+
+  /** Sets the alarm for the next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
   #schedule(): void {
-    if (!this.#batch || this.#closed) {
-      this.#cancelTimer();
-      return;
-    }
     let at = Number.POSITIVE_INFINITY;
-    if (this.#dirty) at = this.#lastSync + this.#flushMs;
-    if (this.#free > 0 || this.#probeFree) at = Math.min(at, this.#usableUntil, this.#blockWindow > 0 ? this.#blockWindow + this.marginMs : at);
-    if (at === Number.POSITIVE_INFINITY) {
-      this.#cancelTimer();
-      return;
+    if (this.#batch && !this.#closed) {
+      if (this.#dirty) at = this.#lastSync + this.#o.flushMs;
+      if (this.#free > 0 || this.#probeFree) at = Math.min(at, this.#usableUntil, this.#blockWindow > 0 ? this.#blockWindow + this.marginMs : at);
     }
-    if (this.#timer && this.#timer.at <= at) return;
-    this.#cancelTimer();
-    const stop = new AbortController();
-    this.#timer = { at, stop };
-    this.#clock.sleep(Math.max(0, at - this.#clock.now()), stop.signal).then(
-      () => {
-        if (this.#timer?.stop === stop) this.#timer = undefined;
-        if (!this.#closed) this.#background();
-      },
-      () => {},
-    );
-  }
-
-  #cancelTimer(): void {
-    this.#timer?.stop.abort(STOPPED);
-    this.#timer = undefined;
-  }
-
-  #notify(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    this.#woken = undefined;
-    this.#wakes++;
-    wake?.();
-  }
-
-  /** Sleeps up to `ms`, or less when a permit of this limiter settles. */
-  async #pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    this.#woken ??= new Promise<void>((resolve) => (this.#wake = resolve));
-    const woken = this.#woken;
-    const stop = new AbortController();
-    const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    try {
-      await Promise.race([sleep(this.#clock, ms, both), woken]);
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError();
-      if (!stop.signal.aborted) throw error;
-    } finally {
-      stop.abort(STOPPED);
-    }
-  }
-}
-
-/** Waits for `p` unless the signal aborts first (InterruptedError); `p` itself carries on. */
-async function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) {
-    await p;
-    return;
-  }
-  if (signal.aborted) throw new InterruptedError();
-  let onAbort: (() => void) | undefined;
-  try {
-    await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        onAbort = () => reject(new InterruptedError());
-        signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+    this.#alarm.set(at);
   }
 }

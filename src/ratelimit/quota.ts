@@ -12,14 +12,7 @@ export interface Quota {
 }
 
 function nonNegativeInt(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  // Plain digits (every answer of a bulk run) without the regular expression.
-  let plain = text.length > 0 && text.length < 16;
-  for (let i = 0; plain && i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    plain = c >= 48 && c <= 57;
-  }
-  if (!plain && !/^\s*\d+\s*$/.test(text)) return undefined;
+  if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : undefined;
 }

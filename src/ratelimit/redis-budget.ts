@@ -1,32 +1,14 @@
-// --limiter redis://HOST:PORT/N: one exact budget per key, shared by every petstore process that
-// points at the same Redis or Valkey (a CI fleet on separate machines).
-//
-// The budget follows the server's own windows. Each response's X-RateLimit-Limit is the budget's
-// size and its X-RateLimit-Reset names the window: the fleet counts the requests it sends in
-// that window in one Redis counter (`<prefix>:sent:<reset, epoch seconds>`), incremented
-// atomically by rate-limiter-flexible (RateLimiterRedis: INCRBY and its expiry in one server-side
-// script), and a request leaves only while that count is within the limit. So the fleet never
-// sends more in a window than the server allows, whatever the number of processes: zero 429s.
-//
-//   - A window is used until shortly before its reset (a request must reach the server before the
-//     next window starts: 50 ms, or 1.5 × the recent longest time from a slot taken to its answer,
-//     at most 2 s), then nobody sends until the reset + the limiter's margin (the reset is whole seconds; clocks
-//     differ).
-//   - Before any window is known (first run, or after a reset), one process of the fleet sends a
-//     single request (it wins `<prefix>:open`, SET NX with an expiry of the request timeout + 5 s);
-//     the others poll every 50 ms until its answer publishes the new window (`<prefix>:window`),
-//     which it does before it lets go of `open`; a process that wins `open` looks at the window
-//     once more, so no second, uncounted, probe goes after the window is published.
-//     The counter of a newly seen window starts at what the server has already counted in it
-//     (limit - remaining), so requests the fleet did not count (the probe, other users of the key)
-//     are included. This costs one round trip per window.
-//   - The key itself is never stored: the prefix is `petstore:limiter:` + the same hash of base URL
-//     and key as rate-state.json (rateStateKey()).
-//   - Redis unreachable (at start or mid-run): one warning line, the budget switches off and the
-//     key's local limiter paces alone. Connect and every command are bounded (2 s), and the
-//     client never reconnects or retries (no retry storm, never a hang).
-//
-// ioredis and rate-limiter-flexible load only here, on the first take().
+// --limiter redis://HOST:PORT/N: one exact budget per key, shared by every petstore process that points at
+// the same Redis or Valkey (a CI fleet on separate machines). It follows the server's own windows: the
+// requests sent in the window an answer's X-RateLimit-Reset names are counted in one Redis counter
+// (rate-limiter-flexible), and a request leaves only while the count is within X-RateLimit-Limit.
+//   - A window is used until shortly before its reset (the guard), then nobody sends until the reset + margin.
+//   - With no window known, one process wins `<prefix>:open` (SET NX) and sends alone; its answer publishes
+//     the window (`<prefix>:window`), whose counter starts at what the server already counted in it.
+//   - The prefix holds the key's hash (rateStateKey()), never the key.
+//   - Redis unreachable: one warning, and the local limiter paces alone. Every command is bounded (2 s),
+//     and the client never reconnects or retries.
+// ioredis and rate-limiter-flexible load only on the first take().
 
 import { FALLBACK_MARGIN_MS } from './server-clock.js';
 import type { Redis } from 'ioredis';
@@ -35,7 +17,7 @@ import { InterruptedError, RateLimitedError } from '../errors/errors.js';
 import { sleep, type Clock } from '../time/clock.js';
 import type { FleetBudget } from './fleet-budget.js';
 import { quotaWindow } from './fleet.js';
-import { rateLimitGiveUp } from './give-up.js';
+import { waitTooLong } from './give-up.js';
 import type { Quota } from './quota.js';
 
 export interface RedisBudgetOptions {
@@ -55,19 +37,12 @@ export interface RedisBudgetOptions {
   pollMs?: number;
   /** --max-wait: a wait for the window's reset longer than this ends with exit 6. */
   maxWaitMs?: number;
-  /**
-   * How long after a reset instant nobody sends: the local limiter's margin, from the server's Date
-   * headers (src/ratelimit/server-clock.ts). Default: FALLBACK_MARGIN_MS.
-   */
+  /** How long after a reset instant nobody sends: the local limiter's margin (server-clock.ts). */
   marginMs?: () => number;
 }
 
-/**
- * Nothing is sent this close to a window's reset (it could reach the server in the next window):
- * at least this, and more when answers take longer (see #guardMs).
- */
+/** Nothing is sent this close to a window's reset (it could arrive in the next window): at least, and at most (#guardMs). */
 const GUARD_MS = 50;
-/** The guard's ceiling. */
 const MAX_GUARD_MS = 2000;
 
 interface Window {
@@ -125,66 +100,70 @@ export class RedisBudget implements FleetBudget {
     if (this.#down) return;
     try {
       await this.#connect();
-      for (;;) {
-        if (this.#down) return;
+      while (!this.#down) {
         if (signal?.aborted) throw new InterruptedError();
-        const now = this.#o.clock.now();
-        let w = this.#window;
-        const guard = this.#guardMs();
-        if (!w || now >= w.resetAt - guard) {
-          const shared = await this.#sharedWindow();
-          if (shared && (!w || shared.resetAt > w.resetAt)) {
-            w = this.#window = shared;
-            this.#counted = 0;
-          }
-        }
-        if (w && now < w.resetAt - guard) {
-          const count = await this.#consume(w, 1);
-          this.#counted = Math.max(this.#counted, count);
-          if (count <= w.limit) {
-            this.#taken.push(this.#o.clock.now());
-            return;
-          }
-          this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
-          const waitMs = w.resetAt + this.#margin() - now;
-          if (this.#o.maxWaitMs !== undefined && waitMs > this.#o.maxWaitMs) {
-            const window = quotaWindow({ limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now }) === 'day' ? 'day' : 'minute';
-            throw rateLimitGiveUp(
-              { kind: 'too_long', waitMs, maxWaitMs: this.#o.maxWaitMs, cause: 'quota', remaining: 0, limit: w.limit, window },
-              w.resetAt,
-              now,
-            );
-          }
-          await sleep(this.#o.clock, waitMs, signal);
-          continue;
-        }
-        const margin = this.#margin();
-        if (w && now < w.resetAt + margin) {
-          await sleep(this.#o.clock, w.resetAt + margin - now, signal);
-          continue;
-        }
-        // No window known: one request of the fleet goes alone, and its answer tells the others.
-        const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
-        if (won === 'OK') {
-          // The process that opened the window publishes it before it lets go of `open`: one that
-          // published it since this process looked is seen now, and no second probe (uncounted) goes.
-          const fresh = await this.#sharedWindow();
-          if (fresh && (!w || fresh.resetAt > w.resetAt)) {
-            await this.#client!.del(`${this.#prefix}:open`);
-            this.#window = fresh;
-            this.#counted = 0;
-            continue;
-          }
-          this.#probing = true;
-          this.#taken.push(this.#o.clock.now());
-          return;
-        }
-        await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
+        if (await this.#tryTake(signal)) return;
       }
     } catch (error) {
       if (error instanceof InterruptedError || error instanceof RateLimitedError) throw error;
       this.#fallBack(error);
     }
+  }
+
+  /** One look at the budget: true when a slot is this process's; false after a wait (look again). */
+  async #tryTake(signal: AbortSignal | undefined): Promise<boolean> {
+    const now = this.#o.clock.now();
+    const guard = this.#guardMs();
+    let w = this.#window;
+    if (!w || now >= w.resetAt - guard) w = await this.#adoptShared(w);
+    if (w && now < w.resetAt - guard) return this.#countOne(w, now, signal);
+    const margin = this.#margin();
+    if (w && now < w.resetAt + margin) {
+      await sleep(this.#o.clock, w.resetAt + margin - now, signal);
+      return false;
+    }
+    // No window known: one request of the fleet goes alone (it wins `open`), and its answer tells the others.
+    const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
+    if (won !== 'OK') {
+      await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
+      return false;
+    }
+    // The window's opener publishes it before it lets go of `open`: one published since this process looked is seen now.
+    if ((await this.#adoptShared(w)) !== w) {
+      await this.#client!.del(`${this.#prefix}:open`);
+      return false;
+    }
+    this.#probing = true;
+    this.#taken.push(this.#o.clock.now());
+    return true;
+  }
+
+  /** The window other processes published, when it is newer than `w`. */
+  async #adoptShared(w: Window | undefined): Promise<Window | undefined> {
+    const shared = await this.#sharedWindow();
+    if (!shared || (w && shared.resetAt <= w.resetAt)) return w;
+    this.#window = shared;
+    this.#counted = 0;
+    return shared;
+  }
+
+  /** Counts one request in the window: true while within its limit; else waits for its reset (exit 6 beyond --max-wait). */
+  async #countOne(w: Window, now: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const count = await this.#consume(w, 1);
+    this.#counted = Math.max(this.#counted, count);
+    if (count <= w.limit) {
+      this.#taken.push(this.#o.clock.now());
+      return true;
+    }
+    this.#o.debug?.(`shared limiter: ${w.limit}/${w.limit} used in the window ending ${new Date(w.resetAt).toISOString()}; waiting for it`);
+    const waitMs = w.resetAt + this.#margin() - now;
+    const maxWaitMs = this.#o.maxWaitMs;
+    if (maxWaitMs !== undefined && waitMs > maxWaitMs) {
+      const quota = { limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now };
+      throw waitTooLong('quota', w.resetAt, waitMs, maxWaitMs, quota, quotaWindow(quota) === 'day' ? 'day' : 'minute', false, now);
+    }
+    await sleep(this.#o.clock, waitMs, signal);
+    return false;
   }
 
   async learn(quota: Quota | undefined): Promise<void> {
@@ -195,29 +174,28 @@ export class RedisBudget implements FleetBudget {
     const probing = this.#probing;
     this.#probing = false;
     try {
-      if (quota && quota.limit > 0) {
-        const w = this.#window;
-        const used = Math.min(quota.limit, quota.limit - quota.remaining);
-        const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
-        if (newWindow || used > this.#counted) {
-          // Count what the server has counted (the probe, anyone outside the fleet), then publish the window.
-          const seen = { limit: quota.limit, resetAt: quota.resetAt };
-          const have = await this.#count(seen);
-          if (used > have) await this.#consume(seen, used - have);
-          if (newWindow) {
-            const shared = await this.#sharedWindow();
-            if (!shared || seen.resetAt >= shared.resetAt) {
-              await this.#client!.set(`${this.#prefix}:window`, JSON.stringify(seen), 'PXAT', seen.resetAt + 60_000);
-            }
-            this.#window = seen;
-          }
-          this.#counted = Math.max(this.#counted, used, have);
-        }
-      }
+      if (quota && quota.limit > 0) await this.#countSeen(quota);
       if (probing) await this.#client!.del(`${this.#prefix}:open`);
     } catch (error) {
       this.#fallBack(error);
     }
+  }
+
+  /** Counts what the server has counted (the probe, anyone outside the fleet), then publishes a new window. */
+  async #countSeen(quota: Quota): Promise<void> {
+    const w = this.#window;
+    const used = Math.min(quota.limit, quota.limit - quota.remaining);
+    const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
+    if (!newWindow && used <= this.#counted) return;
+    const seen = { limit: quota.limit, resetAt: quota.resetAt };
+    const have = await this.#count(seen);
+    if (used > have) await this.#consume(seen, used - have);
+    if (newWindow) {
+      const shared = await this.#sharedWindow();
+      if (!shared || seen.resetAt >= shared.resetAt) await this.#client!.set(`${this.#prefix}:window`, JSON.stringify(seen), 'PXAT', seen.resetAt + 60_000);
+      this.#window = seen;
+    }
+    this.#counted = Math.max(this.#counted, used, have);
   }
 
   async close(): Promise<void> {
@@ -229,10 +207,7 @@ export class RedisBudget implements FleetBudget {
     hangUp(client);
   }
 
-  /**
-   * How close to a reset a slot is still handed out: a request must reach the server before it, and
-   * one taken now reaches it within about the round trip (under load, mostly the server's own delay).
-   */
+  /** How close to a reset a slot is still handed out: a request taken now reaches the server within about a round trip. */
   #guardMs(): number {
     return Math.min(MAX_GUARD_MS, Math.max(GUARD_MS, Math.ceil(this.#rttMs * 1.5)));
   }

@@ -5,7 +5,8 @@ import { exitCodeFor } from '../../../src/errors/exit-codes.js';
 import { ApiClient } from '../../../src/http/api-client.js';
 import type { WaitNotice } from '../../../src/ratelimit/wait-announcer.js';
 import { TransportError } from '../../../src/transport/errors.js';
-import { MemoryRateStateStore, RateLimiter } from '../../../src/ratelimit/limiter.js';
+import { MemoryRateStateStore } from '../../../src/ratelimit/key-state.js';
+import { RateLimiter } from '../../../src/ratelimit/limiter.js';
 import { isOutcomeUnknown, OutcomeUnknownError } from '../../../src/http/outcome.js';
 import { FakeClock } from './fake-clock.js';
 import { modelServer, scripted, type Step } from './transport-fakes.js';
@@ -324,7 +325,7 @@ describe('Ctrl-C', () => {
     const client = new ApiClient(transport, { envName: 'test' }, { clock, signal: AbortSignal.any([ac.signal]), limiter });
     // A probe and two waiting: the quota is plentiful, so a whole block is reserved after the probe.
     await Promise.all([call(client, GET), call(client, GET), call(client, GET)]);
-    expect(limiter.tryAcquire()?.settle()).toBeUndefined();
+    expect((await limiter.acquire()).settle()).toBeUndefined();
     ac.abort();
     await expect(call(client, GET)).rejects.toBeInstanceOf(InterruptedError);
     expect(sent).toHaveLength(3);

@@ -4,16 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call } from '../../../src/api/pets.js';
 import { ApiClient } from '../../../src/http/api-client.js';
-import {
-  decide,
-  emptyState,
-  MemoryRateStateStore,
-  RateLimiter,
-  slotCount,
-  type KeyRateState,
-  type Permit,
-  type RateStateStore,
-} from '../../../src/ratelimit/limiter.js';
+import { decide, emptyState, MemoryRateStateStore, slotCount, type KeyRateState, type RateStateStore } from '../../../src/ratelimit/key-state.js';
+import { RateLimiter } from '../../../src/ratelimit/limiter.js';
+import type { Permit } from '../../../src/ratelimit/permit.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
 import { FileRateStateStore, rateStatePath } from '../../../src/ratelimit/rate-state.js';
 import { tempDir } from '../../helpers/cli.js';
@@ -102,36 +95,29 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     expect(await slots(store)).toEqual([]);
   });
 
-  it('hands out a reserved slot and takes its answer without a promise (tryAcquire, settle), and goes to the store only when it must', async () => {
+  it('hands out reserved slots and takes their answers without a promise, and goes to the store only when it must', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
     const l = limiter(clock, store, { fleet: false });
-    // Nothing reserved yet: tryAcquire declines, acquire reserves a block.
-    expect(l.tryAcquire()).toBeUndefined();
     const first = await l.acquire();
     expect(first.settle({ quota: quota(899_999, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
     const more = await l.acquire();
-    // Within the same millisecond as the last look at the store: slots at once, answers kept in memory.
+    // Slots from the block, answers kept in memory.
     const updates = store.updates;
-    const quick = [l.tryAcquire(), l.tryAcquire(), l.tryAcquire()];
-    expect(quick.every((p) => p !== undefined)).toBe(true);
-    for (const [i, p] of quick.entries()) expect(p?.settle({ quota: quota(899_990 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
+    const quick = [await l.acquire(), await l.acquire(), await l.acquire()];
+    for (const [i, p] of quick.entries()) expect(p.settle({ quota: quota(899_990 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
     expect(store.updates).toBe(updates);
-    // A new millisecond: a look at the store (a stat); nothing changed there, so a slot at once.
+    // A look at the store (a stat); nothing changed there, so a slot at once, without a read.
     clock.advance(1);
     const gets = store.gets;
-    const after = l.tryAcquire();
-    expect(after).toBeDefined();
-    after?.settle();
+    (await l.acquire()).settle();
     expect(store.gets).toBe(gets);
-    // Another process saved a gate (a 429 it got): the next look sees the store changed, and no slot
-    // goes out until it is read; acquire() reads it and waits out the gate.
+    // Another process saved a gate (a 429 it got): the next look sees the store changed, and acquire()
+    // reads it and waits out the gate.
     await store.update('k', (st) => {
       st.gateUntil = clock.now() + 2000;
     });
     clock.advance(1);
-    expect(l.tryAcquire()).toBeUndefined();
-    expect(l.tryAcquire()).toBeUndefined();
     let got = false;
     const gated = l.acquire().then((p) => {
       got = true;
@@ -141,10 +127,6 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     expect(got).toBe(false);
     clock.advance(2500);
     (await gated).settle();
-    // Interrupted: no slot.
-    const stop = new AbortController();
-    stop.abort();
-    expect(l.tryAcquire(stop.signal)).toBeUndefined();
     // A 429's gate must reach the store before the caller goes on: a promise.
     const settling = more.settle({ quota: quota(0, T0 + 60_000, 1_000_000, clock.now()), gateUntil: clock.now() + 5000 });
     expect(settling).toBeInstanceOf(Promise);
@@ -171,16 +153,15 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     await l.close();
   });
 
-  it("the lane never changes an answer's own quota object in place (the caller keeps it for the quota line)", async () => {
+  it("never changes an answer's own quota object in place (the caller keeps it for the quota line)", async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
     const l = limiter(clock, store, { fleet: false });
     const [a, b] = await Promise.all([l.acquire(), l.acquire()]);
-    // An answer of another limit leaves the lane and becomes the quota to publish as it is.
+    // An answer of another limit becomes the quota to publish as it is.
     const answer = quota(1_899_000, T0 + 60_000, 2_000_000, clock.now());
     expect(a.settle({ quota: answer })).toBeUndefined();
-    // The next slot reopens the lane; the answers folded in after it go into the lane's own object.
-    const c = l.tryAcquire() ?? (await l.acquire());
+    const c = await l.acquire();
     c.settle({ quota: quota(1_800_000, T0 + 60_000, 2_000_000, clock.now()) });
     b.settle({ quota: quota(1_799_000, T0 + 60_000, 2_000_000, clock.now()) });
     expect(answer).toEqual(quota(1_899_000, T0 + 60_000, 2_000_000, T0));
@@ -222,12 +203,12 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     expect(clock.now()).toBe(T0);
     // The quota is plentiful and more than one request wanted a slot: that operation reserved a full
     // block, so the probe's own worker goes on at once too (no second operation before four are out).
-    expect(l.tryAcquire()).toBeDefined();
+    expect(await l.acquire()).toBeDefined();
     expect(store.updates).toBe(before + 1);
     await l.close();
   });
 
-  it('the lane: answers folded into the quota in place never change what the store holds before it is published; an answer of another limit or near the low-water mark leaves it', async () => {
+  it('answers kept in memory never change what the store holds before they are published; an answer of another limit is taken as it is, one near the low-water mark published at once', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
     const l = limiter(clock, store, { fleet: false, batch: { flushMs: 100, maxBlock: 64 } });
@@ -238,20 +219,19 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     b.settle({ quota: quota(899_998, T0 + 60_000, 1_000_000, clock.now()) });
     for (let i = 0; i < 20; i++) await Promise.resolve();
     expect((await store.get('k'))?.quota?.remaining).toBe(899_998);
-    // In the lane: slots without the store, answers kept in memory; the published quota stays as it was.
+    // Slots without the store, answers kept in memory; the published quota stays as it was.
     const updates = store.updates;
-    const lane = [l.tryAcquire(), l.tryAcquire(), l.tryAcquire()];
-    expect(lane.every((p) => p !== undefined)).toBe(true);
-    for (const [i, p] of lane.entries()) expect(p?.settle({ quota: quota(899_000 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
+    const kept = [await l.acquire(), await l.acquire(), await l.acquire()];
+    for (const [i, p] of kept.entries()) expect(p.settle({ quota: quota(899_000 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
     expect(store.updates).toBe(updates);
     expect((await store.get('k'))?.quota?.remaining).toBe(899_998);
     expect((await l.state())?.quota?.remaining).toBe(898_998);
-    // Another limit (a plan changed mid-window): out of the lane, and taken in as it is.
-    const changed = l.tryAcquire();
-    expect(changed?.settle({ quota: quota(1_899_000, T0 + 60_000, 2_000_000, clock.now()) })).toBeUndefined();
+    // Another limit (a plan changed mid-window): taken in as it is.
+    const changed = await l.acquire();
+    expect(changed.settle({ quota: quota(1_899_000, T0 + 60_000, 2_000_000, clock.now()) })).toBeUndefined();
     expect((await l.state())?.quota?.limit).toBe(2_000_000);
     // Down to the low-water mark (a tenth of the limit): published before the caller goes on.
-    const low = l.tryAcquire() ?? (await l.acquire());
+    const low = await l.acquire();
     const settling = low.settle({ quota: quota(150_000, T0 + 60_000, 2_000_000, clock.now()) });
     expect(settling).toBeInstanceOf(Promise);
     await settling;
@@ -657,9 +637,7 @@ describe('through the state file (two stores, one file: two processes)', () => {
   it('a process holding unused slots notices a gate another one wrote to the file (a stat, no lock)', async () => {
     const clock = new FakeClock(T0);
     const path = rateStatePath(tmp.dir);
-    // A stat at every look (as where the folder is not watched): the look itself is what this tests; a
-    // watched folder's events (rate-state.test.ts) arrive only from the event loop's next polls.
-    const fa = new CountingStore(new FileRateStateStore(path, { clock, watchedStatMs: 0 }));
+    const fa = new CountingStore(new FileRateStateStore(path, { clock }));
     await fa.update('k', (s) => void (s.quota = quota(900_000, T0 + 60_000, 1_000_000)));
     const a = limiter(clock, fa);
     const b = limiter(clock, new FileRateStateStore(path, { clock }));

@@ -8,10 +8,10 @@ import {
   mergeQuota,
   MemoryRateStateStore,
   pruneLeases,
-  RateLimiter,
   slotCount,
   type KeyRateState,
-} from '../../../src/ratelimit/limiter.js';
+} from '../../../src/ratelimit/key-state.js';
+import { RateLimiter } from '../../../src/ratelimit/limiter.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
 import { FakeClock } from '../http/fake-clock.js';
 

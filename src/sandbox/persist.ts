@@ -12,10 +12,9 @@
 // Format 1 (earlier versions, read only): {"version":1,"nextId":12,"pets":[...]}.
 
 import { readFile } from 'node:fs/promises';
-import { PET_STATUSES } from '../flag-values.js';
 import { INT64_MAX, parseJson, toInt64 } from '../json/int64.js';
+import { isPetStatus, PET_STATUSES, type Pet } from '../pets/pet.js';
 import { SandboxStartError } from './errors.js';
-import { isPetStatus, type Pet } from './types.js';
 
 export const HEADER_KEY = 'petstore-sandbox-data';
 

@@ -104,42 +104,6 @@ export class QuotaKeeper {
     return { limit: pick.limit, remaining: pick.remaining, reset: pick.end / 1000 };
   }
 
-  /**
-   * check()'s common case without its objects: when the request of `key` at `now` is simply allowed (no
-   * ban, no early retry, room in both windows) counts it, writes its headers into `into` and returns
-   * true; otherwise counts nothing and returns false (check() then decides it).
-   */
-  admit(key: string, now: number, into: RateHeaders): boolean {
-    const s = this.keys.get(key) ?? this.state(key);
-    if (s.bannedUntil > now || (this.config.ban && now < s.retryNotBefore - this.config.banGraceMs)) return false;
-    const { perWindow, perDay } = this.config;
-    let shortCount = s.short.count;
-    let shortEnd = s.short.end;
-    if (now >= shortEnd) {
-      shortCount = 0;
-      shortEnd = windowEnd(shortEnd, this.config.windowMs, now);
-    }
-    let longCount = s.long.count;
-    let longEnd = s.long.end;
-    if (now >= longEnd) {
-      longCount = 0;
-      longEnd = windowEnd(longEnd, this.config.dayWindowMs, now);
-    }
-    if (shortCount >= perWindow || longCount >= perDay) return false;
-    s.short.count = ++shortCount;
-    s.short.end = shortEnd;
-    s.long.count = ++longCount;
-    s.long.end = longEnd;
-    // As headers(): lowest remaining wins; on a tie the window that ends later.
-    const shortLeft = perWindow - shortCount;
-    const longLeft = perDay - longCount;
-    const long = longLeft < shortLeft || (longLeft === shortLeft && longEnd > shortEnd);
-    into.limit = long ? perDay : perWindow;
-    into.remaining = long ? longLeft : shortLeft;
-    into.reset = (long ? longEnd : shortEnd) / 1000;
-    return true;
-  }
-
   /** Decides one request of a recognised key at `now` (epoch ms) and counts it if allowed. */
   check(key: string, now: number): Decision {
     const s = this.state(key);

@@ -1,9 +1,8 @@
 // `petstore sandbox`: start the server, print how to use it, run until the
 // signal aborts (SIGINT/SIGTERM), then shut down gracefully.
 
-import { formatDuration, OPENAPI_PATH, startSandbox, type RecordedRequest, type SandboxHandle } from './server.js';
-import type { SandboxCommandOptions } from './options.js';
-import { toSandboxOptions } from './options.js';
+import { formatDuration, type SandboxCommandOptions, toSandboxOptions } from './options.js';
+import { OPENAPI_PATH, type RecordedRequest, type SandboxHandle, startSandbox } from './server.js';
 
 export { parseSandboxOptions, parseDuration, toSandboxOptions, type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';

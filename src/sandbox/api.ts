@@ -2,8 +2,7 @@
 // GET /pets, POST /pets or GET /pets/{petId}. Every refusal is the document's Error body.
 
 import { GET_PET_SUNSET } from '../contract/petstore.js';
-import { toInt64 } from '../json/int64.js';
-import { isPetStatus, type NewPet, type Pet } from '../pets/pet.js';
+import type { Pet } from '../pets/pet.js';
 import { checkContentType, ClientGone, readBody } from './body.js';
 import type { DataLog } from './data-log.js';
 import { ApiError, apiError, SandboxOptionError } from './errors.js';
@@ -26,16 +25,8 @@ export interface Answer {
 /** GET /pets/{petId} is deprecated, with the removal date of the interface (x-sunset) as an HTTP date. */
 const DEPRECATED = { deprecation: 'true', sunset: new Date(`${GET_PET_SUNSET}T00:00:00Z`).toUTCString() };
 
-export interface InjectedFailure {
-  /** How many upcoming requests fail (default 1). */
-  count?: number;
-  /** HTTP status (default 503). */
-  status?: number;
-  /** Error code (default "injected_failure"). */
-  code?: string;
-  /** Retry-After seconds to send, if any. */
-  retryAfter?: number;
-}
+/** A test hook's failure: count requests (default 1) answered status (503) with code (injected_failure), and Retry-After if given. */
+export type InjectedFailure = { count?: number; status?: number; code?: string; retryAfter?: number };
 
 function errorAnswer(error: unknown): Answer {
   const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
@@ -66,15 +57,12 @@ export class PetsApi {
   /** The answer to `ex`; rejects with ClientGone when there is no one left to answer. */
   async answer(ex: Exchange): Promise<Answer> {
     const route = resolveRoute(ex.method, ex.path);
-    const extra = route.kind === 'getPet' ? DEPRECATED : {};
-    try {
-      const answer = await this.#operate(ex, route);
-      return { ...answer, headers: { ...extra, ...answer.headers } };
-    } catch (error) {
+    const answer = await this.#operate(ex, route).catch((error: unknown) => {
       if (error instanceof ClientGone) throw error;
-      const answer = errorAnswer(error);
-      return { ...answer, headers: { ...extra, ...answer.headers } };
-    }
+      return errorAnswer(error);
+    });
+    if (route.kind === 'getPet') answer.headers = { ...DEPRECATED, ...answer.headers };
+    return answer;
   }
 
   async #operate(ex: Exchange, route: Route): Promise<Answer> {
@@ -161,12 +149,12 @@ export class PetsApi {
 
   /** Stores pets directly (no HTTP, no limits); a failed write of the data file is logged. */
   seed(pets: ReadonlyArray<{ name: string; categoryId: bigint | number; status?: string }>): Pet[] {
-    const inputs = pets.map((p, i): NewPet => {
-      const categoryId = toInt64(p.categoryId);
-      if (typeof p.name !== 'string' || categoryId === undefined || (p.status !== undefined && !isPetStatus(p.status))) {
-        throw new SandboxOptionError(`seed: pet ${i} is not a valid NewPet`);
+    const inputs = pets.map((p, i) => {
+      try {
+        return validateNewPet(p);
+      } catch (error) {
+        throw new SandboxOptionError(`seed: pet ${i} is not a valid NewPet: ${(error as Error).message}`);
       }
-      return p.status === undefined ? { name: p.name, categoryId } : { name: p.name, categoryId, status: p.status };
     });
     return inputs.map((input) => {
       const pet: Pet = { id: this.store.takeId(), ...input };

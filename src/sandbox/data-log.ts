@@ -1,14 +1,11 @@
-// Writes the --data file (its format: persist.ts). A create is acknowledged only once its line is in the
-// file: each line is written whole by one synchronous write(2) before its 201 goes out, so a create the
-// sandbox acknowledged survives kill -9 or a crash of the sandbox. The file is fdatasynced at most a
-// second after a write, so a crash of the machine (or a power cut) loses at most about the last second:
-// syncing before each 201 would cut the throughput for a promise demos and tests do not need.
-// The file is rewritten whole (compacted) at start and once the lines written since the last rewrite
-// outnumber the pets, through a temp file named after this process (`<file>.tmp-<pid>`), fsynced and
-// renamed, so a rewrite cut short by kill -9 leaves debris the next start recognises and removes. A
-// failed write is cut back to the lines before it, so the file stays whole and valid.
+// Writes the --data file (its format: persist.ts; its promises: docs/sandbox.md, "Data file"). Each
+// create's line is written whole by one synchronous write(2) before its 201, so an acknowledged create
+// survives kill -9; the file is fdatasynced at most a second later (a crash of the machine loses at most
+// that second). It is rewritten whole (compacted) at start and once the lines since outnumber the pets,
+// through `<file>.tmp-<pid>` (fs/durable-write.ts), whose debris a later start removes once the process
+// is gone. A failed write is cut back, so the file keeps only whole lines.
 
-import { closeSync, fdatasyncSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, ftruncateSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { replaceDurably } from '../fs/durable-write.js';
 import { processAlive } from '../fs/local-process.js';
@@ -119,37 +116,20 @@ export class DataLog {
   }
 }
 
-const tempName = (file: string, pid: number) => `${file}.tmp-${pid}`;
-
 /** Writes `text` as the whole of `file` (fs/durable-write.ts); an existing file keeps its mode. Returns the size written. */
 function rewrite(file: string, text: string): number {
-  let mode: number | undefined;
-  try {
-    mode = statSync(file).mode & 0o7777;
-  } catch {
-    // A new file: the usual mode.
-  }
+  const mode = statSync(file, { throwIfNoEntry: false })?.mode;
   const bytes = Buffer.from(text, 'utf8');
-  replaceDurably(file, bytes, tempName(file, process.pid), mode);
+  replaceDurably(file, bytes, `${file}.tmp-${process.pid}`, mode === undefined ? undefined : mode & 0o7777);
   return bytes.length;
 }
 
-/** Temp files of earlier runs on this file whose process no longer runs (killed while rewriting it). */
+/** Removes the temp files of earlier runs on this file whose process no longer runs (killed while rewriting it). */
 function removeDebris(file: string): void {
   const prefix = `${basename(file)}.tmp-`;
-  let names: string[] = [];
-  try {
-    names = readdirSync(dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of readdirSync(dirname(file))) {
     const pid = Number(name.slice(prefix.length));
-    if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid <= 0 || (pid !== process.pid && processAlive(pid))) continue;
-    try {
-      unlinkSync(join(dirname(file), name));
-    } catch {
-      // Gone already, or not ours to remove.
-    }
+    const dead = name.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && (pid === process.pid || !processAlive(pid));
+    if (dead) rmSync(join(dirname(file), name), { force: true });
   }
 }

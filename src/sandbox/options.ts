@@ -5,30 +5,6 @@ import { INT64_MAX } from '../json/int64.js';
 import { SandboxOptionError } from './errors.js';
 import type { Plan, SandboxOptions } from './settings.js';
 
-/** The typed options of `petstore sandbox` (see parseSandboxOptions for the flags). */
-export interface SandboxCommandOptions {
-  host: string;
-  port: number;
-  /** --key, repeatable; empty = generate one. */
-  keys: string[];
-  plan: Plan;
-  perMinute?: number;
-  perDay?: number;
-  /** Length of the per-minute window, e.g. "60s" (default), "3s", "500ms". */
-  window?: string;
-  /** Length of the per-day window (default "24h"). */
-  dayWindow?: string;
-  /** --data FILE */
-  data?: string;
-  /** Exact decimal digits of the first id. */
-  firstId?: string;
-  /** false with --no-ban. */
-  ban: boolean;
-  banSeconds?: number;
-  /** --log: one line per request on stderr. */
-  log: boolean;
-}
-
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_DURATION_MS = 7 * 86_400_000;
@@ -98,22 +74,17 @@ function durationText(raw: unknown, flag: string): string | undefined {
   return t?.trim();
 }
 
-/** Drops the fields left undefined, so that an option not given is absent rather than undefined. */
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 /**
- * Validates raw flag values (as commander gives them: camelCase names, strings,
- * --key collected into an array, --no-ban as ban: false). Throws
- * SandboxOptionError with a one-line message for any invalid value.
+ * Validates raw flag values (as commander gives them: camelCase names, strings, --key collected into an
+ * array, --no-ban as ban: false) into the typed options of `petstore sandbox`: windows as given ("3s"),
+ * firstId as exact digits. Throws SandboxOptionError with a one-line message for any invalid value.
  */
-export function parseSandboxOptions(raw: Record<string, unknown>): SandboxCommandOptions {
+export function parseSandboxOptions(raw: Record<string, unknown>) {
   const host = text(raw.host) ?? '127.0.0.1';
   if (host.trim() === '' || /\s/.test(host)) throw invalid('--host', host, 'must be a host name or IP address');
   const data = text(raw.data);
   if (data?.trim() === '') throw invalid('--data', data, 'must be a file path');
-  return defined({
+  return {
     host,
     port: wholeNumber(raw.port, '--port', 0, 65535) ?? 4010,
     keys: parseKeys(raw.key ?? raw.keys),
@@ -127,13 +98,15 @@ export function parseSandboxOptions(raw: Record<string, unknown>): SandboxComman
     data,
     firstId: parseFirstId(raw.firstId),
     banSeconds: wholeNumber(raw.banSeconds, '--ban-seconds', 1, 604_800),
-  });
+  };
 }
+
+export type SandboxCommandOptions = ReturnType<typeof parseSandboxOptions>;
 
 /** The startSandbox options for validated command options. */
 export function toSandboxOptions(opts: SandboxCommandOptions): SandboxOptions {
   const { host, port, keys, plan, ban, perMinute, perDay, window, dayWindow, data, firstId, banSeconds } = opts;
   const windowMs = window === undefined ? undefined : parseDuration(window, '--window');
   const dayWindowMs = dayWindow === undefined ? undefined : parseDuration(dayWindow, '--day-window');
-  return defined({ host, port, keys, plan, ban, perMinute, perDay, windowMs, dayWindowMs, dataFile: data, firstId, banSeconds });
+  return { host, port, keys, plan, ban, perMinute, perDay, windowMs, dayWindowMs, dataFile: data, firstId, banSeconds };
 }

@@ -4,27 +4,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RateHeaders } from './rate-limit.js';
 
-/** One request as it is being answered. */
-export interface Exchange {
-  readonly req: IncomingMessage;
-  /** Arrival time, epoch ms (sandbox clock). */
-  readonly time: number;
-  /** performance.now() at arrival. */
-  readonly started: number;
-  readonly method: string;
-  readonly url: string;
-  readonly path: string;
-  readonly search: string;
-  /** When the request is decided (rate limits, bans): its arrival, or the end of an injected latency. */
-  now: number;
-  /** The recognised API key, if any. */
-  key: string | undefined;
-  /** The request body text, when it was read. */
-  body: string;
-  /** X-RateLimit-* of the limiter's decision, when it ran. */
-  rate: RateHeaders | undefined;
-}
-
 /** One request as the sandbox received and answered it. */
 export interface RecordedRequest {
   /** 1, 2, 3... in arrival order. */
@@ -52,49 +31,60 @@ export interface RecordedRequest {
   errorCode: string | undefined;
 }
 
-export interface SandboxStats {
-  /** Requests answered. */
-  requests: number;
-  byStatus: Record<number, number>;
-  /** Pets created over HTTP. */
-  created: number;
-  count401: number;
-  count429: number;
-  /** 403 key_banned answers (including the one that starts a ban). */
-  count403bans: number;
-  /** Bans started. */
-  bansIssued: number;
-  /** Requests being handled right now. */
-  inFlight: number;
-  /** Writes to the data file that reached the disk, and writes that failed. */
-  persistWrites: number;
-  persistErrors: number;
+/** One request as it is being answered. */
+export class Exchange implements Pick<RecordedRequest, 'time' | 'method' | 'url' | 'path' | 'key' | 'body'> {
+  readonly started = performance.now();
+  readonly method: string;
+  readonly url: string;
+  readonly path: string;
+  readonly search: string;
+  /** When the request is decided (rate limits, bans): its arrival, or the end of an injected latency. */
+  now: number;
+  key: string | undefined;
+  body = '';
+  /** X-RateLimit-* of the limiter's decision, when it ran. */
+  rate: RateHeaders | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly time: number,
+  ) {
+    this.now = time;
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+    const q = this.url.indexOf('?');
+    this.path = q === -1 ? this.url : this.url.slice(0, q);
+    this.search = q === -1 ? '' : this.url.slice(q + 1);
+  }
 }
 
 function flatHeaders(headers: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
 function queryRecord(search: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(search)) if (!(k in out)) out[k] = v;
+  for (const [k, v] of new URLSearchParams(search)) out[k] ??= v;
   return out;
 }
 
 export class Recorder {
-  /** The counts of stats() but the data file's. */
-  readonly stats: Omit<SandboxStats, 'persistWrites' | 'persistErrors'> = {
+  /** The counts of stats(), but the data file's. */
+  readonly stats = {
+    /** Requests answered. */
     requests: 0,
-    byStatus: {},
+    byStatus: {} as Record<number, number>,
+    /** Pets created over HTTP. */
     created: 0,
     count401: 0,
     count429: 0,
+    /** 403 key_banned answers (including the one that starts a ban). */
     count403bans: 0,
+    /** Bans started. */
     bansIssued: 0,
+    /** Requests being handled right now. */
     inFlight: 0,
   };
   #records: RecordedRequest[] = [];
@@ -107,29 +97,14 @@ export class Recorder {
   ) {}
 
   /** Counts an answer that was sent, and records it when asked to. */
-  answered(ex: Exchange, status: number, responseHeaders: Record<string, string>, responseBody: string, errorCode: string | undefined): void {
+  answered(ex: Exchange, answer: Pick<RecordedRequest, 'status' | 'responseHeaders' | 'responseBody' | 'errorCode'>): void {
     this.stats.requests++;
-    this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
-    if (status === 401) this.stats.count401++;
+    this.stats.byStatus[answer.status] = (this.stats.byStatus[answer.status] ?? 0) + 1;
+    if (answer.status === 401) this.stats.count401++;
     if (this.limit === 0 && this.onRequest === undefined) return;
     const { time, method, url, path, key, body } = ex;
-    const durationMs = performance.now() - ex.started;
-    const entry: RecordedRequest = {
-      seq: ++this.#seq,
-      time,
-      durationMs,
-      method,
-      url,
-      path,
-      query: queryRecord(ex.search),
-      headers: flatHeaders(ex.req.headers),
-      key,
-      body,
-      status,
-      responseHeaders,
-      responseBody,
-      errorCode,
-    };
+    const request = { seq: ++this.#seq, time, durationMs: performance.now() - ex.started, method, url, path, key, body };
+    const entry: RecordedRequest = { ...request, query: queryRecord(ex.search), headers: flatHeaders(ex.req.headers), ...answer };
     if (this.limit > 0) {
       this.#records.push(entry);
       // Trimmed now and then, not on every request.

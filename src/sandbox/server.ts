@@ -3,6 +3,7 @@
 // for tests. Plain node:http: this module listens, sends the answers and shuts down; api.ts makes them.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pet } from '../pets/pet.js';
@@ -12,8 +13,8 @@ import { OPENAPI_PATH, serveDescription } from './description.js';
 import { SandboxStartError } from './errors.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper } from './rate-limit.js';
-import { type Exchange, type RecordedRequest, Recorder, type SandboxStats } from './recorder.js';
-import { resolveSettings, type SandboxLimits, type SandboxOptions, type Settings } from './settings.js';
+import { Exchange, type RecordedRequest, Recorder } from './recorder.js';
+import { resolveSettings, type SandboxOptions, type Settings } from './settings.js';
 import { PetStore } from './store.js';
 
 export type { RecordedRequest } from './recorder.js';
@@ -24,37 +25,24 @@ export type SandboxHandle = Sandbox;
 /** Rate-limit headers of requests without a recognised key: a window no request ever counts in. */
 const ANONYMOUS_KEY = '\0anonymous';
 
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const where = `${host}:${port}`;
+    if (code === 'EADDRINUSE') throw new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error });
+    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${where}; choose a port above 1023`, { cause: error });
+    throw new SandboxStartError(`cannot listen on ${where}: ${message}`, { cause: error });
+  }
+}
+
+/** The host as a URL writes it; an "any address" one as the loopback address that reaches it. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', resolve);
-      const where = `${host}:${port}`;
-      if (error.code === 'EADDRINUSE')
-        reject(new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error }));
-      else if (error.code === 'EACCES') reject(new SandboxStartError(`not allowed to listen on ${where}; choose a port above 1023`, { cause: error }));
-      else reject(new SandboxStartError(`cannot listen on ${where}: ${error.message}`, { cause: error }));
-    };
-    server.once('error', onError);
-    server.once('listening', () => {
-      server.off('error', onError);
-      resolve();
-    });
-    server.listen(port, host);
-  });
-}
-
-function openLog(file: string, store: PetStore, onError: (error: unknown) => void): DataLog {
-  try {
-    return new DataLog(file, { text: () => store.snapshot(), pets: () => store.size }, onError);
-  } catch (error) {
-    throw new SandboxStartError(`cannot write --data file ${file}: ${(error as Error).message}`, { cause: error });
-  }
 }
 
 /** Starts a sandbox server; resolves once it is listening. */
@@ -63,7 +51,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { dataFile, onError = () => {} } = options;
   const data = dataFile === undefined ? undefined : await loadData(dataFile);
   const store = new PetStore(data && data.nextId > settings.firstId ? data.nextId : settings.firstId, data?.pets ?? []);
-  const log = dataFile === undefined ? undefined : openLog(dataFile, store, onError);
+  let log: DataLog | undefined;
+  try {
+    if (dataFile !== undefined) log = new DataLog(dataFile, { text: () => store.snapshot(), pets: () => store.size }, onError);
+  } catch (error) {
+    throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
+  }
   const server = createServer();
   server.keepAliveTimeout = 10_000;
   await listen(server, settings.host, settings.port);
@@ -81,7 +74,7 @@ class Sandbox {
   readonly keys: string[];
   /** True when the key was generated because none was given. */
   readonly generatedKey: boolean;
-  readonly limits: SandboxLimits;
+  readonly limits: Settings['limits'];
   readonly dataFile: string | undefined;
   readonly #limiter: QuotaKeeper;
   readonly #recorder: Recorder;
@@ -101,12 +94,12 @@ class Sandbox {
   ) {
     const { limits } = settings;
     this.host = settings.host;
-    this.keys = settings.keys;
-    this.generatedKey = settings.generatedKey;
-    this.limits = limits;
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://${urlHost(this.host)}:${this.port}`;
     this.baseUrl = `${this.url}/v1`;
+    this.keys = settings.keys;
+    this.generatedKey = settings.generatedKey;
+    this.limits = limits;
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
@@ -126,24 +119,9 @@ class Sandbox {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.url === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) return serveDescription(res, req.method === 'HEAD');
-    const stats = this.#recorder.stats;
+    const { stats } = this.#recorder;
     stats.inFlight++;
-    const time = this.#clock();
-    const url = req.url ?? '/';
-    const [path = url, search = ''] = url.split(/\?(.*)/s);
-    const ex: Exchange = {
-      req,
-      time,
-      started: performance.now(),
-      method: req.method ?? 'GET',
-      url,
-      path,
-      search,
-      now: time,
-      key: undefined,
-      body: '',
-      rate: undefined,
-    };
+    const ex = new Exchange(req, this.#clock());
     try {
       if (this.#latencyMs > 0) {
         await sleep(this.#latencyMs);
@@ -151,7 +129,7 @@ class Sandbox {
       }
       this.#send(ex, res, await this.#api.answer(ex));
     } catch {
-      // The client left (api.ts ClientGone), or the answer could not be written.
+      // The client left (body.ts ClientGone), or the answer could not be written.
       res.destroy();
     } finally {
       stats.inFlight--;
@@ -174,7 +152,7 @@ class Sandbox {
     };
     if (this.#closing) headers.connection = 'close';
     res.writeHead(answer.status, headers).end(answer.body);
-    this.#recorder.answered(ex, answer.status, headers, answer.body, answer.errorCode);
+    this.#recorder.answered(ex, { status: answer.status, responseHeaders: headers, responseBody: answer.body, errorCode: answer.errorCode });
   }
 
   /** Copies of the stored pets, ascending id, exact bigint ids. */
@@ -182,7 +160,8 @@ class Sandbox {
   /** The recorded requests, oldest first. */
   readonly requests = (): RecordedRequest[] => this.#recorder.requests();
   readonly clearRequests = (): void => this.#recorder.clear();
-  readonly stats = (): SandboxStats => {
+  /** Counts of requests and answers; persistWrites and persistErrors: writes to the data file that reached the disk, and that failed. */
+  readonly stats = (): Recorder['stats'] & { persistWrites: number; persistErrors: number } => {
     const { stats } = this.#recorder;
     return { ...stats, byStatus: { ...stats.byStatus }, persistWrites: this.log?.writes ?? 0, persistErrors: this.log?.errors ?? 0 };
   };

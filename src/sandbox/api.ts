@@ -2,6 +2,7 @@
 // GET /pets, POST /pets or GET /pets/{petId}. Every refusal is the document's Error body.
 
 import { GET_PET_SUNSET } from '../contract/petstore.js';
+import { stringifyJson } from '../json/int64.js';
 import type { Pet } from '../pets/pet.js';
 import { checkContentType, ClientGone, readBody } from './body.js';
 import type { DataLog } from './data-log.js';
@@ -11,7 +12,7 @@ import type { Decision, QuotaKeeper } from './rate-limit.js';
 import type { Exchange, Recorder } from './recorder.js';
 import { bearerKey, resolveRoute, routeError, unauthorized, type Route } from './routes.js';
 import type { Settings } from './settings.js';
-import { petJson, type PetStore } from './store.js';
+import type { PetStore } from './store.js';
 import { bodyText, expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
 
 /** An answer to send: the rate-limit headers and Content-Type/Length are added when it is sent. */
@@ -86,7 +87,7 @@ export class PetsApi {
     switch (route.kind) {
       case 'listPets': {
         const query = parseListQuery(ex.search);
-        return { status: 200, body: `[${this.store.list(query.limit, query.status).map(petJson).join(',')}]`, headers: {} };
+        return { status: 200, body: stringifyJson(this.store.list(query.limit, query.status)), headers: {} };
       }
       case 'getPet':
         return this.#getPet(route.segment, ex.search);
@@ -121,7 +122,7 @@ export class PetsApi {
     expectNoQuery(search);
     const pet = this.store.get(id);
     if (pet === undefined) throw apiError('not_found', `pet ${id} not found`);
-    return { status: 200, body: petJson(pet), headers: {} };
+    return { status: 200, body: stringifyJson(pet), headers: {} };
   }
 
   /** A create: stored (with a data file, once its line is written) before its 201. */
@@ -131,7 +132,7 @@ export class PetsApi {
     ex.body = bodyText(await readBody(ex.req, this.settings.maxBodyBytes, this.settings.drainBytes));
     const input = validateNewPet(parseBody(ex.body));
     const pet: Pet = { id: this.store.takeId(), ...input };
-    const json = petJson(pet);
+    const json = stringifyJson(pet);
     this.#write(json);
     this.store.add(pet);
     this.stats.created++;
@@ -160,7 +161,7 @@ export class PetsApi {
       const pet: Pet = { id: this.store.takeId(), ...input };
       this.store.add(pet);
       try {
-        this.log?.append(`${petJson(pet)}\n`);
+        this.log?.append(`${stringifyJson(pet)}\n`);
       } catch (error) {
         this.onError(error);
       }

@@ -6,14 +6,11 @@ import type { Pet, PetStatus } from '../pets/pet.js';
 import { apiError } from './errors.js';
 import { HEADER_KEY } from './persist.js';
 
-/** A pet's exact JSON text, fields in document order (id, name, categoryId, status). */
-export function petJson(pet: Pet): string {
-  const { id, name, categoryId, status } = pet;
-  return stringifyJson(status === undefined ? { id, name, categoryId } : { id, name, categoryId, status });
-}
-
 export class PetStore {
-  /** Ascending id: loaded pets are sorted, and every new id is above them. */
+  /**
+   * Ascending id: loaded pets are sorted, and every new id is above them. Each pet's fields are in the
+   * document's order (id, name, categoryId, status), so stringifyJson writes the Pet as the interface shows it.
+   */
   readonly #pets = new Map<bigint, Pet>();
   #next: bigint;
 
@@ -63,7 +60,7 @@ export class PetStore {
   /** The data file's whole text (see persist.ts for the format). */
   snapshot(): string {
     const lines = [`{"${HEADER_KEY}":2,"nextId":${this.#next}}`];
-    for (const pet of this.#pets.values()) lines.push(petJson(pet));
+    for (const pet of this.#pets.values()) lines.push(stringifyJson(pet));
     return `${lines.join('\n')}\n`;
   }
 }

@@ -28,6 +28,8 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** An error answered with the interface's Error body `{code, message, status}`. */
 export class ApiError extends Error {
+  override name = 'ApiError';
+
   constructor(
     readonly status: number,
     /** An ErrorCode; a free string only for failures injected by tests. */
@@ -36,7 +38,6 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = 'ApiError';
   }
 
   /** The Error body, exactly the three fields of the document. */
@@ -51,16 +52,10 @@ export function apiError(code: ErrorCode, message: string, headers?: Record<stri
 
 /** An invalid sandbox option (flag value); the CLI maps it to its usage exit code. */
 export class SandboxOptionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SandboxOptionError';
-  }
+  override name = 'SandboxOptionError';
 }
 
 /** The sandbox could not start (port in use, unreadable or corrupt --data file, ...). */
 export class SandboxStartError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SandboxStartError';
-  }
+  override name = 'SandboxStartError';
 }

@@ -1,9 +1,9 @@
 // `petstore sandbox`: start the server, print how to use it, run until the
 // signal aborts (SIGINT/SIGTERM), then shut down gracefully.
 
-import { formatDuration, OPENAPI_PATH, startSandbox, type RecordedRequest, type SandboxHandle } from './server.js';
-import type { SandboxCommandOptions } from './options.js';
-import { toSandboxOptions } from './options.js';
+import { once } from 'node:events';
+import { formatDuration, type SandboxCommandOptions, toSandboxOptions } from './options.js';
+import { OPENAPI_PATH, type RecordedRequest, type SandboxHandle, startSandbox } from './server.js';
 
 export { parseSandboxOptions, parseDuration, toSandboxOptions, type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';
@@ -52,11 +52,6 @@ function logLine(r: RecordedRequest): string {
   return `${new Date(r.time).toISOString()} ${r.method} ${r.url} -> ${r.status}${code} (${r.durationMs.toFixed(1)}ms)\n`;
 }
 
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 /**
  * Runs the sandbox until `signal` aborts, then stops accepting connections,
  * finishes requests in flight, flushes the data file and resolves.
@@ -74,7 +69,7 @@ export async function runSandbox(opts: SandboxCommandOptions, io: SandboxIO, sig
   });
   io.stderr.write(formatBanner(sandbox));
   io.stdout.write(`${sandbox.baseUrl}\n`);
-  await aborted(signal);
+  if (!signal.aborted) await once(signal, 'abort');
   io.stderr.write('petstore sandbox: shutting down (finishing requests in flight)...\n');
   await sandbox.close();
   const count = sandbox.pets().length;

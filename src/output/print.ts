@@ -26,8 +26,7 @@ export interface PrintOptions {
   headers?: boolean | undefined;
 }
 
-// Piped, every format is the data exactly (the table is TSV); on a terminal every one of them is
-// escaped (src/output/text.ts), since a name from the server could otherwise drive the terminal.
+// Piped, every format is the data exactly (the table is TSV); on a terminal it is escaped (src/output/text.ts).
 async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T[], single: boolean, opts: PrintOptions): Promise<string> {
   const headers = opts.headers !== false;
   switch (format) {

@@ -1,6 +1,4 @@
-// Whether a signal has aborted, as a plain property: `signal.aborted` validates its receiver on every
-// read, and a signal made by AbortSignal.any() refreshes itself from its sources too, which a bulk run
-// would pay once per request (issue #18). One listener per signal, whoever asks.
+// Whether a signal has aborted, as a plain property shared by every caller of the same signal.
 
 const flags = new WeakMap<AbortSignal, { aborted: boolean }>();
 

@@ -125,6 +125,8 @@ export interface ConfigLockOptions {
 export class ConfigStore {
   readonly path: string;
   #conf: Conf<ConfigData> | undefined;
+  /** What the file held when last read; dropped after each write. */
+  #cache: ConfigData | undefined;
   /** This process created the folder (so its mode is petstore's to set). */
   readonly #ownsDir: boolean;
 
@@ -138,7 +140,14 @@ export class ConfigStore {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }
     this.path = join(dir, `${CONFIG_NAME}.json`);
-    readConfig(this.path);
+    this.#cache = readConfig(this.path);
+  }
+
+  // One read per command, kept until a write: reading the file again for every lookup lost updates
+  // under 16 parallel "env set" + "auth login" (test/e2e/config-safety.test.ts), for a reason not yet known.
+  #data(): ConfigData {
+    this.#cache ??= readConfig(this.path);
+    return this.#cache;
   }
 
   // conf is loaded when a command writes: loading it hooks SIGINT/SIGTERM, which the lock's wait must not lose.
@@ -203,12 +212,12 @@ export class ConfigStore {
 
   /** The default `env use` stored, if any. */
   storedCurrentEnv(): string | undefined {
-    return readConfig(this.path).currentEnv;
+    return this.#data().currentEnv;
   }
 
   /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
   envs(): Record<string, EnvEntry> {
-    const stored = readConfig(this.path).envs ?? {};
+    const stored = this.#data().envs ?? {};
     const all: Record<string, EnvEntry> = Object.create(null);
     for (const name of BUILTIN_ENVS) all[name] = {};
     for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
@@ -238,6 +247,7 @@ export class ConfigStore {
       readConfig(this.path);
       fn(conf);
     } finally {
+      this.#cache = undefined;
       if (locked) lock.release();
     }
   }

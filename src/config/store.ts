@@ -124,9 +124,6 @@ export interface ConfigLockOptions {
  */
 export class ConfigStore {
   readonly path: string;
-  #conf: Conf<ConfigData> | undefined;
-  /** What the file held when last read; dropped after each write. */
-  #cache: ConfigData | undefined;
   /** This process created the folder (so its mode is petstore's to set). */
   readonly #ownsDir: boolean;
 
@@ -140,36 +137,26 @@ export class ConfigStore {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }
     this.path = join(dir, `${CONFIG_NAME}.json`);
-    this.#cache = readConfig(this.path);
-  }
-
-  // One read per command, kept until a write: reading the file again for every lookup lost updates
-  // under 16 parallel "env set" + "auth login" (test/e2e/config-safety.test.ts), for a reason not yet known.
-  #data(): ConfigData {
-    this.#cache ??= readConfig(this.path);
-    return this.#cache;
+    readConfig(this.path);
   }
 
   // conf is loaded when a command writes: loading it hooks SIGINT/SIGTERM, which the lock's wait must not lose.
-  async #writer(): Promise<Conf<ConfigData>> {
-    if (!this.#conf) {
-      const { default: ConfImpl } = await import('conf');
-      try {
-        this.#conf = new ConfImpl<ConfigData>({
-          cwd: this.dir,
-          configName: CONFIG_NAME,
-          projectName: 'petstore',
-          configFileMode: 0o600,
-          clearInvalidConfig: false,
-          accessPropertiesByDotNotation: false,
-          watch: false,
-        });
-      } catch (error) {
-        // Broken since it was read (edited meanwhile).
-        throw invalidJson(this.path, error);
-      }
+  async #openConf(): Promise<Conf<ConfigData>> {
+    const { default: ConfImpl } = await import('conf');
+    try {
+      return new ConfImpl<ConfigData>({
+        cwd: this.dir,
+        configName: CONFIG_NAME,
+        projectName: 'petstore',
+        configFileMode: 0o600,
+        clearInvalidConfig: false,
+        accessPropertiesByDotNotation: false,
+        watch: false,
+      });
+    } catch (error) {
+      // Broken since it was read (edited meanwhile).
+      throw invalidJson(this.path, error);
     }
-    return this.#conf;
   }
 
   /** Unsafe modes, for a warning: a file others may read, a folder others may write to without the sticky bit. */
@@ -212,12 +199,12 @@ export class ConfigStore {
 
   /** The default `env use` stored, if any. */
   storedCurrentEnv(): string | undefined {
-    return this.#data().currentEnv;
+    return readConfig(this.path).currentEnv;
   }
 
   /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
   envs(): Record<string, EnvEntry> {
-    const stored = this.#data().envs ?? {};
+    const stored = readConfig(this.path).envs ?? {};
     const all: Record<string, EnvEntry> = Object.create(null);
     for (const name of BUILTIN_ENVS) all[name] = {};
     for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
@@ -243,11 +230,10 @@ export class ConfigStore {
     // Without a lock (a folder that cannot hold one), conf's own write reports the problem.
     const locked = await lock.acquire();
     try {
-      const conf = await this.#writer();
+      const conf = await this.#openConf();
       readConfig(this.path);
       fn(conf);
     } finally {
-      this.#cache = undefined;
       if (locked) lock.release();
     }
   }

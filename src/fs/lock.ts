@@ -63,7 +63,6 @@ export class FileLock {
   async acquire(signal: AbortSignal | undefined = this.opts.signal): Promise<boolean> {
     const token = Math.random().toString(36).slice(2, 12) || 't';
     const mine = `${this.path}.${process.pid}.${token}`;
-    if (!this.#writeMine(mine, token)) return false;
     try {
       return await this.#wait(mine, token, signal);
     } finally {
@@ -94,17 +93,11 @@ export class FileLock {
     }
   }
 
-  /** The private file that becomes the lock; its folder is made when missing. */
+  /** The private file that becomes the lock, dated now (a lock taken after a long wait is not stale), in a folder made if missing. */
   #writeMine(mine: string, token: string): boolean {
-    const write = () => writeFileSync(mine, `${process.pid} ${thisHost} ${Math.floor(this.opts.clock.now())} ${token}\n`, { mode: 0o600 });
     try {
-      try {
-        write();
-      } catch (error) {
-        if (errorCode(error) !== 'ENOENT') throw error;
-        makeDir(dirname(this.path), 0o700);
-        write();
-      }
+      makeDir(dirname(this.path), 0o700);
+      writeFileSync(mine, `${process.pid} ${thisHost} ${Math.floor(this.opts.clock.now())} ${token}\n`, { mode: 0o600 });
       return true;
     } catch {
       return false;
@@ -117,6 +110,7 @@ export class FileLock {
     let pause = this.opts.pollMs;
     let quickRetries = 0;
     for (;;) {
+      if (!this.#writeMine(mine, token)) return false;
       let failed: string | undefined;
       try {
         // EEXIST when the lock exists: creation with content, atomically.

@@ -3,6 +3,7 @@ import { renderCsv } from './csv.js';
 import type { Truncate } from './fit.js';
 import type { Format } from './format.js';
 import { renderJson, renderNdjson } from './json.js';
+import { terminalJson } from './json-terminal.js';
 import { renderTable, type Tone } from './table.js';
 import { escapeControl } from './text.js';
 
@@ -33,7 +34,6 @@ async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T
     case 'json': {
       const json = renderJson(single ? view.json(rows[0] as T) : rows.map((r) => view.json(r)), io.stdoutIsTTY);
       if (!io.stdoutIsTTY) return json;
-      const { terminalJson } = await import('./json-terminal.js');
       return terminalJson(json, io.colorStdout);
     }
     case 'ndjson': {

@@ -3,12 +3,13 @@
 
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import type { Readable } from 'node:stream';
+import { text as streamText } from 'node:stream/consumers';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchange.js';
 import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
+import { terminalJson } from '../../output/json-terminal.js';
 import { escapeControl } from '../../output/text.js';
 
 export { parseMethod } from '../../flag-values.js';
@@ -69,14 +70,8 @@ export function checkJsonBody(text: string, source: string): string {
   return body;
 }
 
-async function readAll(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function readInput(f: Factory, file: string): Promise<string> {
-  if (file === '-') return checkJsonBody(await readAll(f.io.stdin), '--input - (stdin)');
+  if (file === '-') return checkJsonBody(await streamText(f.io.stdin), '--input - (stdin)');
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -192,7 +187,6 @@ async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
     return;
   }
   if (res.isJson) {
-    const { terminalJson } = await import('../../output/json-terminal.js');
     f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
     return;
   }

@@ -1,17 +1,10 @@
-// The fixed value lists of petstore's flags and arguments (their commander choices) and the
-// checks that go with them: the one place each list is written. Help, validation and the
-// completion scripts read them through the Options that declare them (choiceOption() in
-// src/commands/context.ts).
-//
-// A module of their own because the command registrars, which load at every start, need them
-// all, and so do command modules, the sandbox and the completion generators: esbuild puts the
-// code of each set of importers into a chunk of its own, and one small file loads faster than
-// six (bench/README.md).
+// The fixed value lists of petstore's flags and arguments (their commander choices) and their checks:
+// the one place each list is written (help, validation and completion read them through choiceOption()).
 
 import { GET_PET_SUNSET, LIST_LIMIT, PET_STATUSES } from './contract/petstore.js';
 import { UsageError } from './errors/errors.js';
 
-// The statuses and the page size are the interface's (openapi/petstore.yaml, through its generated module).
+// The statuses and the page size are the interface's (openapi/petstore.yaml).
 export { PET_STATUSES };
 export type PetStatus = (typeof PET_STATUSES)[number];
 
@@ -33,8 +26,6 @@ export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
 /** --plan of `petstore sandbox`. */
 export const PLANS = ['free', 'pro', 'business'] as const;
-
-// Validation messages name the flag (or field) and the allowed values.
 
 /** An argParser for a whole number from `min` to `max`; the usage error names `flag`. */
 export function wholeNumber(flag: string, min: number, max: number): (text: string) => number {

@@ -10,11 +10,7 @@ export interface CommandModule {
 export interface CommandContext {
   /** The commander action for a lazily imported command module. */
   lazy(load: () => Promise<CommandModule>): (...actionArgs: unknown[]) => Promise<void>;
-  /**
-   * The whole command tree with actions that do nothing, whatever part of it this run registered
-   * (`petstore completion` generates its scripts from it). Given by src/cli.ts, so no command
-   * module imports the module that imports it.
-   */
+  /** The whole command tree with actions that do nothing, for `petstore completion` (given by src/cli.ts). */
   fullProgram(): Command;
 }
 
@@ -29,12 +25,8 @@ export function examples(cmd: Command, lines: string[]): Command {
 }
 
 /**
- * An option whose value is one of `values` (a list from src/flag-values.ts), declared once for
- * everything that needs the list: `describe` words the help text around "a|b|c" (src/cli.ts then
- * leaves out commander's own "(choices: …)"), the completion scripts read `option.argChoices`, and
- * the value is checked as commander parses it, with a usage error (exit 2) naming the flag and the
- * choices, reported before the command runs (src/cli.ts). `parse` replaces that check when a value
- * needs more (any case, extra rules).
+ * An option whose value is one of `values`, for help ("a|b|c" in `describe`), completion (argChoices) and a
+ * usage error as commander parses it; `parse` replaces that check when a value needs more.
  */
 export function choiceOption(flags: string, values: readonly string[], describe: (list: string) => string, parse?: (text: string) => unknown): Option {
   const option = new Option(flags, describe(values.join('|'))).choices(values);
@@ -45,12 +37,11 @@ export function choiceOption(flags: string, values: readonly string[], describe:
       if (!choices.includes(text)) throw notOneOf(String(option.long), text, choices);
       return text;
     });
-  // commander reads `-o=json` as the short flag with the value "=json" (it splits only `--output=json`
-  // at the "="); no value of ours starts with one.
+  // commander reads `-o=json` as the value "=json"; no value of ours starts with "=".
   return option.argParser((text: string) => check(text.startsWith('=') ? text.slice(1) : text));
 }
 
-/** Declares -o/--output, --json and --no-headers on a command that prints data (read by src/output/format.ts resolveOutput); `more` adds to the help of -o (a narrower list in one mode). */
+/** Declares -o/--output, --json and --no-headers (read by resolveOutput); `more` adds to the help of -o. */
 export function outputOptions(cmd: Command, more = ''): Command {
   return cmd
     .addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}${more}`))

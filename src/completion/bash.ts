@@ -1,6 +1,6 @@
 // bash completion script, generated from the command tree (see model.ts).
 
-import { fnName, flagNames, shellCaseArms, shQuote, subcommandWords, valueAndArgFunctions, type CompletionSpec, type ValueSource } from './model.js';
+import { fnName, flagNames, shellCaseArms, shQuote, subcommandWords, sharedShellFunctions, type CompletionSpec, type ValueSource } from './model.js';
 
 /** Shell code that fills COMPREPLY with the values of `source` for the word in $cur. */
 function valuesCode(source: ValueSource, fn: string): string | undefined {
@@ -36,10 +36,7 @@ export function bashScript(spec: CompletionSpec): string {
 # Install:  ${p} completion bash > ~/.local/share/bash-completion/completions/${p}
 #     or:   echo 'source <(${p} completion bash)' >> ~/.bashrc
 
-__${fn}_envs() {
-  ${[p, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
-}
-
+${sharedShellFunctions(spec, fn, arms)}
 __${fn}_files() {
   local IFS=$'\\n'
   compopt -o filenames 2>/dev/null
@@ -52,14 +49,6 @@ __${fn}_child() {
   case "$1" in
 ${arms.child.join('\n')}
   esac
-}
-
-# __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
-__${fn}_takes_value() {
-  case "$1" in
-${arms.valueFlag.join('\n')}
-  esac
-  return 1
 }
 
 # __${fn}_flags PATH / __${fn}_subcommands PATH: set __${fn}_words.
@@ -76,8 +65,6 @@ __${fn}_subcommands() {
 ${arms.sub.join('\n')}
   esac
 }
-
-${valueAndArgFunctions(fn, arms.value, arms.arg)}
 
 _${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0

@@ -1,6 +1,17 @@
 // fish completion script, generated from the command tree (see model.ts).
 
-import { allCommands, fnName, flagNames, pathKey, shortDescription, subcommandWords, type CompletionSpec, type FlagSpec, type ValueSource } from './model.js';
+import {
+  allCommands,
+  fnName,
+  flagNames,
+  pathKey,
+  shortDescription,
+  subcommandWords,
+  type CommandSpec,
+  type CompletionSpec,
+  type FlagSpec,
+  type ValueSource,
+} from './model.js';
 
 /** Single-quotes a string for fish. */
 function fishQuote(text: string): string {
@@ -30,45 +41,47 @@ function flagLine(p: string, fn: string, flag: FlagSpec, condition: string | und
   return parts.join(' ');
 }
 
+interface FishParts {
+  childArms: string[];
+  valueFlagArms: string[];
+  lines: string[];
+}
+
+/** The switch arms and `complete` lines of one command. */
+function commandParts(c: CommandSpec, p: string, fn: string, out: FishParts): void {
+  const key = pathKey(c.path);
+  if (c.subcommands.length > 0) {
+    out.childArms.push(`        case ${fishQuote(key)}`, '            switch $word');
+    for (const s of c.subcommands) {
+      out.childArms.push(`                case ${[s.name, ...s.aliases].map(fishQuote).join(' ')}`, `                    echo ${fishQuote(s.name)}`);
+    }
+    out.childArms.push('            end');
+    for (const s of subcommandWords(c)) {
+      out.lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" 0`)} -a ${fishQuote(s.word)} -d ${fishQuote(shortDescription(s.description))}`);
+    }
+  }
+  const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
+  if (valueFlags.length > 0) out.valueFlagArms.push(`        case ${fishQuote(key)}`, `            contains -- $flag ${valueFlags.join(' ')}; and return 0`);
+  for (const flag of c.flags) {
+    if (flag.inherited) continue;
+    // The program's flags hold everywhere (no condition), except --version.
+    if (c.path.length === 0) out.lines.push(flagLine(p, fn, flag, flag.long === '--version' ? `__${fn}_in ""` : undefined));
+    else if (flag.long !== '--help') out.lines.push(flagLine(p, fn, flag, `__${fn}_under "${key}"`));
+  }
+  c.args.forEach((source, i) => {
+    if (source.kind === 'none') return;
+    const index = i === c.args.length - 1 && c.variadic ? `${i}+` : String(i);
+    const values = source.kind === 'words' ? `-a ${fishQuote(source.words.join(' '))}` : source.kind === 'envs' ? `-a '(__${fn}_envs)'` : '-F';
+    out.lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" ${index}`)} ${values}`);
+  });
+}
+
 export function fishScript(spec: CompletionSpec): string {
   const fn = fnName(spec.program);
   const p = fishQuote(spec.program);
-  const childArms: string[] = [];
-  const valueFlagArms: string[] = [];
-  const lines: string[] = [];
-
-  for (const c of allCommands(spec)) {
-    const key = pathKey(c.path);
-    if (c.subcommands.length > 0) {
-      childArms.push(`        case ${fishQuote(key)}`, '            switch $word');
-      for (const s of c.subcommands) {
-        childArms.push(`                case ${[s.name, ...s.aliases].map(fishQuote).join(' ')}`, `                    echo ${fishQuote(s.name)}`);
-      }
-      childArms.push('            end');
-      for (const s of subcommandWords(c)) {
-        lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" 0`)} -a ${fishQuote(s.word)} -d ${fishQuote(shortDescription(s.description))}`);
-      }
-    }
-    const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
-    if (valueFlags.length > 0) {
-      valueFlagArms.push(`        case ${fishQuote(key)}`, `            contains -- $flag ${valueFlags.join(' ')}; and return 0`);
-    }
-    for (const flag of c.flags) {
-      if (flag.inherited) continue;
-      if (c.path.length === 0) {
-        // The program's flags hold everywhere (emitted once, no condition), except --version.
-        lines.push(flagLine(p, fn, flag, flag.long === '--version' ? `__${fn}_in ""` : undefined));
-      } else if (flag.long !== '--help') {
-        lines.push(flagLine(p, fn, flag, `__${fn}_under "${key}"`));
-      }
-    }
-    c.args.forEach((source, i) => {
-      if (source.kind === 'none') return;
-      const index = i === c.args.length - 1 && c.variadic ? `${i}+` : String(i);
-      const values = source.kind === 'words' ? `-a ${fishQuote(source.words.join(' '))}` : source.kind === 'envs' ? `-a '(__${fn}_envs)'` : '-F';
-      lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" ${index}`)} ${values}`);
-    });
-  }
+  const parts: FishParts = { childArms: [], valueFlagArms: [], lines: [] };
+  for (const c of allCommands(spec)) commandParts(c, p, fn, parts);
+  const { childArms, valueFlagArms, lines } = parts;
 
   const envs = [spec.program, ...spec.envsCommand].map(fishQuote).join(' ');
   return `# fish completion for ${spec.program}

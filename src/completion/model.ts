@@ -1,9 +1,5 @@
-// The command tree as the shell completion generators see it. Everything here
-// is read from the commander program itself (commands, aliases, options,
-// arguments, choices), so a new command or flag shows up in every script with
-// no edit to the generators. A flag's fixed values are its commander choices
-// (choiceOption() in src/commands/context.ts); the values commander cannot know
-// (environment names, file names) are attached by rule below.
+// The command tree as the completion generators see it, read from the commander program itself, so a new
+// command or flag shows up in every script. Values commander cannot know (environments, files) go by rule.
 
 import type { Argument, Command, Option } from 'commander';
 import { FORMATS, PET_STATUSES } from '../flag-values.js';
@@ -72,10 +68,7 @@ function pipeList(description: string): string[] | undefined {
   return m?.[1]?.split('|');
 }
 
-/**
- * For an option declared without choices (not petstore's own: each of its flags with a fixed list
- * declares it): the usual values of these flags when its description lists none.
- */
+/** The usual values of these flags, for an option declared without choices whose description lists none. */
 const USUAL_VALUES: Readonly<Record<string, readonly string[]>> = { '--status': PET_STATUSES, '--output': FORMATS };
 
 /** The values of an option that takes one. */
@@ -182,22 +175,31 @@ export function shortDescription(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/**
- * The two case-dispatch functions bash and zsh scripts share word for word: the value of a
- * flag (`<path>|<flag>` arms) and a positional argument (`<path>` arms, then its index).
- */
-export function valueAndArgFunctions(fn: string, valueArms: readonly string[], argArms: readonly string[]): string {
-  return `# __${fn}_values PATH FLAG: completes the value of FLAG.
+/** The functions the bash and zsh scripts share word for word. */
+export function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: { valueFlag: string[]; value: string[]; arg: string[] }): string {
+  return `__${fn}_envs() {
+  ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
+}
+
+# __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
+__${fn}_takes_value() {
+  case "$1" in
+${arms.valueFlag.join('\n')}
+  esac
+  return 1
+}
+
+# __${fn}_values PATH FLAG: completes the value of FLAG.
 __${fn}_values() {
   case "$1|$2" in
-${valueArms.join('\n')}
+${arms.value.join('\n')}
   esac
 }
 
 # __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
 __${fn}_arg() {
   case "$1" in
-${argArms.join('\n')}
+${arms.arg.join('\n')}
   esac
 }
 `;

@@ -1,8 +1,5 @@
-// PowerShell completion script, generated from the command tree (see model.ts). The tree travels
-// as JSON inside the script and one walker reads it, the way the bash script's case arms do: flags
-// that take a value skip the next word, `--flag=value` is understood, the first operand may be a
-// subcommand, `--` ends flags. Environment names come from `petstore __complete envs`; where
-// nothing is offered (file names, free text) PowerShell falls back to its own path completion.
+// PowerShell completion script, generated from the command tree (see model.ts): the tree travels as JSON
+// inside the script and one walker reads it as the bash script's case arms do.
 
 import { allCommands, flagNames, pathKey, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
@@ -45,8 +42,7 @@ function psQuote(text: string): string {
 
 export function powerShellScript(spec: CompletionSpec): string {
   const p = spec.program;
-  // Inside a single-quoted here-string nothing is expanded; it ends only at a line starting with '@,
-  // and one-line JSON starts with "{".
+  // A single-quoted here-string expands nothing and ends only at a line starting with '@.
   const tree = JSON.stringify(powerShellTree(spec));
   const envs = [p, ...spec.envsCommand].map(psQuote).join(' ');
   return `# PowerShell completion for ${p}

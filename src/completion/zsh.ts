@@ -1,6 +1,4 @@
-// zsh completion script, generated from the command tree (see model.ts).
-// Works both from a directory on $fpath (file named _petstore) and when
-// sourced (`source <(petstore completion zsh)` after compinit).
+// zsh completion script, generated from the command tree (see model.ts): autoloaded from $fpath or sourced.
 
 import {
   fnName,
@@ -9,7 +7,7 @@ import {
   shQuote,
   shortDescription,
   subcommandWords,
-  valueAndArgFunctions,
+  sharedShellFunctions,
   type CompletionSpec,
   type ValueSource,
 } from './model.js';
@@ -51,24 +49,13 @@ export function zshScript(spec: CompletionSpec): string {
 # Install:  ${p} completion zsh > ~/.zfunc/_${p}   with  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc
 #     or:   echo 'source <(${p} completion zsh)' >> ~/.zshrc   (after compinit)
 
-__${fn}_envs() {
-  ${[p, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
-}
-
+${sharedShellFunctions(spec, fn, arms)}
 # __${fn}_child PATH WORD: sets REPLY to the subcommand WORD names below PATH (or empty).
 __${fn}_child() {
   REPLY=
   case "$1" in
 ${arms.child.join('\n')}
   esac
-}
-
-# __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
-__${fn}_takes_value() {
-  case "$1" in
-${arms.valueFlag.join('\n')}
-  esac
-  return 1
 }
 
 __${fn}_flags() {
@@ -87,8 +74,6 @@ ${arms.sub.join('\n')}
   (( \${#items} )) || return 1
   _describe -t commands '${p} command' items
 }
-
-${valueAndArgFunctions(fn, arms.value, arms.arg)}
 
 _${fn}() {
   local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY

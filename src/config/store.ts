@@ -48,10 +48,7 @@ function describeShapeProblem(data: unknown): string | undefined {
 
 const FIX = 'fix or move it aside, then run the command again';
 
-/**
- * Where JSON.parse gave up, without quoting the file: V8's messages can
- * include a piece of it, and a config file holds API keys.
- */
+/** Where JSON.parse gave up, without quoting the file (V8's messages may quote it, and it holds API keys). */
 function jsonProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/Unexpected end of JSON input/i.test(message)) return 'it ends too early, as if cut off';
@@ -67,10 +64,7 @@ function invalidJson(file: string, error: unknown): UsageError {
   });
 }
 
-/**
- * The file's data; {} when there is none yet. Throws a usage error naming the file when it is not
- * JSON or not the shape petstore writes; never changes it.
- */
+/** The file's data ({} when there is none yet); a usage error naming the file when it is not what petstore writes. */
 function readConfig(file: string): ConfigData {
   let text: string;
   try {
@@ -107,10 +101,7 @@ export interface LoosePermission {
 
 const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 
-/**
- * One warning line for the loose permissions found, with the chmod that fixes them: it names only
- * what exists and is loose (a chmod of a config file not written yet would fail).
- */
+/** One warning line for the loose permissions found, with the chmod that fixes them. */
 export function loosePermissionsWarning(found: readonly LoosePermission[]): string | undefined {
   if (found.length === 0) return undefined;
   const what = found.map((p) => `${p.path} is mode ${octal(p.mode)}: ${p.risk}`).join('; ');
@@ -127,14 +118,12 @@ export interface ConfigLockOptions {
 }
 
 /**
- * The CLI's settings and keys, one file (0600) in a folder of its own (0700).
- * A broken file is reported, never rewritten: the user's keys stay where they are.
+ * The CLI's settings and keys, one file (0600) in a folder of its own (0700). A broken file is reported,
+ * never rewritten. Reads parse the file directly (conf would read an array or null as an empty store and
+ * overwrite it); conf writes, under a lock (src/fs/lock.ts) so concurrent processes never lose an update.
  */
 export class ConfigStore {
   readonly path: string;
-  #conf: Conf<ConfigData> | undefined;
-  /** What the file held when last read; dropped after each write. */
-  #cache: ConfigData | undefined;
   /** This process created the folder (so its mode is petstore's to set). */
   readonly #ownsDir: boolean;
 
@@ -142,51 +131,35 @@ export class ConfigStore {
     readonly dir: string,
     private readonly lockOpts: ConfigLockOptions = {},
   ) {
-    // mkdir answers the first folder it created: only folders of petstore's own making are made private.
     try {
       this.#ownsDir = makeDir(dir, 0o700) !== undefined;
     } catch (error) {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }
     this.path = join(dir, `${CONFIG_NAME}.json`);
-    this.#cache = readConfig(this.path);
+    readConfig(this.path);
   }
 
-  // Reads go straight to the file, checked on its own text: conf reads a top level that is not an
-  // object (an array, null) as an empty store, and its next write would replace whatever the file
-  // held. conf (with ajv and semver) is loaded only to write: most commands only read.
-  // One read per command: resolving a target asks for the current environment and its entry.
-  #data(): ConfigData {
-    this.#cache ??= readConfig(this.path);
-    return this.#cache;
-  }
-
-  async #writer(): Promise<Conf<ConfigData>> {
-    if (!this.#conf) {
-      const { default: ConfImpl } = await import('conf');
-      try {
-        this.#conf = new ConfImpl<ConfigData>({
-          cwd: this.dir,
-          configName: CONFIG_NAME,
-          projectName: 'petstore',
-          configFileMode: 0o600,
-          clearInvalidConfig: false,
-          accessPropertiesByDotNotation: false,
-          watch: false,
-        });
-      } catch (error) {
-        // Broken since it was read (edited meanwhile).
-        throw invalidJson(this.path, error);
-      }
+  // conf is loaded when a command writes: loading it hooks SIGINT/SIGTERM, which the lock's wait must not lose.
+  async #openConf(): Promise<Conf<ConfigData>> {
+    const { default: ConfImpl } = await import('conf');
+    try {
+      return new ConfImpl<ConfigData>({
+        cwd: this.dir,
+        configName: CONFIG_NAME,
+        projectName: 'petstore',
+        configFileMode: 0o600,
+        clearInvalidConfig: false,
+        accessPropertiesByDotNotation: false,
+        watch: false,
+      });
+    } catch (error) {
+      // Broken since it was read (edited meanwhile).
+      throw invalidJson(this.path, error);
     }
-    return this.#conf;
   }
 
-  /**
-   * What is unsafe about the folder and file modes, for a warning: a config file others may read (keys),
-   * and a folder others may write to without the sticky bit (they could replace the file). A folder that
-   * is only readable by others is the user's choice and left alone.
-   */
+  /** Unsafe modes, for a warning: a file others may read, a folder others may write to without the sticky bit. */
   loosePermissions(): LoosePermission[] {
     if (process.platform === 'win32') return [];
     const found: LoosePermission[] = [];
@@ -226,12 +199,12 @@ export class ConfigStore {
 
   /** The default `env use` stored, if any. */
   storedCurrentEnv(): string | undefined {
-    return this.#data().currentEnv;
+    return readConfig(this.path).currentEnv;
   }
 
   /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
   envs(): Record<string, EnvEntry> {
-    const stored = this.#data().envs ?? {};
+    const stored = readConfig(this.path).envs ?? {};
     const all: Record<string, EnvEntry> = Object.create(null);
     for (const name of BUILTIN_ENVS) all[name] = {};
     for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
@@ -243,11 +216,8 @@ export class ConfigStore {
     return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
-  // conf re-reads the file on every get, so a read-modify-write under the lock never overwrites
-  // what a concurrent petstore process just stored. The file is checked again under the lock:
-  // conf would write over one that broke since (an editor, a bad copy).
-  // The lock (src/fs/lock.ts) is taken before conf loads: loading it hooks SIGINT/SIGTERM (when-exit),
-  // and a signal during the wait must end the command gracefully (exit 130/143), not kill it.
+  // Under the lock, conf re-reads the file on every get; the file is checked again first (conf would write over
+  // one broken since). The lock is taken before conf loads, so a signal during the wait ends the command gracefully.
   async #locked(fn: (conf: Conf<ConfigData>) => void): Promise<void> {
     const lock = new FileLock(join(this.dir, `${CONFIG_NAME}.lock`), {
       clock: systemClock,
@@ -260,11 +230,10 @@ export class ConfigStore {
     // Without a lock (a folder that cannot hold one), conf's own write reports the problem.
     const locked = await lock.acquire();
     try {
-      const conf = await this.#writer();
+      const conf = await this.#openConf();
       readConfig(this.path);
       fn(conf);
     } finally {
-      this.#cache = undefined;
       if (locked) lock.release();
     }
   }
@@ -291,11 +260,7 @@ export class ConfigStore {
     this.tightenPermissions();
   }
 
-  /**
-   * Forgets an environment: its base URL and stored key. A built-in one stays, with neither; another
-   * one goes, and stops being the default if it was (the built-in default takes over). Returns whether
-   * the default fell back.
-   */
+  /** Forgets an environment's URL and key (a built-in one stays, with neither); returns whether the default fell back. */
   async removeEnv(name: string): Promise<{ defaultReset: boolean }> {
     let defaultReset = false;
     await this.#locked((conf) => {

@@ -59,7 +59,7 @@ export interface ResolvedEnv {
 
 /** Which environment this invocation uses (--env, PETSTORE_ENV, "env use", then the built-in default); throws a usage error if it is unknown. */
 export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): ResolvedEnv {
-  // An empty PETSTORE_ENV (e.g. `PETSTORE_ENV= petstore …`) means unset, not an environment called "".
+  // An empty PETSTORE_ENV means unset.
   const fromEnv = env.PETSTORE_ENV || undefined;
   const stored = config.storedCurrentEnv();
   const envName = flagEnv ?? fromEnv ?? config.currentEnv();
@@ -81,21 +81,14 @@ export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): 
   return { url, source: overrideUrl ? 'PETSTORE_BASE_URL' : 'config' };
 }
 
-/**
- * An environment's API key and its source: PETSTORE_API_KEY wins over the stored key. Surrounding
- * whitespace (a trailing newline from a file or `echo`) is trimmed; a PETSTORE_API_KEY of only
- * whitespace counts as unset. The key is not checked here (checkKeyText does, before a request).
- */
+/** An environment's API key (trimmed; blank counts as unset) and its source: PETSTORE_API_KEY wins over the stored key. */
 export function resolveKey(entry: EnvEntry, env: EnvVars): Pick<Target, 'apiKey' | 'keySource'> {
   const envKey = env.PETSTORE_API_KEY?.trim();
   const stored = entry.apiKey?.trim();
   return { apiKey: envKey || stored || undefined, keySource: envKey ? 'PETSTORE_API_KEY' : stored ? 'config' : undefined };
 }
 
-/**
- * What makes a (trimmed) key unfit for `Authorization: Bearer <key>`, or undefined when it is fit: a
- * key is one token of visible ASCII. The description names the kind of character, never the key.
- */
+/** What makes a (trimmed) key unfit for `Authorization: Bearer <key>` (one token of visible ASCII), never quoting it. */
 export function keyProblem(key: string): string | undefined {
   if (key.length === 0) return 'it is empty';
   for (const ch of key) {

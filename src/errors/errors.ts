@@ -1,5 +1,4 @@
-// Typed failures. Each carries a kind; src/errors/exit-codes.ts is the only
-// place a kind becomes an exit code, and src/cli.ts the only place that exits.
+// Typed failures. Each carries a kind; src/errors/exit-codes.ts turns a kind into an exit code.
 
 export type ErrorKind =
   | 'failure'
@@ -68,10 +67,7 @@ export function noApiKeyError(envName: string): AuthError {
   });
 }
 
-/**
- * What to do about a key the server refused: log in again, unless the key came from PETSTORE_API_KEY,
- * which overrides any stored key, so a new login would change nothing.
- */
+/** What to do about a refused key: log in again, unless it came from PETSTORE_API_KEY (which overrides any stored key). */
 export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | 'config' | undefined): Pick<ErrorDetails, 'hint' | 'advice'> {
   return keySource === 'PETSTORE_API_KEY'
     ? { advice: 'PETSTORE_API_KEY is set and overrides the stored key: fix or unset it' }
@@ -124,10 +120,7 @@ export class InterruptedError extends CliError {
   }
 }
 
-/**
- * The reader of stdout went away (`| head -1`) before a run that writes its results there had
- * finished, so it stopped with records left unsent (exit 141, as for a process ended by SIGPIPE).
- */
+/** stdout's reader left (`| head -1`) before a run that writes its results there had finished (exit 141). */
 export class StdoutClosedError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('stdout_closed', message, { code: 'stdout_closed', ...details });

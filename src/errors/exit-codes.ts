@@ -32,11 +32,7 @@ const BY_KIND: Record<ErrorKind, number> = {
 /** 128 + the signal's number, as a shell reports a process the signal ended. */
 export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGHUP: 129, SIGINT: ExitCode.interrupted, SIGTERM: 143 };
 
-/**
- * What each code tells a script: the one text of the exit-code contract. The README's table, the man
- * page (both written by `npm run docs`) and `petstore help exit-codes` are made from it (exitCodeTable).
- * `code` spans mark commands and flags; the terminal shows them without the backticks.
- */
+/** What each code tells a script: the README's table, the man page and `petstore help exit-codes` are made from it. */
 export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
   ok: 'success (also an empty list)',
   failure:
@@ -70,10 +66,7 @@ export function exitCodeTable(): { code: number; meaning: string }[] {
   return [...codes, ...signals].sort((a, b) => a.code - b.code);
 }
 
-/**
- * The exit code for what a run threw. `stop` is why the run was aborted (the signal's reason): an
- * interruption exits with the code of the signal that caused it (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
- */
+/** The exit code for what a run threw; an interruption exits with its signal's code (`stop`: the abort's reason). */
 export function exitCodeFor(error: unknown, stop?: unknown): number {
   if (!(error instanceof CliError)) return ExitCode.failure;
   if (error.kind === 'interrupted') {

@@ -18,9 +18,8 @@ export function syncFolder(path: string): void {
 }
 
 /**
- * Makes `content` the whole of `path` in one step: written under `temporary`, fdatasynced, renamed over
- * `path`, the folder synced. With `mode` the file gets exactly that mode; without, a new file's usual one
- * (0666 less the umask). A failure removes the temporary file and throws.
+ * Makes `content` the whole of `path`: written under `temporary`, fdatasynced, renamed over `path`, the folder
+ * synced. With `mode` the file gets exactly that mode, else 0666 less the umask. A failure removes `temporary`.
  */
 export function replaceDurably(path: string, content: string | Buffer, temporary: string, mode?: number): void {
   try {

@@ -1,16 +1,11 @@
-// Marks that a process leaves in a file other processes read (a lock, a rate-limit lease) name it by
-// pid and host: whether it is still running can be told only on its own host.
+// A lock or a rate-limit lease names its process by pid and host: whether it runs can be told only on its own host.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** This host's name as one word without the separators those marks use (a nodename may hold spaces, or be empty). */
 export const thisHost = hostname().replace(/[\s@/#~]/g, '_') || 'localhost';
 
-/**
- * Whether a process of this host with this pid runs (under any user). A zombie does not: killed, and
- * not yet reaped by a parent that never will (a job of a shell stuck elsewhere), it still has its pid,
- * but it holds nothing any more.
- */
+/** Whether a process of this host with this pid runs (under any user). A zombie (killed, not reaped) holds nothing. */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,7 +1,5 @@
-// mkdirSync(dir, { recursive: true }) never returns (Node 20 to 24) when a folder on the way exists and
-// making one in it fails with ENOENT (/proc/self/x; a file system that refuses new folders that way):
-// it makes the parent (EEXIST), tries the child again (ENOENT), and so on, at full CPU and inside one
-// call, so not even SIGTERM's handler runs. Here each level is tried once: a second ENOENT is an error.
+// Not mkdirSync(dir, { recursive: true }): it loops forever inside one call (no signal handler runs) when a
+// folder on the way exists and making one in it fails with ENOENT (/proc/self/x). Here each level is tried once.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -14,10 +12,8 @@ export interface DirCalls {
 const NODE_CALLS: DirCalls = { mkdirSync, statSync };
 
 /**
- * Makes `dir` and any missing parents with `mode`, like mkdirSync(dir, { recursive: true, mode }):
- * answers the first folder it made (undefined when `dir` was already there), and throws the system's
- * error (its code: ENOTDIR, EACCES, EEXIST for a file in the way, ENOENT…) when it cannot. A folder
- * that another process makes meanwhile, at any level, counts as already there.
+ * Makes `dir` and any missing parents with `mode`: answers the first folder it made (undefined when `dir`
+ * was there), throws the system's error when it cannot. A folder another process makes meanwhile counts as there.
  */
 export function makeDir(dir: string, mode: number, calls: DirCalls = NODE_CALLS): string | undefined {
   const path = resolve(dir);

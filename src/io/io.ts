@@ -2,11 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
-/**
- * Where output goes and how it may look. Built once per invocation (from the
- * real process in src/cli.ts, from buffers in tests); nothing else reads
- * process.stdout, process.env or isTTY.
- */
+/** Where output goes and how it may look: built from the process in src/cli.ts, from buffers in tests. */
 export interface IO {
   stdout: Writable;
   stderr: Writable;
@@ -22,19 +18,9 @@ export interface IO {
   canPrompt: boolean;
   /** Terminal width of stdout when it is a TTY. */
   columns: number | undefined;
-  /**
-   * Aborted at the first failed write to stdout, with the error as its reason: EPIPE when its reader
-   * exited (`| head -1`), ENOSPC when it is a file on a full disk. Such an error no longer crashes the
-   * process with a stack trace: whoever writes a lot to stdout asks this signal what happened, and
-   * src/cli.ts checks it after every command (exit 1 for a full disk, quiet for EPIPE).
-   */
+  /** Aborted at the first failed write to stdout (EPIPE, ENOSPC), with the error: src/cli.ts checks it after every command. */
   stdoutFailed: AbortSignal;
-  /**
-   * Aborted at the first failed write to stderr (its reader exited, a full disk), with the error as its
-   * reason. Later writes to stderr are dropped: messages are lost, never a reason to crash or stop. When
-   * stderr is the very pipe stdout is (`2>&1 | head -1`), an EPIPE on either aborts both signals: the
-   * reader has gone for both, so the run stops as for a closed stdout.
-   */
+  /** Aborted at the first failed write to stderr; later messages are dropped. On one pipe with stdout, EPIPE aborts both. */
   stderrFailed: AbortSignal;
 }
 
@@ -49,8 +35,7 @@ interface ColorInputs {
 function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
   if (colorFlag === false) return false;
   const force = env.FORCE_COLOR;
-  if (force !== undefined && force !== '0' && force !== 'false') return true;
-  if (force === '0' || force === 'false') return false;
+  if (force !== undefined) return force !== '0' && force !== 'false';
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
   return isTTY;
@@ -61,42 +46,30 @@ type Stdin = Readable & { isTTY?: boolean };
 export interface IOInputs {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean; columns?: number };
-  /** The stream, or a function that makes it: Node builds process.stdin on first access (~4 ms). */
+  /** The stream, or a function that makes it on first use. */
   stdin: Stdin | (() => Stdin);
-  /**
-   * Whether stdin is a terminal, when known without building the stream: a value, or a function
-   * asked on first use (tty.isatty(0) loads tty and net, which most commands never need).
-   */
+  /** Whether stdin is a terminal, when known without the stream: a value, or a function asked on first use. */
   stdinIsTTY?: boolean | (() => boolean) | undefined;
   env: EnvVars;
   colorFlag?: boolean | undefined;
   input?: boolean | undefined;
   quiet?: boolean | undefined;
-  /**
-   * Whether stdout and stderr are one pipe (`2>&1 | head -1`): asked only when a write to one of them
-   * fails with EPIPE. Absent: they are not.
-   */
+  /** Whether stdout and stderr are one pipe (`2>&1 | head -1`), asked at the first EPIPE. Absent: they are not. */
   sharedPipe?: (() => boolean) | undefined;
 }
 
 const watched = new WeakMap<Writable, AbortController>();
 const joined = new WeakSet<AbortController>();
 
-/**
- * One 'error' listener per stream (createIO may run twice over the same streams). process.stdout
- * and process.stderr report a failed write as an 'error' event, and without a listener that event
- * is an uncaught exception; once it has failed, the stream takes later writes without a word.
- */
+/** One 'error' listener per stream (createIO may run twice): without one, a failed write is an uncaught exception. */
 function writeFailures(stream: Writable): AbortController {
-  let failed = watched.get(stream);
-  if (!failed) {
-    const controller = new AbortController();
-    stream.on('error', (error: unknown) => {
-      if (!controller.signal.aborted) controller.abort(error);
-    });
-    failed = controller;
-    watched.set(stream, failed);
-  }
+  const known = watched.get(stream);
+  if (known) return known;
+  const failed = new AbortController();
+  stream.on('error', (error: unknown) => {
+    if (!failed.signal.aborted) failed.abort(error);
+  });
+  watched.set(stream, failed);
   return failed;
 }
 

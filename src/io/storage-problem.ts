@@ -1,6 +1,3 @@
-// A failed open or write in words, shared by the results file (src/bulk/result-sink.ts) and the check
-// of stdout after every command (src/cli.ts).
-
 const PROBLEMS: Record<string, string> = {
   ENOSPC: 'no space left on the device',
   EDQUOT: 'disk quota exceeded',

@@ -1,5 +1,3 @@
-// Cutting a cell to the width of its column on a terminal.
-
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**

@@ -10,7 +10,7 @@ export interface RenderErrorOptions {
   /** -o json/ndjson: also print the error as one JSON object. */
   json: boolean;
   red?: (s: string) => string;
-  /** Texts never to print (the API keys this run knows): masked in every form wherever they appear (redact.ts). */
+  /** Texts never to print (the API keys this run knows), masked in every form (redact.ts). */
   secrets?: readonly string[];
 }
 
@@ -18,33 +18,36 @@ export interface RenderErrorOptions {
 export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): void {
   const redactor = new Redactor(opts.secrets ?? []);
   const scrub = (text: string) => redactor.text(text);
-  const message = scrub(error instanceof CliError ? error.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`);
+  const body = errorBody(error, scrub);
   // Advice is words ("try again after …"), a hint a command: only the command is introduced by "run:".
-  const advice = error instanceof CliError && error.advice ? `; ${scrub(error.advice)}` : '';
-  const hint = advice + (error instanceof CliError && error.hint ? `; run: ${scrub(error.hint)}` : '');
-  const prefix = opts.red ? opts.red('error:') : 'error:';
+  const line = `${body.message}${body.advice ? `; ${body.advice}` : ''}${body.hint ? `; run: ${body.hint}` : ''}`;
   // One line, and nothing from a server (its message) can drive the terminal.
-  io.stderr.write(`${prefix} ${escapeControl(`${message}${hint}`.replace(/\s*\n\s*/g, ' '))}\n`);
+  io.stderr.write(`${opts.red ? opts.red('error:') : 'error:'} ${escapeControl(line.replace(/\s*\n\s*/g, ' '))}\n`);
   if (opts.json) {
-    const body = {
-      error: {
-        code: error instanceof CliError ? (error.code ?? error.kind) : 'internal',
-        message,
-        ...(error instanceof CliError && error.status !== undefined ? { status: error.status } : {}),
-        exitCode: exitCodeFor(error),
-        ...(error instanceof CliError && error.advice ? { advice: scrub(error.advice) } : {}),
-        ...(error instanceof CliError && error.hint ? { hint: scrub(error.hint) } : {}),
-      },
-    };
-    const json = stringifyJson(body);
+    const json = stringifyJson({ error: body });
     io.stderr.write(`${io.stderrIsTTY ? escapeControl(json, 'json') : json}\n`);
   }
-  if (opts.debug && error instanceof Error && error.stack) {
-    io.stderr.write(`${escapeControl(scrub(error.stack), 'text')}\n`);
-    let cause = error.cause;
-    while (cause instanceof Error) {
-      io.stderr.write(`caused by: ${escapeControl(scrub(cause.stack ?? cause.message), 'text')}\n`);
-      cause = cause.cause;
-    }
+  if (opts.debug) writeStacks(io, error, scrub);
+}
+
+/** The error as -o json prints it, secrets masked. */
+function errorBody(error: unknown, scrub: (text: string) => string) {
+  const cli = error instanceof CliError ? error : undefined;
+  return {
+    code: cli ? (cli.code ?? cli.kind) : 'internal',
+    message: scrub(cli ? cli.message : `unexpected error: ${(error as Error)?.message ?? String(error)}`),
+    ...(cli?.status !== undefined ? { status: cli.status } : {}),
+    exitCode: exitCodeFor(error),
+    ...(cli?.advice ? { advice: scrub(cli.advice) } : {}),
+    ...(cli?.hint ? { hint: scrub(cli.hint) } : {}),
+  };
+}
+
+/** --debug: the error's stack and those of its causes. */
+function writeStacks(io: IO, error: unknown, scrub: (text: string) => string): void {
+  if (!(error instanceof Error) || !error.stack) return;
+  io.stderr.write(`${escapeControl(scrub(error.stack), 'text')}\n`);
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) {
+    io.stderr.write(`caused by: ${escapeControl(scrub(cause.stack ?? cause.message), 'text')}\n`);
   }
 }

@@ -1,5 +1,3 @@
-// How wide each column of a terminal table may be, so that a row fits the terminal without wrapping.
-
 /** Which columns give way when a table is wider than the terminal. */
 export type Truncate = 'first' | 'never';
 
@@ -7,10 +5,8 @@ export type Truncate = 'first' | 'never';
 const MIN_WIDTH = 5;
 
 /**
- * Widths for columns of `natural` widths (their widest cell), separated by `gap`, within `available`
- * columns: the `first` columns shrink first, then the others but `never` ones; within each group the
- * widest gives way one column at a time, so widths stay as even as they can. A table that cannot fit
- * even so keeps the minimum widths (the terminal then cuts the line, but no cell loses its id).
+ * Column widths that fit `available` terminal columns: the `first` columns shrink first, then all but the
+ * `never` ones, the widest one column at a time, never below MIN_WIDTH.
  */
 export function fitWidths(natural: readonly number[], truncate: readonly (Truncate | undefined)[], gap: number, available: number): number[] {
   const widths = [...natural];

@@ -24,7 +24,13 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
   return value;
 }
 
+/** How a command prints: the format, and false for --no-headers. */
+export interface OutputOptions {
+  format: Format;
+  headers: boolean;
+}
+
 /** The format and --no-headers (declared with -o in src/commands/context.ts outputOptions). */
-export function resolveOutput(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): { format: Format; headers: boolean } {
+export function resolveOutput(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): OutputOptions {
   return { format: resolveFormat(opts, allowed), headers: opts.headers !== false };
 }

@@ -1,5 +1,3 @@
-// JSON as a person at a terminal reads it: escaped for the terminal, and coloured when colour is on.
-
 import { escapeControl } from './text.js';
 
 /** A string (a key when a colon follows), true/false, null, or a number: JSON text has nothing else but punctuation. */
@@ -13,7 +11,7 @@ export async function terminalJson(json: string, color: boolean): Promise<string
   return (await terminalJsonWriter(color))(json);
 }
 
-/** terminalJson as a function for many texts (a seeding run's result lines, or many lines at once): chalk is loaded once. */
+/** terminalJson as a function for many texts (a seeding run's result lines). */
 export async function terminalJsonWriter(color: boolean): Promise<(json: string) => string> {
   if (!color) return (json) => escapeControl(json, 'json');
   const { Chalk } = await import('chalk');

@@ -1,5 +1,4 @@
-// The hint under a list that may have been cut by its page size. The interface gives no total and no
-// next page, so the hint never claims one: a full page only means there may be more.
+// The hint under a list a page size may have cut: the interface gives no total, so it only says there may be more.
 
 import type { IO } from '../io/io.js';
 import { PAGE_SIZE } from '../flag-values.js';

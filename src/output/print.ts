@@ -3,6 +3,7 @@ import { renderCsv } from './csv.js';
 import type { Truncate } from './fit.js';
 import type { Format } from './format.js';
 import { renderJson, renderNdjson } from './json.js';
+import { terminalJson } from './json-terminal.js';
 import { renderTable, type Tone } from './table.js';
 import { escapeControl } from './text.js';
 
@@ -26,15 +27,13 @@ export interface PrintOptions {
   headers?: boolean | undefined;
 }
 
-// Piped, every format is the data exactly (the table is TSV); on a terminal every one of them is
-// escaped (src/output/text.ts), since a name from the server could otherwise drive the terminal.
+// Piped, every format is the data exactly (the table is TSV); on a terminal it is escaped (src/output/text.ts).
 async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T[], single: boolean, opts: PrintOptions): Promise<string> {
   const headers = opts.headers !== false;
   switch (format) {
     case 'json': {
       const json = renderJson(single ? view.json(rows[0] as T) : rows.map((r) => view.json(r)), io.stdoutIsTTY);
       if (!io.stdoutIsTTY) return json;
-      const { terminalJson } = await import('./json-terminal.js');
       return terminalJson(json, io.colorStdout);
     }
     case 'ndjson': {

@@ -1,8 +1,5 @@
-// The one rule for secrets in what petstore prints (debug trace, errors, warnings, `api -i`, results):
-// every secret it knows is masked in each form a server might echo it in — raw, JSON-escaped (with `\/`
-// and `\uXXXX`, and each form once more inside petstore's own JSON), URL-encoded (`%2F`, `%2f`, `+` for a space) and base64 / base64url (at each of the three
-// alignments a longer encoded text can give it) — and masking comes before any cut, so a truncated text
-// never shows part of a key. The credential headers are masked whole whatever they hold.
+// The one rule for secrets in what petstore prints: every secret it knows is masked in each form a server
+// might echo it in (raw, JSON-escaped, URL-encoded, base64 at each alignment), before any cut.
 
 /** Headers whose value is a credential, masked whole. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
@@ -20,8 +17,7 @@ function jsonForms(secret: string): string[] {
   const slashes = plain.replaceAll('/', '\\/');
   // Every non-ASCII character as \uXXXX (lower- and upper-case hex), as some encoders write them.
   const ascii = plain.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  // Upper-case hex in the escapes alone: the whole text upper-cased was a form no encoder writes, one
-  // more search of every line for each form of the key (a million-line dry run spent ~50 ms on them).
+  // Upper-case hex in the escapes alone (no encoder upper-cases the whole text).
   const upperHex = ascii.replace(/\\u([0-9a-f]{4})/g, (_, hex: string) => `\\u${hex.toUpperCase()}`);
   return [plain, slashes, ascii, upperHex, ascii.replaceAll('/', '\\/')];
 }
@@ -72,11 +68,7 @@ export class Redactor {
     this.#forms = [...seen].map(([text, mask]) => ({ text, mask }));
   }
 
-  /**
-   * The text with every form of every secret masked. Every occurrence is found in the text as given
-   * (overlapping ones too) and the spans they cover are masked together, so one secret's match can
-   * never hide part of another's.
-   */
+  /** The text with every form of every secret masked; overlapping matches are masked together as one span. */
   text(text: string): string {
     const spans: Array<[number, number, string]> = [];
     for (const f of this.#forms) {
@@ -102,10 +94,7 @@ export class Redactor {
     return out + text.slice(done);
   }
 
-  /**
-   * A header's value as it may be shown: a credential header is masked whole (after its scheme), or
-   * shown as a known key's mask (`Bearer ****abcd`, this run's own key); other headers like any text.
-   */
+  /** A header's value as shown: a credential header masked whole after its scheme (or as a known key's mask), others as text. */
   header(name: string, value: string): string {
     if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) return this.text(value);
     const m = /^(Bearer|Basic|Digest|Token)\s+(.*)$/is.exec(value);

@@ -39,10 +39,10 @@ export function heading(header: string): string {
 }
 
 /**
- * Aligned columns on a terminal, with no borders and no rule between rows; tab-separated text
- * otherwise. Cells are escaped first, so widths are those of what the terminal shows. Our own writer,
- * not cli-table3: it measures with string-width 4 (older emoji widths than ours) and has no notion of
- * which column may be cut. What only a terminal needs (widths, colour) loads only for a terminal.
+ * Aligned columns on a terminal, with no borders; tab-separated text otherwise. Cells are escaped first,
+ * so widths are those of what the terminal shows. Not cli-table3: its string-width is older than ours, and
+ * it cannot tell which column may be cut. string-width and chalk load only for a terminal: they take
+ * longer to load than a piped `env list` takes to run.
  */
 export async function renderTable(
   target: TableTarget,

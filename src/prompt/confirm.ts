@@ -4,11 +4,7 @@ import type { IO } from '../io/io.js';
 
 type Terminal = Writable & { columns?: number; rows?: number };
 
-/**
- * What inquirer writes to: the caller's stream, never ended. Inquirer pipes its output into the stream
- * it is given and ends it when the prompt closes; Node spares process.stderr that end, a test's
- * stream it would not.
- */
+/** The caller's stream, never ended: inquirer ends the stream it writes to when the prompt closes. */
 function unendable(out: Terminal): Writable {
   const w = new Writable({
     write: (chunk: Buffer, _enc, done) => void out.write(chunk, done),
@@ -21,9 +17,8 @@ function unendable(out: Terminal): Writable {
 }
 
 /**
- * Asks a yes/no question on a terminal (question on stderr) with @inquirer/confirm, loaded on first use.
- * No is the default; "y" or "yes" confirms, "n" or "no" declines, anything else is asked again.
- * Ctrl-C, or an abort of `signal`, rejects with InterruptedError (exit 130); Ctrl-D answers No.
+ * Asks a yes/no question on stderr with @inquirer/confirm; No is the default. Ctrl-C or an abort of
+ * `signal` rejects with InterruptedError (exit 130); Ctrl-D answers No.
  */
 export async function confirm(io: { stdin: Readable; stderr: Writable }, question: string, signal?: AbortSignal): Promise<boolean> {
   const { default: ask } = await import('@inquirer/confirm');

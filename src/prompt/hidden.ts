@@ -9,83 +9,35 @@ export interface HiddenPromptIO {
 }
 
 /**
- * Asks on stderr and reads one line from a terminal without echoing it.
- * Raw mode means the terminal no longer turns Ctrl-C into SIGINT, so it is handled here:
- * Ctrl-C rejects with InterruptedError (exit 130); Ctrl-D on an empty line too.
- * Backspace deletes a character, Ctrl-U the whole line; Enter finishes.
- *
- * Hand code, not @inquirer/password (tried, issue #13): inquirer re-renders the question with cursor
- * codes on every key and prefixes it, where this writes the question and one newline; its readline
- * moves an invisible cursor on arrow keys, so a blind Ctrl-U then clears only part of the key (under
- * tmux: ←←, Ctrl-U, retype gave a wrong key); Ctrl-D leaves it pending; keys typed before it is ready
- * are dropped.
+ * Asks on stderr and reads one line from a terminal without echoing it. Raw mode stops the terminal from
+ * turning Ctrl-C into SIGINT, so Ctrl-C (and Ctrl-D on an empty line) rejects with InterruptedError here.
+ * Not @inquirer/password (issue #13): it re-renders the question on every key, and its invisible cursor
+ * makes a blind Ctrl-U clear only part of the key.
  */
 export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortSignal): Promise<string> {
   const { stdin, stderr } = io;
   return new Promise<string>((resolve, reject) => {
-    let value = '';
-    // Inside an escape sequence (arrow keys, bracketed paste markers): 0 none, 1 after ESC, 2 in CSI/SS3.
-    let inEscape = 0;
+    const keys = new KeyReader();
     const wasRaw = stdin.isRaw === true;
-    const cleanup = () => {
+    const finish = (error?: Error) => {
       stdin.off('data', onData);
       stdin.off('end', onEnd);
       signal?.removeEventListener('abort', onAbort);
       if (typeof stdin.setRawMode === 'function') stdin.setRawMode(wasRaw);
       stdin.pause();
       stderr.write('\n');
-    };
-    const finish = (error?: Error) => {
-      cleanup();
       if (error) reject(error);
-      else resolve(value);
+      else resolve(keys.value);
     };
     const onAbort = () => finish(new InterruptedError());
-    const onEnd = () => finish(value.length > 0 ? undefined : new UsageError('no key entered'));
+    const onEnd = () => finish(keys.value.length > 0 ? undefined : new UsageError('no key entered'));
     const onData = (chunk: Buffer | string) => {
       for (const ch of String(chunk)) {
-        if (inEscape === 1) {
-          inEscape = ch === '[' || ch === 'O' ? 2 : 0;
-          continue;
-        }
-        if (inEscape === 2) {
-          if (ch >= '@' && ch <= '~') inEscape = 0;
-          continue;
-        }
-        switch (ch) {
-          case '\r':
-          case '\n':
-            finish();
-            return;
-          case '\u0003': // Ctrl-C
-            finish(new InterruptedError());
-            return;
-          case '\u0004': // Ctrl-D
-            if (value.length === 0) {
-              finish(new InterruptedError());
-              return;
-            }
-            break;
-          case '\u007f': // Backspace (DEL)
-          case '\b':
-            value = value.slice(0, -1);
-            break;
-          case '\u0015': // Ctrl-U
-            value = '';
-            break;
-          case '\u001b': // ESC: skip the sequence it starts
-            inEscape = 1;
-            break;
-          default:
-            // Other control characters (arrows arrive as ESC sequences) are not part of a key.
-            if (ch >= ' ') value += ch;
-        }
+        const end = keys.take(ch);
+        if (end) return finish(end === 'interrupt' ? new InterruptedError() : undefined);
       }
     };
-    if (signal?.aborted) {
-      reject(new InterruptedError());
-      return;
-    }
+    if (signal?.aborted) return reject(new InterruptedError());
     signal?.addEventListener('abort', onAbort, { once: true });
     // Echo goes off before the question appears, so nothing typed after it is ever shown.
     if (typeof stdin.setRawMode === 'function') stdin.setRawMode(true);
@@ -95,6 +47,48 @@ export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortS
     stdin.on('end', onEnd);
     stdin.resume();
   });
+}
+
+/** The line typed so far: Backspace deletes a character, Ctrl-U the line; escape sequences (arrows, paste markers) are skipped. */
+class KeyReader {
+  value = '';
+  /** 0 outside an escape sequence, 1 after ESC, 2 inside CSI/SS3. */
+  #escape = 0;
+
+  /** Takes one character; 'enter' or 'interrupt' when it ends the prompt. */
+  take(ch: string): 'enter' | 'interrupt' | undefined {
+    if (this.#escape === 1) {
+      this.#escape = ch === '[' || ch === 'O' ? 2 : 0;
+      return undefined;
+    }
+    if (this.#escape === 2) {
+      if (ch >= '@' && ch <= '~') this.#escape = 0;
+      return undefined;
+    }
+    switch (ch) {
+      case '\r':
+      case '\n':
+        return 'enter';
+      case '\u0003': // Ctrl-C
+        return 'interrupt';
+      case '\u0004': // Ctrl-D
+        return this.value.length === 0 ? 'interrupt' : undefined;
+      case '\u007f': // Backspace (DEL)
+      case '\b':
+        this.value = this.value.slice(0, -1);
+        break;
+      case '\u0015': // Ctrl-U
+        this.value = '';
+        break;
+      case '\u001b':
+        this.#escape = 1;
+        break;
+      default:
+        // Other control characters are not part of a key.
+        if (ch >= ' ') this.value += ch;
+    }
+    return undefined;
+  }
 }
 
 /** All of a piped stdin as text, up to maxBytes (a key is short; a mistaken pipe of a large file is refused). */

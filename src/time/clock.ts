@@ -9,14 +9,10 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/**
- * The longest wait a response can impose: a day (the longest window of any plan, the daily limit's),
- * plus an hour for a reset rounded up to a whole second or minute and for clocks that disagree (a
- * daily reset is legitimately 86,401 s away from a sandbox that rounds up).
- */
+/** The longest wait a response can impose: a day (the daily limit's window) plus an hour for rounding and clock skew. */
 export const MAX_WINDOW_MS = 25 * 3600 * 1000;
 
-/** The longest delay a Node timer takes (about 24.8 days): a longer one fires at once, with a TimeoutOverflowWarning. */
+/** The longest delay a Node timer takes (about 24.8 days): a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const systemClock: Clock = {
@@ -27,7 +23,7 @@ export const systemClock: Clock = {
         reject(signal.reason);
         return;
       }
-      // Never a delay a timer cannot take (NaN, Infinity, beyond MAX_TIMER_MS): a longer sleep re-arms until its end.
+      // A delay a timer cannot take (NaN, Infinity, beyond MAX_TIMER_MS) re-arms until its end.
       const delay = Number.isNaN(ms) ? 0 : Math.max(0, ms);
       const end = Number.isFinite(delay) ? Date.now() + delay : Number.MAX_SAFE_INTEGER;
       let timer: ReturnType<typeof setTimeout>;
@@ -66,10 +62,7 @@ export async function sleep(clock: Clock, ms: number, signal: AbortSignal | unde
   }
 }
 
-/**
- * Announces a wait, then sleeps as sleep() does. The announcement may return a function that is
- * called when the wait ends, however it ends (to stop a spinner).
- */
+/** Announces a wait, then sleeps as sleep() does; the announcement may return a function called when it ends. */
 export async function announcedSleep(
   clock: Clock,
   ms: number,

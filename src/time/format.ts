@@ -1,5 +1,3 @@
-// Durations and instants as the CLI prints them (rate-limit messages, the quota line, `quota`).
-
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Local wall-clock time of `at`, with the date when it is not today. */

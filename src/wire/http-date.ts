@@ -1,6 +1,5 @@
-// HTTP-date (RFC 9110 section 5.6.7): Retry-After's absolute form and the Date header, whose
-// server clock the rate limiter compares with its own (src/ratelimit/server-clock.ts). One preferred
-// form and two obsolete ones that recipients must still accept:
+// HTTP-date (RFC 9110 section 5.6.7), for Retry-After and the Date header: Date.parse reads asctime as
+// local time and accepts much that is not a date. One preferred form and two obsolete ones:
 //   IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT
 //   RFC 850      Sunday, 06-Nov-94 08:49:37 GMT
 //   asctime      Sun Nov  6 08:49:37 1994
@@ -23,10 +22,7 @@ function utc(year: number, monthName: string, day: number, h: number, m: number,
   return ms;
 }
 
-/**
- * RFC 850's two-digit year: RFC 9110 says a year that appears to be more than
- * 50 years in the future is the most recent past year with those last digits.
- */
+/** RFC 850's two-digit year: one more than 50 years ahead is the most recent past year with those digits (RFC 9110). */
 function fullYear(twoDigits: number, now: number): number {
   const current = new Date(now).getUTCFullYear();
   let year = Math.floor(current / 100) * 100 + twoDigits;

@@ -1,15 +1,15 @@
-// petstore api <path>: one authenticated request to any path under the
-// environment's base URL, through the same client as every other command
-// (environments, key, retries, rate limiter, quota line, exit codes).
+// petstore api <path>: one authenticated request to any path under the environment's base URL,
+// through the same client as every other command.
 
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
-import type { Readable } from 'node:stream';
+import { text as streamText } from 'node:stream/consumers';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchange.js';
 import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
+import { terminalJson } from '../../output/json-terminal.js';
 import { escapeControl } from '../../output/text.js';
 
 export { parseMethod } from '../../flag-values.js';
@@ -19,14 +19,10 @@ const REFUSED_HEADERS: Readonly<Record<string, string>> = {
   authorization: 'the API key of the environment is always sent as the Authorization header; use PETSTORE_API_KEY or "petstore auth login" to change it',
   host: 'the host is always the one of the configured base URL',
   'proxy-authorization': 'proxy credentials are not sent by petstore api',
-  'content-length': 'it is set by the HTTP layer',
-  'transfer-encoding': 'it is set by the HTTP layer',
-  connection: 'it is set by the HTTP layer',
-  'keep-alive': 'it is set by the HTTP layer',
-  upgrade: 'it is set by the HTTP layer',
   expect: 'it is not supported',
-  te: 'it is set by the HTTP layer',
-  trailer: 'it is set by the HTTP layer',
+  ...Object.fromEntries(
+    ['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer'].map((h) => [h, 'it is set by the HTTP layer']),
+  ),
 };
 
 /** RFC 9110 token characters. */
@@ -74,14 +70,8 @@ export function checkJsonBody(text: string, source: string): string {
   return body;
 }
 
-async function readAll(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function readInput(f: Factory, file: string): Promise<string> {
-  if (file === '-') return checkJsonBody(await readAll(f.io.stdin), '--input - (stdin)');
+  if (file === '-') return checkJsonBody(await streamText(f.io.stdin), '--input - (stdin)');
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -106,61 +96,61 @@ export interface ResolvedPath {
 }
 
 /**
- * Turns what the user typed into a path below the base URL, refusing anything
- * that would leave it: the key must never go to a host the user did not configure.
- *
- * - "/store/orders" and "store/orders" are relative to the base URL.
- * - When the base URL ends in a path such as /v1 and the argument starts with
- *   it again ("/v1/pets"), the duplicate is dropped with a note; a full URL
- *   ("https://host/v1/v1/pets") is always taken literally.
- * - A full URL is accepted only when its origin and path prefix match the base URL.
- * - Query strings are kept as typed; fragments are dropped.
+ * Turns what the user typed into a path below the base URL, refusing anything that would leave it: the key
+ * must never go to a host the user did not configure. A relative path that repeats the base URL's own path
+ * ("/v1/pets" under .../v1) loses the duplicate, with a note; a full URL is taken literally, and only when
+ * its origin and path prefix match the base URL. Query strings are kept, fragments dropped.
  */
 export function resolveApiPath(input: string, baseUrl: string, envName = 'the current environment'): ResolvedPath {
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const shown = `${base.origin}${basePath}`;
-  let path: string;
-  let note: string | undefined;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(input) || input.startsWith('//')) {
-    let url: URL;
-    try {
-      url = new URL(input.startsWith('//') ? `${base.protocol}${input}` : input);
-    } catch {
-      throw new UsageError(`invalid URL "${input}": pass a path such as /pets, or a full URL under ${shown}`);
-    }
-    if (url.origin !== base.origin) {
-      throw new UsageError(
-        `refusing to send the API key of environment "${envName}" to ${url.protocol}//${url.host}: petstore api only talks to the configured base URL ${shown}; pass a path such as /pets`,
-      );
-    }
-    if (url.username || url.password) throw new UsageError(`invalid URL "${url.origin}/...": it must not contain credentials`);
-    if (!isUnder(url.pathname, basePath)) {
-      throw new UsageError(
-        `refusing ${url.origin}${url.pathname}: it is not under the base URL ${shown} of environment "${envName}"; pass a path such as /pets`,
-      );
-    }
-    path = url.pathname.slice(basePath.length) + url.search;
-  } else {
-    path = input.replace(/#.*$/s, '');
-    if (!path.startsWith('/')) path = `/${path}`;
-    if (basePath !== '' && (path === basePath || path.startsWith(`${basePath}/`) || path.startsWith(`${basePath}?`))) {
-      const stripped = path.slice(basePath.length);
-      note = `note: the base URL already ends in ${basePath}; sending ${path.split('?')[0]} as ${stripped.split('?')[0] || '/'} (give the full URL to send it literally)`;
-      path = stripped.startsWith('/') ? stripped : `/${stripped}`;
-    }
-  }
+  const resolved: ResolvedPath =
+    /^[a-z][a-z0-9+.-]*:/i.test(input) || input.startsWith('//')
+      ? { path: pathOfUrl(input, base, basePath, envName), note: undefined }
+      : relativePath(input, basePath);
   // Whatever was typed (.., %2e%2e, backslashes), the URL actually built must stay under the base.
   let final: URL;
   try {
-    final = new URL(baseUrl.replace(/\/+$/, '') + path);
+    final = new URL(baseUrl.replace(/\/+$/, '') + resolved.path);
   } catch {
     throw new UsageError(`invalid path "${input}": pass a path such as /pets`);
   }
   if (final.origin !== base.origin || !isUnder(final.pathname, basePath)) {
     throw new UsageError(`refusing path "${input}": it resolves to ${final.origin}${final.pathname}, outside the base URL ${shown}`);
   }
-  return { path, note };
+  return resolved;
+}
+
+/** The path below the base URL of a full URL, which must be under it. */
+function pathOfUrl(input: string, base: URL, basePath: string, envName: string): string {
+  const shown = `${base.origin}${basePath}`;
+  let url: URL;
+  try {
+    url = new URL(input.startsWith('//') ? `${base.protocol}${input}` : input);
+  } catch {
+    throw new UsageError(`invalid URL "${input}": pass a path such as /pets, or a full URL under ${shown}`);
+  }
+  if (url.origin !== base.origin) {
+    throw new UsageError(
+      `refusing to send the API key of environment "${envName}" to ${url.protocol}//${url.host}: petstore api only talks to the configured base URL ${shown}; pass a path such as /pets`,
+    );
+  }
+  if (url.username || url.password) throw new UsageError(`invalid URL "${url.origin}/...": it must not contain credentials`);
+  if (!isUnder(url.pathname, basePath)) {
+    throw new UsageError(`refusing ${url.origin}${url.pathname}: it is not under the base URL ${shown} of environment "${envName}"; pass a path such as /pets`);
+  }
+  return url.pathname.slice(basePath.length) + url.search;
+}
+
+/** A path relative to the base URL, without a repeat of the base URL's own path. */
+function relativePath(input: string, basePath: string): ResolvedPath {
+  let path = input.replace(/#.*$/s, '');
+  if (!path.startsWith('/')) path = `/${path}`;
+  if (basePath === '' || !(path === basePath || path.startsWith(`${basePath}/`) || path.startsWith(`${basePath}?`))) return { path, note: undefined };
+  const stripped = path.slice(basePath.length);
+  const note = `note: the base URL already ends in ${basePath}; sending ${path.split('?')[0]} as ${stripped.split('?')[0] || '/'} (give the full URL to send it literally)`;
+  return { path: stripped.startsWith('/') ? stripped : `/${stripped}`, note };
 }
 
 /** Validates raw flags into typed options, then runs. */
@@ -197,7 +187,6 @@ async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
     return;
   }
   if (res.isJson) {
-    const { terminalJson } = await import('../../output/json-terminal.js');
     f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
     return;
   }

@@ -6,62 +6,51 @@ import { checkKey } from '../../api/pets.js';
 import { toPets } from '../../pets/pet.js';
 import { readKey } from './key.js';
 
-export interface LoginOptions {
-  verify: boolean;
-}
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  await run(f, { verify: opts.verify !== false });
-}
-
-export async function run(f: Factory, options: LoginOptions): Promise<void> {
+  const verifying = opts.verify !== false;
   const config = await f.config();
   // Everything that can fail without the key fails before asking for it.
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
-  let baseUrl: string | undefined;
-  if (options.verify) {
-    baseUrl = (await f.target()).baseUrl; // no URL: usage error naming the "env set" command
-  } else {
-    const raw = f.env.PETSTORE_BASE_URL || entry.baseUrl;
-    baseUrl = raw ? checkBaseUrl(raw).url : undefined;
-  }
-
-  const key = await readKey(f, `API key for ${envName}${baseUrl ? ` (${baseUrl})` : ''}: `);
-
-  if (options.verify && baseUrl) {
-    const client = await f.clientFor({ envName, baseUrl }, key);
-    try {
-      const res = await checkKey(client);
-      // A 200 from a captive portal or a wrong URL is no proof: only the documented list of pets is.
-      if (!toPets(res.json)) {
-        throw new AuthError(
-          `this does not look like the pet store API at ${baseUrl}: GET /pets answered ${bodyKind(res)} (HTTP ${res.status}); nothing was stored`,
-          {
-            code: 'not_pet_store',
-            status: res.status,
-            hint: `petstore env set ${envName} https://<host>/v1`,
-          },
-        );
-      }
-    } catch (error) {
-      if (error instanceof AuthError && error.code === 'not_pet_store') throw error;
-      if (error instanceof AuthError) {
-        throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {
-          code: error.code,
-          ...(error.status !== undefined ? { status: error.status } : {}),
-          hint: `petstore auth login --env ${envName}`,
-          cause: error,
-        });
-      }
-      if (error instanceof CliError && !(error instanceof InterruptedError)) {
-        f.info(`note: could not check the key, nothing was stored; to store it unchecked: petstore auth login --env ${envName} --no-verify`);
-      }
-      throw error;
-    }
-  }
-
-  await config.setKey(envName, key);
+  const raw = f.env.PETSTORE_BASE_URL || entry.baseUrl;
+  // Verifying needs a URL: without one, f.target() is the usage error naming the "env set" command.
+  const baseUrl = verifying ? (await f.target()).baseUrl : raw ? checkBaseUrl(raw).url : undefined;
   const where = `${envName}${baseUrl ? ` (${baseUrl})` : ''}`;
-  f.info(options.verify ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
+  const key = await readKey(f, `API key for ${where}: `);
+  if (verifying && baseUrl) await verify(f, envName, baseUrl, key);
+  await config.setKey(envName, key);
+  f.info(verifying ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key until you unset it');
+}
+
+/** Throws unless the server takes the key and answers as the pet store does. */
+async function verify(f: Factory, envName: string, baseUrl: string, key: string): Promise<void> {
+  const client = await f.clientFor({ envName, baseUrl }, key);
+  let res: Awaited<ReturnType<typeof checkKey>>;
+  try {
+    res = await checkKey(client);
+  } catch (error) {
+    if (error instanceof AuthError) {
+      throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {
+        code: error.code,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        hint: `petstore auth login --env ${envName}`,
+        cause: error,
+      });
+    }
+    if (error instanceof CliError && !(error instanceof InterruptedError)) {
+      f.info(`note: could not check the key, nothing was stored; to store it unchecked: petstore auth login --env ${envName} --no-verify`);
+    }
+    throw error;
+  }
+  // A 200 from a captive portal or a wrong URL is no proof: only the documented list of pets is.
+  if (!toPets(res.json)) {
+    throw new AuthError(
+      `this does not look like the pet store API at ${baseUrl}: GET /pets answered ${bodyKind(res)} (HTTP ${res.status}); nothing was stored`,
+      {
+        code: 'not_pet_store',
+        status: res.status,
+        hint: `petstore env set ${envName} https://<host>/v1`,
+      },
+    );
+  }
 }

@@ -127,6 +127,18 @@ describe('FileLock', () => {
     expect(existsSync(`${path}.break`)).toBe(false);
   });
 
+  it('a lock taken after a long wait is dated when it was taken, not when the wait began', async () => {
+    writeFileSync(path, live());
+    const clock = new FakeClock(T0);
+    const l = lock(clock, { pollMs: 5, maxPollMs: 80 });
+    expect(await l.acquire()).toBe(true);
+    const at = Number(readFileSync(path, 'utf8').split(' ')[2]);
+    expect(at).toBeGreaterThan(T0 + 5000);
+    // Another process looking now finds it live, not stale.
+    expect(lock(clock).holder()).toEqual({ pid: process.pid });
+    l.release();
+  });
+
   it('two holders in one process take turns', async () => {
     const clock = new FakeClock(T0);
     const a = lock(clock);

@@ -6,19 +6,26 @@ import { checkKey } from '../../api/pets.js';
 import { toPets } from '../../pets/pet.js';
 import { readKey } from './key.js';
 
+export interface LoginOptions {
+  verify: boolean;
+}
+
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const verifying = opts.verify !== false;
+  await run(f, { verify: opts.verify !== false });
+}
+
+export async function run(f: Factory, options: LoginOptions): Promise<void> {
   const config = await f.config();
   // Everything that can fail without the key fails before asking for it.
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
   const raw = f.env.PETSTORE_BASE_URL || entry.baseUrl;
   // Verifying needs a URL: without one, f.target() is the usage error naming the "env set" command.
-  const baseUrl = verifying ? (await f.target()).baseUrl : raw ? checkBaseUrl(raw).url : undefined;
+  const baseUrl = options.verify ? (await f.target()).baseUrl : raw ? checkBaseUrl(raw).url : undefined;
   const where = `${envName}${baseUrl ? ` (${baseUrl})` : ''}`;
   const key = await readKey(f, `API key for ${where}: `);
-  if (verifying && baseUrl) await verify(f, envName, baseUrl, key);
+  if (options.verify && baseUrl) await verify(f, envName, baseUrl, key);
   await config.setKey(envName, key);
-  f.info(verifying ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
+  f.info(options.verify ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key until you unset it');
 }
 

@@ -2,6 +2,10 @@ import { resolveEnvName } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 
 export async function command(f: Factory): Promise<void> {
+  await run(f);
+}
+
+export async function run(f: Factory): Promise<void> {
   const config = await f.config();
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
   if (entry.apiKey !== undefined) {

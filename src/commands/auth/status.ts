@@ -45,6 +45,19 @@ export function authStatusView(format: Format): View<AuthStatusRow> {
   };
 }
 
+export interface AuthStatusOptions {
+  all: boolean;
+  format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
+}
+
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  const output = resolveOutput(opts);
+  if (opts.all === true && f.globals.env !== undefined) throw new UsageError('--all and --env exclude each other: give one');
+  await run(f, { all: opts.all === true, ...output });
+}
+
 /** One cheap authenticated request: does the server take this key? */
 async function check(
   f: Factory,
@@ -99,13 +112,10 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
   return row;
 }
 
-export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options = resolveOutput(opts);
-  const all = opts.all === true;
-  if (all && f.globals.env !== undefined) throw new UsageError('--all and --env exclude each other: give one');
+export async function run(f: Factory, options: AuthStatusOptions): Promise<void> {
   const config = await f.config();
   const { envName: current } = resolveEnvName(config, f.env, f.globals.env);
-  if (!all) {
+  if (!options.all) {
     const row = await statusOf(f, config, current, current, false);
     await printRecord(f, options.format, authStatusView(options.format), row, options);
     if (row.key === null) throw noApiKeyError(current);

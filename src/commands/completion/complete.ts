@@ -1,18 +1,17 @@
-// petstore __complete envs: values the completion scripts ask for. Never a warning, always exit 0.
+// petstore __complete envs: the values the completion scripts ask for at
+// completion time. Quiet by design: never a warning, always exit 0, so a
+// broken config file only means fewer suggestions.
 
 import { existsSync } from 'node:fs';
-import { configDir } from '../../config/paths.js';
-import { BUILTIN_ENVS, ConfigStore, ENV_NAME } from '../../config/store.js';
 import type { Factory } from '../../factory.js';
 
-export async function command(f: Factory, args: string[]): Promise<void> {
-  if (args[0] !== 'envs') return;
-  const names = envNames(f);
-  if (names.length > 0) f.io.stdout.write(`${names.join('\n')}\n`);
+export async function command(f: Factory, args: string[], _opts: Record<string, unknown>): Promise<void> {
+  await run(f, { what: args[0] ?? '' });
 }
 
 /** Environment names: the built-in ones plus those in the config file, sorted. */
-function envNames(f: Factory): string[] {
+export async function envNames(f: Factory): Promise<string[]> {
+  const [{ configDir }, { BUILTIN_ENVS, ConfigStore, ENV_NAME }] = await Promise.all([import('../../config/paths.js'), import('../../config/store.js')]);
   const names = new Set<string>(BUILTIN_ENVS);
   try {
     const dir = configDir(f.env);
@@ -25,4 +24,10 @@ function envNames(f: Factory): string[] {
     // Broken or unreadable config: the built-in names are still right.
   }
   return [...names].sort();
+}
+
+export async function run(f: Factory, o: { what: string }): Promise<void> {
+  if (o.what !== 'envs') return;
+  const names = await envNames(f);
+  if (names.length > 0) f.io.stdout.write(`${names.join('\n')}\n`);
 }

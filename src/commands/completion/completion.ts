@@ -1,18 +1,29 @@
 // petstore completion bash|zsh|fish|powershell: a script generated from the command tree itself.
 
 import type { Command } from 'commander';
-import { completionScript, isShell, SHELLS } from '../../completion/index.js';
+import { completionScript, isShell, SHELLS, type Shell } from '../../completion/index.js';
 import { notOneOf } from '../../flag-values.js';
+import type { Factory } from '../../factory.js';
 import type { CommandModule } from '../context.js';
 
-/** The command, given the builder of the whole tree (this run may have registered only the `completion` group). */
+export interface CompletionOptions {
+  shell: Shell;
+  /** The whole tree (this run may have registered only the `completion` group). */
+  program: Command;
+}
+
+/** The command, given the builder of the whole tree (CommandContext.fullProgram). */
 export function completionCommand(fullProgram: () => Command): CommandModule {
   return {
     async command(f, args) {
       const shell = args[0] ?? '';
       // commander checked it against the <shell> argument's choices; this narrows the type.
       if (!isShell(shell)) throw notOneOf('shell', shell, SHELLS);
-      f.io.stdout.write(completionScript(shell, fullProgram()));
+      await run(f, { shell, program: fullProgram() });
     },
   };
+}
+
+export async function run(f: Factory, o: CompletionOptions): Promise<void> {
+  f.io.stdout.write(completionScript(o.shell, o.program));
 }

@@ -25,8 +25,17 @@ export function envView(format: Format): View<EnvRow> {
   };
 }
 
+export interface EnvListOptions {
+  format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
+}
+
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options = resolveOutput(opts);
+  await run(f, resolveOutput(opts));
+}
+
+export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   const config = await f.config();
   // The one marked is the one a command would use now (--env, PETSTORE_ENV, "env use", then the built-in default).
   const { envName, envSource } = resolveEnvName(config, f.env, f.globals.env);

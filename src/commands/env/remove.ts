@@ -3,9 +3,19 @@ import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { confirm, noPromptReason } from '../../prompt/confirm.js';
 
+export interface EnvRemoveOptions {
+  name: string;
+  /** Remove without asking (needed when no one can be asked). */
+  yes: boolean;
+}
+
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
-  const name = args[0] ?? '';
+  await run(f, { name: args[0] ?? '', yes: opts.yes === true });
+}
+
+export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> {
   const config = await f.config();
+  const { name } = options;
   const entry = config.env(name);
   if (!entry) {
     const known = Object.keys(config.envs()).sort().join(', ');
@@ -21,8 +31,7 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   // Built-ins always exist: removing one forgets what was set for it, and it stays listed.
   const forgotten = [entry.baseUrl !== undefined ? 'its base URL' : '', entry.apiKey !== undefined ? 'its stored API key' : ''].filter(Boolean).join(' and ');
   const what = builtin ? `reset built-in environment "${name}"${url}: forget ${forgotten}` : `remove environment "${name}"${url}${key}`;
-  // --yes: remove without asking (needed when no one can be asked).
-  if (opts.yes !== true) {
+  if (!options.yes) {
     if (!f.io.canPrompt) throw new UsageError(`refusing to ${what} without confirmation: pass --yes (${noPromptReason(f.io, f.globals.input)})`);
     const question = `${what[0]?.toUpperCase()}${what.slice(1)}?`;
     if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr }, question, f.signal))) throw new UsageError('not confirmed; nothing was removed');

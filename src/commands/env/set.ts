@@ -4,6 +4,14 @@ import type { Factory } from '../../factory.js';
 import { UsageError } from '../../errors/errors.js';
 import { confirm } from '../../prompt/confirm.js';
 
+export interface EnvSetOptions {
+  name: string;
+  baseUrl: string;
+  warning: string | undefined;
+  /** Keep a stored key when the URL changes, without asking. */
+  yes: boolean;
+}
+
 export async function command(f: Factory, args: string[], opts: Record<string, unknown> = {}): Promise<void> {
   const name = args[0] ?? '';
   if (!ENV_NAME.test(name)) {
@@ -11,14 +19,18 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
       `invalid environment name "${name}": use 1 to 32 lower-case letters, digits, "-" or "_", starting with a letter (e.g. staging, eu-west)`,
     );
   }
-  const { url: baseUrl, warning } = checkBaseUrl(args[1] ?? '');
+  const { url, warning } = checkBaseUrl(args[1] ?? '');
+  await run(f, { name, baseUrl: url, warning, yes: opts.yes === true });
+}
+
+export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
   const config = await f.config();
+  const { name, baseUrl } = options;
   const before = config.env(name);
   // A key goes to whatever server the URL names: one stored for the old server, sent to a new one, leaks.
   const moved = before?.apiKey !== undefined && before.baseUrl !== undefined && before.baseUrl !== baseUrl;
   let dropKey = false;
-  // --yes: keep a stored key when the URL changes, without asking.
-  if (moved && opts.yes !== true && f.io.canPrompt) {
+  if (moved && !options.yes && f.io.canPrompt) {
     const keep = await confirm(
       { stdin: f.io.stdin, stderr: f.io.stderr },
       `Environment "${name}" has a stored API key for ${before.baseUrl}. Keep it for ${baseUrl}? (No removes it)`,
@@ -33,6 +45,6 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   else if (moved) {
     f.info(`warning: the stored API key of "${name}" stays and will be sent to ${baseUrl}; if it is not for that server: petstore auth logout --env ${name}`);
   }
-  if (warning) f.info(warning);
+  if (options.warning) f.info(options.warning);
   if (config.currentEnv() !== name) f.info(`To make it the default: petstore env use ${name}`);
 }

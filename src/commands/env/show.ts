@@ -1,6 +1,6 @@
 import { ENV_SOURCE_TEXT, maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveOutput } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 export interface EnvShowRow {
@@ -28,8 +28,17 @@ export const envShowView: View<EnvShowRow> = {
   json: (r) => r,
 };
 
+export interface EnvShowOptions {
+  format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
+}
+
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options = resolveOutput(opts);
+  await run(f, resolveOutput(opts));
+}
+
+export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
   const config = await f.config();
   const { envName, envSource, entry } = resolveEnvName(config, f.env, f.globals.env);
   const base = resolveBaseUrl(entry, f.env, envName);

@@ -2,16 +2,29 @@ import type { Factory } from '../../factory.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { malformed } from '../../api/errors.js';
 import { getPet } from '../../api/pets.js';
-import { resolveOutput } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';
 import { parseId, toPet } from '../../pets/pet.js';
 import { petView } from './view.js';
 import { GET_PET_REMOVAL } from '../../flag-values.js';
 
-const DEPRECATION_WARNING =
+export interface GetOptions {
+  id: bigint;
+  format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
+}
+
+export const DEPRECATION_WARNING =
   `warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on ${GET_PET_REMOVAL}; ` +
   'use "petstore pets list --status <status>" instead';
+
+export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
+  const output = resolveOutput(opts);
+  const id = parseId(args[0] ?? '', 'pet id');
+  await run(f, { id, ...output });
+}
 
 function header(res: ApiResponse | undefined, name: string): string | undefined {
   const v = res?.headers[name];
@@ -27,7 +40,7 @@ function describeDeprecation(value: string): string {
 }
 
 /** One line naming the date and the replacement, plus one with the server's own headers when it sent any. */
-function deprecationLines(res: ApiResponse | undefined): string[] {
+export function deprecationLines(res: ApiResponse | undefined): string[] {
   const lines = [DEPRECATION_WARNING];
   const deprecation = header(res, 'deprecation');
   const sunset = header(res, 'sunset');
@@ -39,13 +52,11 @@ function deprecationLines(res: ApiResponse | undefined): string[] {
   return lines;
 }
 
-export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options = resolveOutput(opts);
-  const id = parseId(args[0] ?? '', 'pet id');
+export async function run(f: Factory, options: GetOptions): Promise<void> {
   const client = await f.client();
   let res: ApiResponse | undefined;
   try {
-    res = await getPet(client, id);
+    res = await getPet(client, options.id);
   } finally {
     // Shown whether or not the call worked: the command itself is what is deprecated.
     if (!f.signal.aborted) for (const line of deprecationLines(res)) f.info(line);

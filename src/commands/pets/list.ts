@@ -1,14 +1,30 @@
 import type { Factory } from '../../factory.js';
 import { listPets } from '../../api/pets.js';
-import { resolveOutput } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printMoreHint } from '../../output/more-hint.js';
 import { printList } from '../../output/print.js';
 import type { PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
 
+export interface ListOptions {
+  limit: number | undefined;
+  status: PetStatus | undefined;
+  format: Format;
+  /** false: --no-headers. */
+  headers?: boolean;
+}
+
 /** --limit and --status were checked as commander parsed them (src/commands/pets/index.ts). */
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options = { ...resolveOutput(opts), limit: opts.limit as number | undefined, status: opts.status as PetStatus | undefined };
+  const options: ListOptions = {
+    ...resolveOutput(opts),
+    limit: opts.limit as number | undefined,
+    status: opts.status as PetStatus | undefined,
+  };
+  await run(f, options);
+}
+
+export async function run(f: Factory, options: ListOptions): Promise<void> {
   const pets = await listPets(await f.client(), options);
   if (pets.length === 0 && options.format === 'table' && f.io.stdoutIsTTY) f.info('no pets found');
   await printList(f, options.format, petView, pets, options);

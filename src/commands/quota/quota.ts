@@ -5,12 +5,21 @@ import { secondsUntil } from '../../time/format.js';
 import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
-import { FileRateStateStore, rateStateKey, rateStatePath } from '../../ratelimit/rate-state.js';
-import { resolveOutput } from '../../output/format.js';
+import { resolveOutput, type Format } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
+export type QuotaFormat = Format;
+
+export interface QuotaOptions {
+  format: QuotaFormat;
+  /** Last-seen values from the state file; no request. */
+  cached: boolean;
+  /** false: --no-headers. */
+  headers?: boolean;
+}
+
 /** What `petstore quota -o json` prints. */
-interface QuotaReport {
+export interface QuotaReport {
   env: string;
   limit: number;
   remaining: number;
@@ -22,11 +31,18 @@ interface QuotaReport {
   source: 'live' | 'cached';
   /** When the values were received. */
   seenAt: string;
-  /** The window the values describe: "day" when the daily limit is the one that binds. */
+  /**
+   * The window the values describe: "day" when the daily limit is the one that binds (its reset is further
+   * ahead than a minute window's can be, or this key showed a smaller limit that resets sooner), else "minute".
+   */
   window: 'minute' | 'day';
 }
 
-function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number, window: QuotaWindow): QuotaReport {
+export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
+  await run(f, { ...resolveOutput(opts), cached: opts.cached === true });
+}
+
+export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number, window: QuotaWindow = quotaWindow(quota)): QuotaReport {
   return {
     env,
     limit: quota.limit,
@@ -41,7 +57,7 @@ function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: 
 }
 
 async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<{ quota: Quota; window: QuotaWindow }> {
-  const config = await f.config();
+  const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../ratelimit/rate-state.js'), f.config()]);
   const store = new FileRateStateStore(rateStatePath(config.dir), { clock: f.clock, debug: (line) => f.debug(line) });
   let quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
   // Written by an older petstore that believed any header: a reset beyond the longest window is not shown.
@@ -78,19 +94,22 @@ async function liveQuota(f: Factory): Promise<{ quota: Quota; window: QuotaWindo
   return { quota: res.quota, window: client.limiter.windowOf(res.quota) === 'day' ? 'day' : 'short' };
 }
 
-export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options = resolveOutput(opts);
-  // --cached: the last-seen values from the state file; no request.
-  const cached = opts.cached === true;
+export async function run(f: Factory, options: QuotaOptions): Promise<void> {
   const target = await f.target();
-  if (cached && !target.apiKey) throw noApiKeyError(target.envName);
-  const { quota, window } = cached && target.apiKey ? await cachedQuota(f, target.envName, target.baseUrl, target.apiKey) : await liveQuota(f);
+  let seen: { quota: Quota; window: QuotaWindow };
+  if (options.cached) {
+    if (!target.apiKey) throw noApiKeyError(target.envName);
+    seen = await cachedQuota(f, target.envName, target.baseUrl, target.apiKey);
+  } else {
+    seen = await liveQuota(f);
+  }
+  const { quota } = seen;
   const now = f.clock.now();
-  const report = quotaReport(target.envName, quota, cached ? 'cached' : 'live', now, window);
+  const report = quotaReport(target.envName, quota, options.cached ? 'cached' : 'live', now, seen.window);
   if (report.window === 'day') {
     f.info(`note: the daily limit is the one that binds: ${quota.remaining}/${quota.limit} left today, resets at ${report.reset}`);
   }
-  if (cached && quota.resetAt <= now) {
+  if (options.cached && quota.resetAt <= now) {
     f.info(`note: the window seen at ${report.seenAt} has reset since; run "petstore quota" for live values`);
   }
   await printRecord(f, options.format, quotaView, report, options);

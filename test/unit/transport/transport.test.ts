@@ -1,13 +1,10 @@
-// HttpTransport's two engines against a real (hostile) server on 127.0.0.1: node:http
-// (src/transport/node-http.ts, the default) and undici's dispatcher driven by
-// src/transport/undici-exchange.ts (bulk seeding, proxies). Both must give the same responses, headers,
-// error messages and sent/not-sent classification.
+// HttpTransport against a real (hostile) server on 127.0.0.1: responses, headers, error messages and
+// the sent/not-sent classification.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../../../src/transport/errors.js';
 import { HttpTransport, MAX_BODY_BYTES, type ApiResponse } from '../../../src/transport/exchange.js';
-import { createNodeAgents, nodeRequest } from '../../../src/transport/node-http.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
 import { Agent } from 'undici';
 import { systemClock } from '../../../src/time/clock.js';
@@ -26,11 +23,6 @@ async function server(script: Script | Fault[]): Promise<FaultServer> {
   servers.push(s);
   return s;
 }
-
-const ENGINES = [
-  { engine: 'node:http', bulk: false },
-  { engine: 'undici dispatch (bulk)', bulk: true },
-] as const;
 
 interface TransportOpts {
   timeoutMs?: number;
@@ -70,7 +62,7 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected a failure');
 }
 
-describe.each(ENGINES)('$engine', ({ bulk }) => {
+describe('HttpTransport', () => {
   describe.concurrent('responses', () => {
     it('status, lower-case headers (repeated ones as arrays), text and int64-exact JSON', async () => {
       const s = await server([
@@ -81,7 +73,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
             'Content-Length: 30\r\nConnection: close\r\n\r\n[{"id":9223372036854775807}]  ',
         },
       ]);
-      const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } }, { bulk });
+      const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.headers['x-thing']).toEqual(['a', 'b']);
@@ -96,7 +88,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
 
     it('sends Accept, User-Agent, Authorization, and Content-Type with Content-Length for a body', async () => {
       const s = await server([json(201, { id: 1 })]);
-      const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } }, { bulk });
+      const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } });
       expect(res.status).toBe(201);
       const r = s.requests()[0]!;
       expect(r.method).toBe('POST');
@@ -112,7 +104,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
 
     it('a body over MAX_BODY_BYTES: the same MalformedResponseError as before', async () => {
       const s = await server([{ kind: 'big', status: 200, bytes: MAX_BODY_BYTES + 1024 * 1024 }]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
       expect(error).toBeInstanceOf(MalformedResponseError);
       expect(error.message).toBe('response body exceeds 16 MiB; refusing to buffer it');
     });
@@ -133,12 +125,12 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
       });
       await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
       const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
-      const t = transport(baseUrl, { bulk });
+      const t = transport(baseUrl, { bulk: true });
       try {
         for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
         // undici hands over a response just before its connection is free, so the next request may open a second.
-        expect(connections).toBeLessThanOrEqual(bulk ? 2 : 1);
-        // Eight at a time, 20 rounds: 8 connections at most (the bulk limit, or node:http's reuse of idle sockets).
+        expect(connections).toBeLessThanOrEqual(2);
+        // Eight at a time, 20 rounds: 8 connections at most (the bulk limit).
         await Promise.all(
           Array.from({ length: 8 }, async () => {
             for (let i = 0; i < 20; i++) await t.once({ method: 'POST', path: '/pets', body: { i } });
@@ -154,10 +146,10 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
     });
   });
 
-  describe.concurrent('failures: one classification for both engines', () => {
+  describe.concurrent('failures', () => {
     it('connection refused: not sent', async () => {
       const base = await closedPortUrl();
-      const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }, { bulk }));
+      const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }));
       expect(error).toBeInstanceOf(TransportError);
       expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
       expect((error as TransportError).sent).toBe(false);
@@ -167,7 +159,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
     it('connect timeout (the server never completes the connection): not sent, not a request timeout', async () => {
       const listener = await startUnansweredListener();
       try {
-        const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000, bulk }));
+        const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000 }));
         expect(error).toBeInstanceOf(TransportError);
         expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: no answer to the connection attempt \(timed out\)$/);
         expect((error as TransportError).sent).toBe(false);
@@ -179,21 +171,21 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
 
     it('slow headers within the timeout: the answer arrives whole', async () => {
       const s = await server([{ ...json(200, [{ id: 1, name: 'Rex', categoryId: 2 }]), delayMs: 300 } as Fault]);
-      const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000, bulk });
+      const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000 });
       expect(res.status).toBe(200);
       expect(res.text).toBe('[{"id":1,"name":"Rex","categoryId":2}]');
     });
 
     it('slow headers past the timeout: timedOut, sent', async () => {
       const s = await server([{ ...json(200, []), delayMs: 2000 } as Fault]);
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300 }));
       expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
       expect((error as TransportError).timedOut).toBe(true);
       expect((error as TransportError).sent).toBe(true);
     });
 
     it('unresolvable host: not sent', async () => {
-      const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }, { bulk }));
+      const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }));
       expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
       expect((error as TransportError).sent).toBe(false);
     });
@@ -201,14 +193,14 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
     for (const how of ['reset', 'close'] as const) {
       it(`dropped before the head (${how}): "was reset", sent`, async () => {
         const s = await server([{ kind: 'drop', how }]);
-        const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { bulk }));
+        const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }));
         expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
         expect((error as TransportError).sent).toBe(true);
       });
 
       it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
         const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
-        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
         expect(error).toBeInstanceOf(TransportError);
         expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
         expect((error as TransportError).sent).toBe(true);
@@ -221,14 +213,14 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
         const s = await server([
           { kind: 'raw', data: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\n${connection}\r\n[{"id":1}`, end: 'close' },
         ]);
-        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
         expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
         expect((error as TransportError).sent).toBe(true);
       });
 
     it('an answer that is not HTTP: a one-line transport error, sent', async () => {
       const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
       expect(error).toBeInstanceOf(TransportError);
       expect(error.message).toMatch(/^the answer from 127\.0\.0\.1:\d+ is not HTTP\/1\.1 \(Expected HTTP\/.*\)$/);
       expect(error.message).not.toContain('\n');
@@ -238,7 +230,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
     it('no answer: the timeout ends it (timedOut, sent)', async () => {
       const s = await server([{ kind: 'stall' }]);
       const started = Date.now();
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300 }));
       expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
       expect((error as TransportError).timedOut).toBe(true);
       expect((error as TransportError).sent).toBe(true);
@@ -247,7 +239,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
 
     it('exchanges started at different times each time out at their own deadline; one answered in time is not ended', async () => {
       const s = await server((req) => (req.path.endsWith('/ok') ? json(200, { ok: true }) : { kind: 'stall' }));
-      const t = transport(s.baseUrl, { timeoutMs: 400, bulk });
+      const t = transport(s.baseUrl, { timeoutMs: 400 });
       try {
         const ended = (p: Promise<unknown>) => failure(p).then((error) => ({ error, at: Date.now() }));
         const started = Date.now();
@@ -274,7 +266,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
       const s = await server([
         { kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } },
       ]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300, bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300 }));
       expect(error.message).toMatch(/^request timed out after 0\.3s/);
       expect((error as TransportError).timedOut).toBe(true);
     });
@@ -289,7 +281,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
         clearInterval(poll);
         ctrlC.abort(new InterruptedError());
       }, 5);
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal, bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal }));
       expect(error).toBeInstanceOf(InterruptedError);
       expect(error.message).toMatch(/^interrupted while POST \/pets was in flight: the server may or may not have processed it/);
     });
@@ -298,7 +290,7 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
       const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
       const ctrlC = new AbortController();
       setTimeout(() => ctrlC.abort(), 100);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal, bulk }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal }));
       expect(error).toBeInstanceOf(InterruptedError);
       expect(error.message).toBe('interrupted');
     });
@@ -330,24 +322,6 @@ describe('undici: a request that never left', () => {
     } finally {
       await dispatcher.close();
       await new Promise<void>((resolve) => srv.close(() => resolve()));
-    }
-  });
-});
-
-describe('nodeRequest', () => {
-  it('nodeRequest alone: status line, headers and a body stream', async () => {
-    const s = await server([json(200, { ok: true }, { 'x-a': '1' })]);
-    const agents = createNodeAgents();
-    try {
-      const res = await nodeRequest(`${s.baseUrl}/x`, { method: 'GET', headers: {}, signal: AbortSignal.timeout(5000), agents });
-      expect(res.statusCode).toBe(200);
-      expect(res.statusText).toBe('OK');
-      expect(res.headers['x-a']).toBe('1');
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c);
-      expect(Buffer.concat(chunks).toString()).toBe('{"ok":true}');
-    } finally {
-      agents.destroy();
     }
   });
 });

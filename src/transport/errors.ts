@@ -4,10 +4,8 @@ import { NetworkError } from '../errors/errors.js';
 import { redactProxyUrl, type ProxyEndpoint } from './proxy.js';
 
 /**
- * Failures that happen before any byte of the request leaves, so it was surely not sent, whatever
- * the method: 'transient' ones may go away (worth a retry, even for a POST), 'permanent' ones will
- * not. TLS failures (isTlsCode) are permanent and not sent too. ECONNABORTED is not here: it can come
- * after the request was written.
+ * Failures before any byte of the request leaves: 'transient' ones may go away (worth a retry, even for
+ * a POST), 'permanent' ones will not. TLS failures are permanent too. (ECONNABORTED can come after.)
  */
 const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ECONNREFUSED', 'transient'],
@@ -18,7 +16,7 @@ const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ENOTFOUND', 'permanent'],
 ]);
 
-/** Whether a failure with this code surely left nothing on the wire, and if so whether it may go away; undefined when the request may have been sent. */
+/** Whether a failure with this code surely sent nothing, and if so whether it may go away. */
 export function notSentFailure(code: string | undefined): 'transient' | 'permanent' | undefined {
   if (code === undefined) return undefined;
   return NOT_SENT.get(code) ?? (isTlsCode(code) ? 'permanent' : undefined);

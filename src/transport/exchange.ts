@@ -19,7 +19,7 @@ export type { HttpMethod } from './method.js';
 
 export interface ApiRequest {
   method: HttpMethod;
-  /** Path below the base URL, starting with "/" (e.g. "/pets"). */
+  /** Below the base URL, starting with "/" (e.g. "/pets"). */
   path: string;
   query?: Record<string, string | number | bigint | undefined>;
   /** Serialised as exact-int64 JSON. */
@@ -53,9 +53,9 @@ export interface ClientOptions {
   clock: Clock;
   /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
-  /** An undici dispatcher (tests: MockAgent); by default one is made from `proxy` and `bulk`. */
+  /** An undici dispatcher (tests: MockAgent); by default one made from `proxy` and `bulk`. */
   dispatcher?: Dispatcher;
-  /** Many requests to come, at most `connections` at once (bulk seeding): as many connections, no more. */
+  /** Many requests to come, at most `connections` at once (bulk seeding): as many connections. */
   bulk?: { connections: number } | undefined;
   /** Proxy settings from the environment (src/transport/proxy.ts); ignored when dispatcher is given, except in messages. */
   proxy?: ProxySettings | undefined;
@@ -115,10 +115,7 @@ function jsonOf(res: BufferedExchange): { value: unknown } | undefined {
   }
 }
 
-/**
- * The dispatcher for API requests: EnvHttpProxyAgent configured from the given
- * settings only (never from process.env), else a plain keep-alive Agent.
- */
+/** EnvHttpProxyAgent configured from the given settings only (never from process.env), else a keep-alive Agent. */
 export function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 'bulk' | 'connectTimeoutMs'>): Dispatcher {
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
@@ -145,9 +142,8 @@ export function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 
 
 export class HttpTransport {
   readonly #opts: ClientOptions;
-  /** Injected (tests), or made on first use. */
   #dispatcher: Dispatcher | undefined;
-  /** Texts never to print: the key and proxy credentials. */
+  /** Masks the key and proxy credentials. */
   readonly #redactor: Redactor;
   #tracedEngine = false;
 
@@ -225,13 +221,9 @@ export class HttpTransport {
     };
   }
 
-  /**
-   * The typed error for a failed exchange. `written` is false when undici never started the request,
-   * which beats any guess from the error's code.
-   */
+  /** The typed error for a failed exchange; `written` is false when undici never started the request. */
   #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, written: boolean): Error {
-    // Before the CliError pass-through: Ctrl-C rejects with an InterruptedError that does not yet say
-    // what became of the request.
+    // Ctrl-C's InterruptedError does not yet say what became of the request.
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(
         isSafeMethod(req.method) || !written
@@ -250,7 +242,7 @@ export class HttpTransport {
     return new TransportError(this.#redactor.text(message), sent && written, false, error);
   }
 
-  /** One trace line (--debug). Its parts are masked by the caller (redact.ts), before any cut. */
+  /** One trace line (--debug), masked by the caller before any cut. */
   #trace(line: string): void {
     this.#opts.debug?.(line);
   }

@@ -3,6 +3,9 @@
 import { NetworkError } from '../errors/errors.js';
 import { redactProxyUrl, type ProxyEndpoint } from './proxy.js';
 
+/** The code of a connection attempt that got no answer in time on the node:http engine (nothing was sent). */
+export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
+
 /**
  * Failures before any byte of the request leaves: 'transient' ones may go away (worth a retry, even for
  * a POST), 'permanent' ones will not. TLS failures are permanent too. (ECONNABORTED can come after.)
@@ -10,6 +13,7 @@ import { redactProxyUrl, type ProxyEndpoint } from './proxy.js';
 const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ECONNREFUSED', 'transient'],
   ['UND_ERR_CONNECT_TIMEOUT', 'transient'],
+  [CONNECT_TIMED_OUT, 'transient'],
   ['EAI_AGAIN', 'transient'],
   ['ENETUNREACH', 'transient'],
   ['EHOSTUNREACH', 'transient'],
@@ -80,6 +84,7 @@ const DIRECT: Record<string, Meaning> = {
   EPIPE: reset,
   UND_ERR_SOCKET: reset,
   UND_ERR_CONNECT_TIMEOUT: noConnection,
+  [CONNECT_TIMED_OUT]: noConnection,
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: cut,
   [RESPONSE_CUT_SHORT]: cut,
 };
@@ -124,7 +129,8 @@ function throughProxy(error: unknown, url: string, proxy: ProxyEndpoint): Descri
 
 /**
  * The parser's reason when the answer was not HTTP/1.1, '' when it gave none; undefined for other
- * errors. undici's HTTPParserError says "Response does not match the HTTP/1.1 protocol (<reason>)".
+ * errors. node:http says "Parse Error: <reason>" with an HPE_* code; undici's HTTPParserError says
+ * "Response does not match the HTTP/1.1 protocol (<reason>)", often without a code.
  */
 function parserFailure(error: unknown, code: string | undefined): string | undefined {
   const e = error as { name?: unknown; message?: unknown } | undefined;

@@ -1,11 +1,12 @@
-// One HTTP exchange with the API through undici: authentication, int64-exact JSON, a deadline covering
+// One HTTP exchange with the API, through node:http or undici: authentication, int64-exact JSON, a deadline covering
 // connect and the whole body (--timeout), Ctrl-C, the --debug trace, and a typed error for transport faults.
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { firstValue } from '../wire/headers.js';
 import { isSafeMethod, type HttpMethod } from './method.js';
 import { describeTransportError, TransportError } from './errors.js';
-import { Exchange, type BufferedExchange } from './undici-exchange.js';
+import { Exchange, type BufferedExchange, type ExchangeOptions } from './undici-exchange.js';
+import { NodeAgents, nodeExchange } from './node-http.js';
 import { CONNECT_TIMEOUT_MS, timerMs } from './timeouts.js';
 import { Redactor } from '../output/redact.js';
 import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
@@ -53,13 +54,13 @@ export interface ClientOptions {
   clock: Clock;
   /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
-  /** An undici dispatcher (tests: MockAgent); by default one made from `proxy` and `bulk`. */
+  /** An undici dispatcher (tests: MockAgent). Without one, node:http sends, or undici when a proxy is set or `bulk` asks. */
   dispatcher?: Dispatcher;
-  /** Many requests to come, at most `connections` at once (bulk seeding): as many connections. */
+  /** Many requests to come, at most `connections` at once (bulk seeding): undici, whose load they repay. */
   bulk?: { connections: number } | undefined;
   /** Proxy settings from the environment (src/transport/proxy.ts); ignored when dispatcher is given, except in messages. */
   proxy?: ProxySettings | undefined;
-  /** How long a new connection may take (default CONNECT_TIMEOUT_MS). */
+  /** How long a new connection may take (default CONNECT_TIMEOUT_MS, both engines). */
   connectTimeoutMs?: number | undefined;
   /** Receives the request trace (--debug): never the key, nor proxy credentials. */
   debug?: ((line: string) => void) | undefined;
@@ -83,6 +84,9 @@ function requestUrl(baseUrl: string, path: string, query?: ApiRequest['query']):
   }
   return url;
 }
+
+/** One exchange under way on either engine; `written` is false while undici says nothing was written, undefined on node:http. */
+type LiveExchange = Pick<Exchange, 'done' | 'abort'> & { readonly written: boolean | undefined };
 
 function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
@@ -116,7 +120,9 @@ function jsonOf(res: BufferedExchange): { value: unknown } | undefined {
 }
 
 /** EnvHttpProxyAgent configured from the given settings only (never from process.env), else a keep-alive Agent. */
-export function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 'bulk' | 'connectTimeoutMs'>): Dispatcher {
+export async function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 'bulk' | 'connectTimeoutMs'>): Promise<Dispatcher> {
+  // Loaded only here. Its default export: the bundle gives a dynamically imported CommonJS module no named exports.
+  const { Agent, EnvHttpProxyAgent } = (await import('undici')).default;
   // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
   // with a clear message; they stay as a safety net just behind it.
   const safetyNetMs = Math.min(2 ** 31 - 1, timerMs(o.timeoutMs) + 5000);
@@ -142,14 +148,17 @@ export function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 
 
 export class HttpTransport {
   readonly #opts: ClientOptions;
-  #dispatcher: Dispatcher | undefined;
+  #dispatcher: Promise<Dispatcher> | undefined;
+  /** node:http's agents, when neither a dispatcher, a proxy nor `bulk` asks for undici. */
+  readonly #agents: NodeAgents | undefined;
   /** Masks the key and proxy credentials. */
   readonly #redactor: Redactor;
   #tracedEngine = false;
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
-    this.#dispatcher = opts.dispatcher;
+    this.#dispatcher = opts.dispatcher && Promise.resolve(opts.dispatcher);
+    this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : new NodeAgents();
     this.#redactor = new Redactor([opts.apiKey, ...(opts.secrets ?? []), ...proxySecrets(opts.proxy)].filter((s) => s.length > 0));
   }
 
@@ -171,9 +180,9 @@ export class HttpTransport {
     const proxy = proxyFor(this.#opts.proxy, url.href);
     this.#traceRequest(req.method, url.href, headers, body, proxy);
     const started = this.#opts.clock.now();
-    const x = new Exchange({ method: req.method, headers, body, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
+    const x = this.#start(url, { method: req.method, headers, body, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
     try {
-      return this.#answer(await this.#run(x, url), url.href, started);
+      return this.#answer(await this.#run(x), url.href, started);
     } catch (error) {
       const e = this.#fail(error, req, url.href, proxy, x.written);
       this.#trace(`< failed after ${Math.round(this.#opts.clock.now() - started)} ms: ${e.message}`);
@@ -181,26 +190,32 @@ export class HttpTransport {
     }
   }
 
-  /** Runs the exchange to its end, or until its deadline (--timeout) or Ctrl-C (the outer signal) ends it. */
-  async #run(x: Exchange, url: URL): Promise<BufferedExchange> {
+  /** Starts the exchange on its engine; interrupted already, nothing starts. */
+  #start(url: URL, o: ExchangeOptions): LiveExchange {
+    const outer = this.#opts.signal;
+    if (outer?.aborted) return { done: Promise.reject(abortReason(outer)), written: false, abort: () => {} };
+    if (this.#agents) return nodeExchange(url, o, this.#agents, this.#opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+    const x = new Exchange(o);
+    this.#dispatcher ??= createDispatcher(this.#opts);
+    this.#dispatcher.then(
+      (d) => x.start(d, url.origin, `${url.pathname}${url.search}`),
+      (error: unknown) => x.abort(error instanceof Error ? error : new Error(String(error))),
+    );
+    return x;
+  }
+
+  /** Waits for the exchange to end, or for its deadline (--timeout) or Ctrl-C (the outer signal) to end it. */
+  async #run(x: LiveExchange): Promise<BufferedExchange> {
     const outer = this.#opts.signal;
     const interrupt = () => x.abort(abortReason(outer!));
     const timer = setTimeout(() => x.abort(new DOMException('the request timed out', 'TimeoutError')), timerMs(this.#opts.timeoutMs));
     outer?.addEventListener('abort', interrupt, { once: true });
     try {
-      // Interrupted already: nothing starts.
-      if (outer?.aborted) interrupt();
-      else x.start(this.#engine(), url.origin, `${url.pathname}${url.search}`);
       return await x.done;
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', interrupt);
     }
-  }
-
-  #engine(): Dispatcher {
-    this.#dispatcher ??= createDispatcher(this.#opts);
-    return this.#dispatcher;
   }
 
   /** The response as the layers above see it: JSON parsed (int64-exact) when it is JSON, the quota read. */
@@ -222,11 +237,11 @@ export class HttpTransport {
   }
 
   /** The typed error for a failed exchange; `written` is false when undici never started the request. */
-  #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, written: boolean): Error {
+  #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, written: boolean | undefined): Error {
     // Ctrl-C's InterruptedError does not yet say what became of the request.
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(
-        isSafeMethod(req.method) || !written
+        isSafeMethod(req.method) || written === false
           ? 'interrupted'
           : `interrupted while ${req.method} ${req.path} was in flight: the server may or may not have processed it; check before retrying`,
       );
@@ -235,11 +250,11 @@ export class HttpTransport {
     if ((error as Error | undefined)?.name === 'TimeoutError') {
       const s = this.#opts.timeoutMs / 1000;
       const via = proxy ? ` through proxy ${redactProxyUrl(proxy.uri)}` : '';
-      const waiting = written ? '' : ' (still waiting for a connection; not sent)';
-      return new TransportError(`request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}${waiting}`, written, true, error);
+      const waiting = written === false ? ' (still waiting for a connection; not sent)' : '';
+      return new TransportError(`request timed out after ${s}s (--timeout ${s}): ${req.method} ${url}${via}${waiting}`, written !== false, true, error);
     }
     const { message, sent } = describeTransportError(error, url, proxy);
-    return new TransportError(this.#redactor.text(message), sent && written, false, error);
+    return new TransportError(this.#redactor.text(message), sent && written !== false, false, error);
   }
 
   /** One trace line (--debug), masked by the caller before any cut. */
@@ -250,8 +265,9 @@ export class HttpTransport {
   /** Which dispatcher sends the requests, named once before the first request. */
   #engineName(): string {
     const o = this.#opts;
+    if (this.#agents) return 'node:http (keep-alive)';
     if (o.dispatcher) return 'undici (injected dispatcher)';
-    const why = [o.proxy ? 'proxy settings from the environment' : o.bulk ? 'bulk' : 'keep-alive'];
+    const why = [o.proxy ? 'proxy settings from the environment' : 'bulk'];
     if (o.bulk) why.push(`at most ${o.bulk.connections} connections`);
     return `undici (${why.join(', ')})`;
   }
@@ -277,6 +293,7 @@ export class HttpTransport {
   }
 
   async close(): Promise<void> {
-    if (!this.#opts.dispatcher && this.#dispatcher) await this.#dispatcher.close();
+    this.#agents?.destroy();
+    if (!this.#opts.dispatcher && this.#dispatcher) await (await this.#dispatcher).close();
   }
 }

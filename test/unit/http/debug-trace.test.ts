@@ -40,7 +40,7 @@ describe('the --debug trace of one exchange', () => {
     } finally {
       await t.close();
     }
-    expect(lines[0]).toBe('* HTTP client: undici (keep-alive)');
+    expect(lines[0]).toBe('* HTTP client: node:http (keep-alive)');
     expect(lines[1]).toBe(`> GET ${sb.baseUrl}/pets?limit=1`);
     expect(lines).toContain('> authorization: Bearer ****7q7q');
     expect(lines).toContain('> accept: application/json');
@@ -54,11 +54,11 @@ describe('the --debug trace of one exchange', () => {
     expect(text()).not.toContain(KEY);
   });
 
-  it('names the HTTP client once, before the first request: undici, for bulk or with proxy settings', async () => {
+  it('names the HTTP client once, before the first request: node:http, or undici for bulk or with proxy settings', async () => {
     // NO_PROXY exempts the sandbox: the proxy agent is in use, but sends straight to it.
     const env = { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' };
     for (const [opts, engine] of [
-      [{}, 'undici (keep-alive)'],
+      [{}, 'node:http (keep-alive)'],
       [{ bulk: { connections: 8 } }, 'undici (bulk, at most 8 connections)'],
       [{ env }, 'undici (proxy settings from the environment)'],
       [{ env, bulk: { connections: 4 } }, 'undici (proxy settings from the environment, at most 4 connections)'],

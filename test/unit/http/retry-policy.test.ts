@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../../src/errors/errors.js';
-import { describeTransportError, notSentFailure, TransportError } from '../../../src/transport/errors.js';
+import { CONNECT_TIMED_OUT, describeTransportError, notSentFailure, TransportError } from '../../../src/transport/errors.js';
 import { retryVerdict } from '../../../src/http/retry-policy.js';
 import { isSafeMethod } from '../../../src/transport/method.js';
 
@@ -76,14 +76,17 @@ describe('methods', () => {
 describe('one list of "surely not sent" failures for both engines', () => {
   // The node:http engine's connect timeout was missing from the retry policy's own list, so a
   // POST that never left was retried on undici and given up on node:http.
-  it.each([['UND_ERR_CONNECT_TIMEOUT', 'undici']])('a connect timeout (%s, %s) on a POST is retried', (code) => {
+  it.each([
+    ['UND_ERR_CONNECT_TIMEOUT', 'undici'],
+    [CONNECT_TIMED_OUT, 'node:http'],
+  ])('a connect timeout (%s, %s) on a POST is retried', (code) => {
     const error = new TransportError('could not connect', notSentFailure(code) === undefined, false, Object.assign(new Error('x'), { code }));
     expect(error.sent).toBe(false);
     expect(retryVerdict('POST', { error })).toEqual({ action: 'retry', wait: 'backoff' });
   });
 
   it('what the message says (sent or not) and what the policy does agree for every listed code', () => {
-    for (const code of ['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND']) {
+    for (const code of ['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', CONNECT_TIMED_OUT, 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND']) {
       const cause = Object.assign(new Error(code), { code });
       const { sent } = describeTransportError(cause, 'http://127.0.0.1:9/v1/pets', undefined);
       expect(sent, code).toBe(false);

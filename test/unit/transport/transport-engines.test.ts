@@ -1,5 +1,7 @@
-// HttpTransport against a real (hostile) server on 127.0.0.1: responses, headers, error messages and
-// the sent/not-sent classification.
+// HttpTransport's two engines against a real (hostile) server on 127.0.0.1: node:http
+// (src/transport/node-http.ts, the default) and undici's dispatcher (src/transport/undici-exchange.ts:
+// bulk seeding, proxies). Both must give the same responses, headers, error messages and sent/not-sent
+// classification.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,11 @@ async function server(script: Script | Fault[]): Promise<FaultServer> {
   servers.push(s);
   return s;
 }
+
+const ENGINES = [
+  { engine: 'node:http', bulk: false },
+  { engine: 'undici dispatch (bulk)', bulk: true },
+] as const;
 
 interface TransportOpts {
   timeoutMs?: number;
@@ -62,7 +69,7 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected a failure');
 }
 
-describe('HttpTransport', () => {
+describe.each(ENGINES)('$engine', ({ bulk }) => {
   describe.concurrent('responses', () => {
     it('status, lower-case headers (repeated ones as arrays), text and int64-exact JSON', async () => {
       const s = await server([
@@ -73,7 +80,7 @@ describe('HttpTransport', () => {
             'Content-Length: 30\r\nConnection: close\r\n\r\n[{"id":9223372036854775807}]  ',
         },
       ]);
-      const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } });
+      const res = await once(s.baseUrl, { method: 'GET', path: '/pets', query: { limit: 5 } }, { bulk });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.headers['x-thing']).toEqual(['a', 'b']);
@@ -88,7 +95,7 @@ describe('HttpTransport', () => {
 
     it('sends Accept, User-Agent, Authorization, and Content-Type with Content-Length for a body', async () => {
       const s = await server([json(201, { id: 1 })]);
-      const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } });
+      const res = await once(s.baseUrl, { method: 'POST', path: '/pets', body: { name: 'Rëx', categoryId: 1n } }, { bulk });
       expect(res.status).toBe(201);
       const r = s.requests()[0]!;
       expect(r.method).toBe('POST');
@@ -104,7 +111,7 @@ describe('HttpTransport', () => {
 
     it('a body over MAX_BODY_BYTES: the same MalformedResponseError as before', async () => {
       const s = await server([{ kind: 'big', status: 200, bytes: MAX_BODY_BYTES + 1024 * 1024 }]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
       expect(error).toBeInstanceOf(MalformedResponseError);
       expect(error.message).toBe('response body exceeds 16 MiB; refusing to buffer it');
     });
@@ -125,12 +132,12 @@ describe('HttpTransport', () => {
       });
       await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
       const baseUrl = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
-      const t = transport(baseUrl, { bulk: true });
+      const t = transport(baseUrl, { bulk });
       try {
         for (let i = 0; i < 5; i++) expect((await t.once({ method: 'GET', path: '/pets' })).status).toBe(200);
         // undici hands over a response just before its connection is free, so the next request may open a second.
-        expect(connections).toBeLessThanOrEqual(2);
-        // Eight at a time, 20 rounds: 8 connections at most (the bulk limit).
+        expect(connections).toBeLessThanOrEqual(bulk ? 2 : 1);
+        // Eight at a time, 20 rounds: 8 connections at most (the bulk limit, or node:http's reuse of idle sockets).
         await Promise.all(
           Array.from({ length: 8 }, async () => {
             for (let i = 0; i < 20; i++) await t.once({ method: 'POST', path: '/pets', body: { i } });
@@ -146,10 +153,10 @@ describe('HttpTransport', () => {
     });
   });
 
-  describe.concurrent('failures', () => {
+  describe.concurrent('failures: one classification for both engines', () => {
     it('connection refused: not sent', async () => {
       const base = await closedPortUrl();
-      const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }));
+      const error = await failure(once(base, { method: 'POST', path: '/pets', body: {} }, { bulk }));
       expect(error).toBeInstanceOf(TransportError);
       expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connection refused$/);
       expect((error as TransportError).sent).toBe(false);
@@ -159,7 +166,7 @@ describe('HttpTransport', () => {
     it('connect timeout (the server never completes the connection): not sent, not a request timeout', async () => {
       const listener = await startUnansweredListener();
       try {
-        const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000 }));
+        const error = await failure(once(listener.baseUrl, { method: 'POST', path: '/pets', body: {} }, { connectTimeoutMs: 200, timeoutMs: 5000, bulk }));
         expect(error).toBeInstanceOf(TransportError);
         expect(error.message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: no answer to the connection attempt \(timed out\)$/);
         expect((error as TransportError).sent).toBe(false);
@@ -171,21 +178,21 @@ describe('HttpTransport', () => {
 
     it('slow headers within the timeout: the answer arrives whole', async () => {
       const s = await server([{ ...json(200, [{ id: 1, name: 'Rex', categoryId: 2 }]), delayMs: 300 } as Fault]);
-      const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000 });
+      const res = await once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 3000, bulk });
       expect(res.status).toBe(200);
       expect(res.text).toBe('[{"id":1,"name":"Rex","categoryId":2}]');
     });
 
     it('slow headers past the timeout: timedOut, sent', async () => {
       const s = await server([{ ...json(200, []), delayMs: 2000 } as Fault]);
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300 }));
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
       expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
       expect((error as TransportError).timedOut).toBe(true);
       expect((error as TransportError).sent).toBe(true);
     });
 
     it('unresolvable host: not sent', async () => {
-      const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }));
+      const error = await failure(once('http://petstore-nowhere.invalid/v1', { method: 'GET', path: '/pets' }, { bulk }));
       expect(error.message).toBe('could not resolve host petstore-nowhere.invalid');
       expect((error as TransportError).sent).toBe(false);
     });
@@ -193,14 +200,14 @@ describe('HttpTransport', () => {
     for (const how of ['reset', 'close'] as const) {
       it(`dropped before the head (${how}): "was reset", sent`, async () => {
         const s = await server([{ kind: 'drop', how }]);
-        const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }));
+        const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { bulk }));
         expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ was reset$/);
         expect((error as TransportError).sent).toBe(true);
       });
 
       it(`cut after the head (${how}): "closed before the whole response arrived", sent`, async () => {
         const s = await server([{ kind: 'cut', status: 200, headers: { 'content-type': 'application/json' }, contentLength: 500, body: '[{"id":1,', how }]);
-        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
         expect(error).toBeInstanceOf(TransportError);
         expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
         expect((error as TransportError).sent).toBe(true);
@@ -213,14 +220,14 @@ describe('HttpTransport', () => {
         const s = await server([
           { kind: 'raw', data: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\n${connection}\r\n[{"id":1}`, end: 'close' },
         ]);
-        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+        const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
         expect(error.message).toMatch(/^connection to 127\.0\.0\.1:\d+ closed before the whole response arrived$/);
         expect((error as TransportError).sent).toBe(true);
       });
 
     it('an answer that is not HTTP: a one-line transport error, sent', async () => {
       const s = await server([{ kind: 'raw', data: 'SSH-2.0-OpenSSH_9.6\r\n\r\n', end: 'close' }]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { bulk }));
       expect(error).toBeInstanceOf(TransportError);
       expect(error.message).toMatch(/^the answer from 127\.0\.0\.1:\d+ is not HTTP\/1\.1 \(Expected HTTP\/.*\)$/);
       expect(error.message).not.toContain('\n');
@@ -230,7 +237,7 @@ describe('HttpTransport', () => {
     it('no answer: the timeout ends it (timedOut, sent)', async () => {
       const s = await server([{ kind: 'stall' }]);
       const started = Date.now();
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300 }));
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { timeoutMs: 300, bulk }));
       expect(error.message).toBe(`request timed out after 0.3s (--timeout 0.3): POST ${s.baseUrl}/pets`);
       expect((error as TransportError).timedOut).toBe(true);
       expect((error as TransportError).sent).toBe(true);
@@ -239,7 +246,7 @@ describe('HttpTransport', () => {
 
     it('exchanges started at different times each time out at their own deadline; one answered in time is not ended', async () => {
       const s = await server((req) => (req.path.endsWith('/ok') ? json(200, { ok: true }) : { kind: 'stall' }));
-      const t = transport(s.baseUrl, { timeoutMs: 400 });
+      const t = transport(s.baseUrl, { timeoutMs: 400, bulk });
       try {
         const ended = (p: Promise<unknown>) => failure(p).then((error) => ({ error, at: Date.now() }));
         const started = Date.now();
@@ -266,7 +273,7 @@ describe('HttpTransport', () => {
       const s = await server([
         { kind: 'stall', head: { status: 200, headers: { 'content-type': 'application/json' }, contentLength: 1000, body: '[{"id":1,' } },
       ]);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300 }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { timeoutMs: 300, bulk }));
       expect(error.message).toMatch(/^request timed out after 0\.3s/);
       expect((error as TransportError).timedOut).toBe(true);
     });
@@ -281,7 +288,7 @@ describe('HttpTransport', () => {
         clearInterval(poll);
         ctrlC.abort(new InterruptedError());
       }, 5);
-      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal }));
+      const error = await failure(once(s.baseUrl, { method: 'POST', path: '/pets', body: {} }, { signal: ctrlC.signal, bulk }));
       expect(error).toBeInstanceOf(InterruptedError);
       expect(error.message).toMatch(/^interrupted while POST \/pets was in flight: the server may or may not have processed it/);
     });
@@ -290,7 +297,7 @@ describe('HttpTransport', () => {
       const s = await server([{ kind: 'stall', head: { status: 200, contentLength: 100, body: '[' } }]);
       const ctrlC = new AbortController();
       setTimeout(() => ctrlC.abort(), 100);
-      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal }));
+      const error = await failure(once(s.baseUrl, { method: 'GET', path: '/pets' }, { signal: ctrlC.signal, bulk }));
       expect(error).toBeInstanceOf(InterruptedError);
       expect(error.message).toBe('interrupted');
     });

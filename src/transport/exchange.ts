@@ -1,5 +1,5 @@
-// One HTTP exchange with the API, through node:http or undici: authentication, int64-exact JSON, a deadline covering
-// connect and the whole body (--timeout), Ctrl-C, the --debug trace, and a typed error for transport faults.
+// One HTTP exchange with the API, through node:http or undici: authentication, int64-exact JSON, a
+// deadline covering connect and the whole body (--timeout), Ctrl-C, the --debug trace, typed errors.
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { firstValue } from '../wire/headers.js';
@@ -96,10 +96,6 @@ function abortReason(signal: AbortSignal): Error {
 export function traceBody(text: string, max = DEBUG_BODY_CHARS): string {
   const cut = text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
   return escapeControl(cut);
-}
-
-function headerText(value: string | string[] | undefined): string {
-  return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
 function bodyTooLarge(): MalformedResponseError {
@@ -287,7 +283,8 @@ export class HttpTransport {
     if (!this.#opts.debug) return;
     this.#trace(`< ${res.statusCode} ${res.statusText || STATUS_CODES[res.statusCode] || ''} (${Math.round(ms)} ms)`.replace('  (', ' ('));
     for (const [name, value] of Object.entries(res.headers)) {
-      if (TRACED_RESPONSE_HEADERS.test(name)) this.#trace(`< ${name}: ${escapeControl(this.#redactor.header(name, headerText(value)))}`);
+      if (TRACED_RESPONSE_HEADERS.test(name))
+        this.#trace(`< ${name}: ${escapeControl(this.#redactor.header(name, Array.isArray(value) ? value.join(', ') : (value ?? '')))}`);
     }
     if (res.text.length > 0) this.#trace(`< ${traceBody(this.#redactor.text(res.text))}`);
   }

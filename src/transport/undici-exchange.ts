@@ -26,9 +26,7 @@ export interface ExchangeOptions {
 }
 
 /** What undici hands to each callback: enough to end the exchange. */
-interface Controller {
-  abort(reason: Error): void;
-}
+type Controller = Pick<Dispatcher.DispatchController, 'abort'>;
 
 /** One exchange and its undici handler: `abort` ends it with that reason, whether undici has started it or not. */
 export class Exchange {

@@ -8,7 +8,7 @@ import { describeResponse, errorForResponse } from '../api/errors.js';
 import { sendNewPet } from '../api/pets.js';
 import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
-import { toPet, type NewPet, type Pet } from '../pets/pet.js';
+import { toPet, type NewPet } from '../pets/pet.js';
 import type { PetCheck } from './new-pet-record.js';
 import { firstValue } from '../wire/headers.js';
 import { terminalJsonWriter } from '../output/json-terminal.js';

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Help, Option } from 'commander';
-import { type CommandContext, type CommandModule, examples } from './commands/context.js';
+import { type CommandContext, examples } from './commands/context.js';
 import { registerApi } from './commands/api/index.js';
 import { registerAuth } from './commands/auth/index.js';
 import { registerCompletion } from './commands/completion/index.js';
@@ -10,7 +10,7 @@ import { registerSandbox } from './commands/sandbox/index.js';
 import { CliError, InterruptedError, UsageError } from './errors/errors.js';
 import { exitCodeFor, ExitCode } from './errors/exit-codes.js';
 import { createFactory, type Factory, type GlobalOptions } from './factory.js';
-import { HELP_TOPICS, helpTopic } from './help/topics.js';
+import { HELP_TOPICS, type HelpTopic, helpTopic } from './help/topics.js';
 import { createIO, type EnvVars, type IO, type IOInputs } from './io/io.js';
 import { storageProblem } from './io/storage-problem.js';
 import { renderError } from './output/error.js';
@@ -34,40 +34,23 @@ export interface RunDeps {
 /** commander's own width for help that goes to no terminal. */
 const HELP_WIDTH_OFF_TERMINAL = 80;
 
-/** An argParser for a number of at least `min` (seconds may have a fraction); the usage error names `flag`. */
-function atLeast(flag: string, min: number): (text: string) => number {
-  return (text) => {
-    if (!/^\d+(\.\d+)?$/.test(text.trim()) || Number(text) < min) {
-      throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
-    }
-    return Number(text);
-  };
-}
-
-/** A day in seconds: the longest --timeout and --max-wait (the longest window of any plan; a timer takes at most about 24.8 days). */
+/** The longest --timeout and --max-wait: a day, the longest window of any plan. */
 const DAY_SECONDS = 86_400;
 
-/** An argParser for seconds from `min` to a day; one usage line naming `flag` and both bounds. */
-function seconds(flag: string, min: number): (text: string) => number {
-  const low = atLeast(flag, min);
+/** An argParser for a number from `min` (to a day of seconds with `seconds`, whole with `whole`); the usage error names `flag`. */
+function numberFlag(flag: string, min: number, bound: 'seconds' | 'whole'): (text: string) => number {
   return (text) => {
-    const n = low(text);
-    if (n > DAY_SECONDS) throw new UsageError(`invalid ${flag} "${text}": must be at most ${DAY_SECONDS} seconds (a day)`);
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || n < min) {
+      throw new UsageError(`invalid ${flag} "${text}": must be a number ${min > 0 ? `of at least ${min}` : '0 or more'}`);
+    }
+    if (bound === 'seconds' && n > DAY_SECONDS) throw new UsageError(`invalid ${flag} "${text}": must be at most ${DAY_SECONDS} seconds (a day)`);
+    if (bound === 'whole' && !Number.isInteger(n)) throw new UsageError(`invalid ${flag} "${text}": must be a whole number`);
     return n;
   };
 }
 
-/** --max-retries: a whole number, 0 or more. */
-function retries(text: string): number {
-  const n = atLeast('--max-retries', 0)(text);
-  if (!Number.isInteger(n)) throw new UsageError(`invalid --max-retries "${text}": must be a whole number`);
-  return n;
-}
-
-/**
- * --limiter and PETSTORE_LIMITER: a redis:// or rediss:// URL with a host (and maybe a port and a database
- * number). A password is a secret: never echoed, and only from the environment (a command line shows in `ps`).
- */
+/** --limiter and PETSTORE_LIMITER: a redis:// or rediss:// URL; a password only from the environment (a command line shows in `ps`). */
 function limiterUrl(text: string, from = '--limiter'): string {
   let url: URL | undefined;
   try {
@@ -106,10 +89,8 @@ function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions 
 }
 
 /**
- * A flag value its argParser refused (a UsageError), kept as the option's value. The error is thrown
- * when the command is about to run, once commander has read the whole line, as the command modules
- * did before the parsers moved onto the Options: so --help anywhere still shows the help, an unknown
- * flag is still reported as such, and `-o json` after the bad value still gets the error as JSON.
+ * A flag value its argParser refused, kept as the option's value and thrown once commander has read the
+ * whole line: --help anywhere still shows the help, and `-o json` after the bad value gets the error as JSON.
  */
 class Refused {
   constructor(readonly error: UsageError) {}
@@ -134,22 +115,11 @@ function wantsJson(opts: Record<string, unknown>): boolean {
   return opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
 }
 
-const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = {
-  env: registerEnv,
-  auth: registerAuth,
-  pets: registerPets,
-  quota: registerQuota,
-  api: registerApi,
-  sandbox: registerSandbox,
-  completion: registerCompletion,
-  __complete: registerCompletion,
-};
+/** The command groups, in the help's order. */
+const GROUPS = [registerEnv, registerAuth, registerPets, registerQuota, registerApi, registerSandbox, registerCompletion];
 
-// Two things need the command name before commander parses: registering only the group it names
-// (commander looks a command up only once all are registered), and `help pets list` (commander's
-// help command looks one word deep: it would show the pets group). So this finds it as commander
-// will: the first word that is not a global option or the value of one (which take a value is read
-// from the program's Options).
+// `help pets list` needs the command's place before commander parses (its help command looks one word
+// deep): the first word that is not a global option or the value of one.
 function commandIndex(argv: readonly string[], program: Command): number {
   const takesValue = new Set<string | undefined>(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
   let i = 0;
@@ -179,20 +149,11 @@ function unknownCommand(program: Command, path: readonly string[]): string | und
   return undefined;
 }
 
-/** The command group an argv names, e.g. "pets" in `--env staging pets list`; undefined if none. */
-function groupOf(argv: readonly string[], program: Command): string | undefined {
-  const word = argv[commandIndex(argv, program)];
-  return word !== undefined && Object.hasOwn(GROUPS, word) ? word : undefined;
-}
-
 const plainHelp = new Help();
 
 const GLOBAL_FLAGS_LINE = 'Global flags: petstore help flags';
 
-/**
- * commander's help, with the global flags listed once: the program's help shows them as its options
- * and ends with the help topics; a command's help names the topic instead of repeating them.
- */
+/** commander's help, the global flags listed once: in the program's help, which ends with the help topics. */
 function formatHelp(cmd: Command, helper: Help): string {
   const text = plainHelp.formatHelp(cmd, helper);
   if (cmd.parent) return `${text}\n${GLOBAL_FLAGS_LINE}\n`;
@@ -209,10 +170,7 @@ function globalFlagsText(program: Command): string {
   return options.map((o) => helper.formatItem(helper.optionTerm(o), width, helper.optionDescription(o), helper)).join('\n');
 }
 
-/**
- * The help text of an option: commander's, but without its "(choices: …)" when the description
- * already names them (choiceOption() in src/commands/context.ts words them in as "a|b|c").
- */
+/** commander's help text of an option, without "(choices: …)" when the description names them as "a|b|c". */
 function optionDescription(option: Option): string {
   const listed = option.argChoices !== undefined && option.description.includes(option.argChoices.join('|'));
   return plainHelp.optionDescription(listed ? (Object.create(option, { argChoices: { value: undefined } }) as Option) : option);
@@ -229,9 +187,9 @@ function rootProgram(): Command {
     .option('--debug', 'print request traces and stack traces on stderr (or PETSTORE_DEBUG=1)')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail instead when input is needed')
-    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', seconds('--timeout', 0.001), 30)
-    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', retries, 3)
-    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', seconds('--max-wait', 0), 120)
+    .option('--timeout <seconds>', 'per-request timeout covering connect and the whole response', numberFlag('--timeout', 0.001, 'seconds'), 30)
+    .option('--max-retries <n>', 'retries after 429, 502-504 and connection errors (0 disables)', numberFlag('--max-retries', 0, 'whole'), 3)
+    .option('--max-wait <seconds>', 'longest rate-limit wait before giving up with exit 6', numberFlag('--max-wait', 0, 'seconds'), 120)
     .option('--limiter <url>', 'share one rate-limit budget per key through Redis/Valkey: redis://HOST:PORT/N (or PETSTORE_LIMITER)', (text) =>
       limiterUrl(text),
     )
@@ -248,73 +206,56 @@ function rootProgram(): Command {
   ]);
 }
 
-/** Registers the command groups: all of them, or only the one named `only` (see groupOf). */
-function addGroups(program: Command, actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
+/** The commander program with every command group. */
+export function buildProgram(actions: Pick<CommandContext, 'lazy'>): Command {
+  const program = rootProgram();
   const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
-  const one = only === undefined ? undefined : GROUPS[only];
-  // Every group, in GROUPS' order (the help's), once: __complete shares completion's registrar.
-  for (const register of one ? [one] : new Set(Object.values(GROUPS))) register(program, ctx);
+  for (const register of GROUPS) register(program, ctx);
   return program;
 }
 
-/**
- * The commander program. With `only` (a group name), just that group is registered: its commands,
- * help and errors are the same, and start-up skips building the others (~2 ms).
- */
-export function buildProgram(actions: Pick<CommandContext, 'lazy'>, only?: string): Command {
-  return addGroups(rootProgram(), actions, only);
+/** What a run learns once a command starts, for reporting its failure: the factory, -o json, --debug. */
+interface RunState {
+  factory: Factory | undefined;
+  json: boolean;
+  debug: boolean;
 }
 
-/** Runs one invocation and returns its exit code; never exits the process. */
-export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
-  const program = rootProgram();
-  const { argv, helpPath } = expandHelp(rawArgv, program);
-  let factory: Factory | undefined;
-  let json = false;
-  let debug = envFlag(deps.env.PETSTORE_DEBUG);
-  const baseIO = createIO(deps);
+/** The commander action of a command: reads the global flags, builds the factory, loads the command's module and runs it. */
+function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
+  return (load) =>
+    async (...actionArgs) => {
+      const cmd = actionArgs[actionArgs.length - 1] as Command;
+      const opts = cmd.opts();
+      state.json = wantsJson(opts);
+      const all = cmd.optsWithGlobals();
+      const globals = globalsFrom(all, deps.env);
+      state.debug = globals.debug;
+      const refused = Object.values(all).find((v): v is Refused => v instanceof Refused);
+      if (refused) throw refused.error;
+      const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
+      const { env, clock, signal, dispatcher } = deps;
+      state.factory = createFactory({ io, env, clock, globals, signal, version: VERSION, ...(dispatcher ? { dispatcher } : {}) });
+      const mod = await load();
+      await mod.command(
+        state.factory,
+        cmd.processedArgs.filter((a): a is string => typeof a === 'string'),
+        opts,
+      );
+    };
+}
 
-  const actions: Pick<CommandContext, 'lazy'> = {
-    lazy:
-      (load: () => Promise<CommandModule>) =>
-      async (...actionArgs: unknown[]) => {
-        const cmd = actionArgs[actionArgs.length - 1] as Command;
-        const opts = cmd.opts();
-        json = wantsJson(opts);
-        const all = cmd.optsWithGlobals();
-        const globals = globalsFrom(all, deps.env);
-        debug = globals.debug;
-        const refused = Object.values(all).find((v): v is Refused => v instanceof Refused);
-        if (refused) throw refused.error;
-        const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
-        factory = createFactory({
-          io,
-          env: deps.env,
-          clock: deps.clock,
-          globals,
-          signal: deps.signal,
-          version: VERSION,
-          ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
-        });
-        const mod = await load();
-        await mod.command(
-          factory,
-          cmd.processedArgs.filter((a): a is string => typeof a === 'string'),
-          opts,
-        );
-      },
-  };
-
-  addGroups(program, actions, groupOf(argv, program));
-  // Subcommands copied the output settings when they were created: set them on every command,
-  // or their parse errors and --help would bypass the injected streams.
-  // The help's width too comes from the injected streams (commander's default reads process.stdout):
-  // scripts/build.mjs renders the terminal help pages through it.
+/**
+ * Output through the injected streams, the help's width included (commander's default reads
+ * process.stdout), on every command: subcommands copied the settings when they were created.
+ */
+function useStreams(program: Command, deps: RunDeps): void {
+  const width = (stream: RunDeps['stdout']) => (stream.isTTY && stream.columns ? stream.columns : HELP_WIDTH_OFF_TERMINAL);
   const output = {
     writeOut: (s: string) => deps.stdout.write(s),
     writeErr: (s: string) => deps.stderr.write(s),
-    getOutHelpWidth: () => (deps.stdout.isTTY && deps.stdout.columns ? deps.stdout.columns : HELP_WIDTH_OFF_TERMINAL),
-    getErrHelpWidth: () => (deps.stderr.isTTY && deps.stderr.columns ? deps.stderr.columns : HELP_WIDTH_OFF_TERMINAL),
+    getOutHelpWidth: () => width(deps.stdout),
+    getErrHelpWidth: () => width(deps.stderr),
   };
   const configure = (c: Command): void => {
     c.configureOutput(output);
@@ -322,50 +263,73 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
     c.commands.forEach(configure);
   };
   configure(program);
-  // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
-  const word = commandIndex(argv, program);
-  // Global flags and no command (`petstore -v`, `petstore --env staging`): one line, not the whole help on
-  // stderr. The flags are named, never their values (a --limiter URL may hold a password).
-  if (word === argv.length && !argv.some((a) => ['--help', '-h', '--version', '-V'].includes(a))) {
+}
+
+/**
+ * The usage error of a command line commander would not word well, or undefined: global flags and no
+ * command (one line, not the whole help on stderr; the flags are named, never their values: a
+ * --limiter URL may hold a password), or `help` naming no command or topic.
+ */
+function refusal(program: Command, argv: readonly string[], helpPath: readonly string[] | undefined, topic: HelpTopic | undefined): string | undefined {
+  if (commandIndex(argv, program) === argv.length && !argv.some((a) => ['--help', '-h', '--version', '-V'].includes(a))) {
     const flags = [...new Set(argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]))].join(' ');
     const version = argv.includes('-v') ? '; -v is --verbose (the version: petstore --version)' : '';
-    deps.stderr.write(`error: no command given, only global flags (${flags}); add a command (petstore help lists them)${version}\n`);
-    return ExitCode.usage;
+    return `no command given, only global flags (${flags}); add a command (petstore help lists them)${version}`;
   }
-  if (word === argv.length - 1 && program.commands.some((c) => c.name() === argv[word] && c.commands.length > 0)) argv.push('--help');
-
-  const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
   const unknown = helpPath && !topic ? unknownCommand(program, helpPath) : undefined;
-  if (unknown) {
-    const what = unknown === helpPath?.[0] ? 'command or help topic' : 'command';
-    deps.stderr.write(`error: unknown ${what} '${unknown}' (petstore help lists them)\n`);
-    return ExitCode.usage;
-  }
+  if (unknown === undefined) return undefined;
+  return `unknown ${unknown === helpPath?.[0] ? 'command or help topic' : 'command'} '${unknown}' (petstore help lists them)`;
+}
 
-  let code: number = ExitCode.ok;
+/** Parses and runs the command line, or prints the help topic; the exit code, a failure reported through `report`. */
+async function execute(program: Command, argv: string[], topic: HelpTopic | undefined, deps: RunDeps, report: (error: unknown, reason?: unknown) => number) {
   try {
     if (topic) deps.stdout.write(topic.body({ globalFlags: globalFlagsText(program) }));
     else await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Help and --version end with code 0; every parse error is a usage error.
-      code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    } else {
-      // Whatever a command threw after Ctrl-C, the user interrupted it.
-      const failure = deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError) ? new InterruptedError() : error;
-      renderError(factory?.io ?? baseIO, failure, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
-      code = exitCodeFor(failure, deps.signal.reason);
-    }
+    // Help and --version end with code 0; every parse error is a usage error.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    // Whatever a command threw after Ctrl-C, the user interrupted it.
+    const interrupted = deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError);
+    return report(interrupted ? new InterruptedError() : error, deps.signal.reason);
+  }
+}
+
+/** Runs one invocation and returns its exit code; never exits the process. */
+export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
+  const state: RunState = { factory: undefined, json: false, debug: envFlag(deps.env.PETSTORE_DEBUG) };
+  const program = buildProgram({ lazy: lazyAction(deps, state) });
+  const { argv, helpPath } = expandHelp(rawArgv, program);
+  const baseIO = createIO(deps);
+  useStreams(program, deps);
+  const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
+  const refused = refusal(program, argv, helpPath, topic);
+  if (refused) {
+    deps.stderr.write(`error: ${refused}\n`);
+    return ExitCode.usage;
+  }
+  // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
+  const word = commandIndex(argv, program);
+  if (word === argv.length - 1 && program.commands.some((c) => c.name() === argv[word] && c.commands.length > 0)) argv.push('--help');
+
+  const report = (error: unknown, reason?: unknown): number => {
+    renderError(state.factory?.io ?? baseIO, error, {
+      debug: state.debug,
+      json: state.json,
+      secrets: state.factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''],
+    });
+    return exitCodeFor(error, reason);
+  };
+  let code: number;
+  try {
+    code = await execute(program, argv, topic, deps, report);
   } finally {
-    if (factory) await finish(factory);
+    if (state.factory) await finish(state.factory);
   }
   // A command (or --help) that ended well, but whose output did not reach stdout.
   const lost = code === ExitCode.ok ? await stdoutFailure(baseIO) : undefined;
-  if (lost) {
-    renderError(factory?.io ?? baseIO, lost, { debug, json, secrets: factory?.secrets() ?? [deps.env.PETSTORE_API_KEY ?? ''] });
-    code = exitCodeFor(lost);
-  }
-  return code;
+  return lost ? report(lost) : code;
 }
 
 /**

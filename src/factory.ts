@@ -41,16 +41,13 @@ export interface Factory {
   client(): Promise<ApiClient>;
   /** Another client for the environment and key in force, with its own options (bulk seeding); throws as client() does. */
   newClient(options: ClientForOptions): Promise<ApiClient>;
-  /**
-   * A client for an explicit environment, URL and key rather than the stored one
-   * (auth login verifies a key before storing it; auth status --all checks every environment).
-   */
+  /** A client for an explicit environment, URL and key (auth login checks a key before storing it). */
   clientFor(target: { envName: string; baseUrl: string; keySource?: Target['keySource'] }, apiKey: string, options?: ClientForOptions): Promise<ApiClient>;
   /** Clients built during this run (for the quota line and cleanup). */
   readonly clients: readonly ApiClient[];
-  /** Every API key this run used, was given or found stored, so output can mask them even if a server echoes one. */
+  /** Every API key this run used, was given or found stored: output masks them. */
   secrets(): string[];
-  /** The text with every form of every secret masked (src/output/redact.ts): for anything printed or journaled. */
+  /** The text with every secret masked (src/output/redact.ts). */
   redact(text: string): string;
   /** A header's value as it may be printed: credential headers masked whole, others as redact() does. */
   redactHeader(name: string, value: string): string;
@@ -61,13 +58,13 @@ export interface Factory {
 }
 
 interface ClientForOptions {
-  /** Aborts requests in flight (default: the Ctrl-C signal). Waits before sending always stop on Ctrl-C. */
+  /** Aborts requests in flight (default: the Ctrl-C signal). */
   transportSignal?: AbortSignal;
-  /** Also ends the waits before sending (a rate-limit gate, a backoff): bulk seeding stops on a results file it cannot write. */
+  /** Also ends the waits before sending (bulk seeding: a results file it cannot write). */
   waitSignal?: AbortSignal;
-  /** Many requests to come, at most `connections` at once (bulk seeding): sent through undici, whose load time they pay back. */
+  /** Many requests to come, at most `connections` at once (bulk seeding). */
   bulk?: { connections: number };
-  /** Announces waits instead of the default line or spinner: bulk seeding shows them in its one progress line. */
+  /** Announces waits instead of the default line or spinner (bulk seeding's progress line). */
   onWait?: WaitAnnouncer;
 }
 
@@ -82,6 +79,51 @@ export interface FactoryDeps {
   dispatcher?: import('undici').Dispatcher;
 }
 
+/** The config store of the run's config folder (`loaded` learns its keys), with a warning when its permissions are loose. */
+async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: ConfigStore) => void): Promise<ConfigStore> {
+  const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
+  const store = new ConfigStore(configDir(deps.env), {
+    signal: deps.signal,
+    lockTimeoutMs: deps.globals.timeout * 1000,
+    debug: (line) => factory.debug(line),
+  });
+  loaded(store);
+  const warning = loosePermissionsWarning(store.loosePermissions());
+  if (warning) factory.info(warning);
+  return store;
+}
+
+/** An API client for an environment, URL and key, with the run's global settings. */
+async function openClient(
+  deps: FactoryDeps,
+  factory: Factory,
+  t: Parameters<Factory['clientFor']>[0],
+  rawKey: string,
+  options: ClientForOptions,
+): Promise<ApiClient> {
+  const [{ buildApiClient }, config, { checkKeyText }] = await Promise.all([import('./api/build-client.js'), factory.config(), import('./config/target.js')]);
+  return buildApiClient({
+    envName: t.envName,
+    keySource: t.keySource,
+    baseUrl: t.baseUrl,
+    // No request with a key a header cannot carry: one usage line instead of a transport failure.
+    apiKey: checkKeyText(rawKey, 'the API key given'),
+    secrets: factory.secrets(),
+    configDir: config.dir,
+    version: deps.version,
+    settings: deps.globals,
+    io: deps.io,
+    clock: deps.clock,
+    signal: options.waitSignal ? AbortSignal.any([deps.signal, options.waitSignal]) : deps.signal,
+    transportSignal: options.transportSignal ?? deps.signal,
+    bulk: options.bulk,
+    onWait: options.onWait,
+    dispatcher: deps.dispatcher,
+    env: deps.env,
+    debug: (line) => factory.debug(line),
+  });
+}
+
 export function createFactory(deps: FactoryDeps): Factory {
   let config: Promise<ConfigStore> | undefined;
   let target: Promise<Target> | undefined;
@@ -89,8 +131,7 @@ export function createFactory(deps: FactoryDeps): Factory {
   const clients: ApiClient[] = [];
   const keys = new Set<string>();
   let loaded: ConfigStore | undefined;
-  // Built on first use and dropped when a secret is learnt (a key used, the config loaded): every
-  // result line of a seeding run passes redact(), so the list is not gathered again for each.
+  // Built on first use and dropped when a secret is learnt (a key used, the config loaded).
   let redactor: Redactor | undefined;
   const currentRedactor = (): Redactor => {
     redactor ??= new Redactor(factory.secrets());
@@ -111,33 +152,19 @@ export function createFactory(deps: FactoryDeps): Factory {
     debug(line) {
       if (deps.globals.debug) deps.io.stderr.write(`debug: ${factory.redact(line)}\n`);
     },
-    redact(text) {
-      return currentRedactor().text(text);
-    },
-    redactHeader(name, value) {
-      return currentRedactor().header(name, value);
-    },
+    redact: (text) => currentRedactor().text(text),
+    redactHeader: (name, value) => currentRedactor().header(name, value),
     config() {
-      config ??= (async () => {
-        const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
-        const store = new ConfigStore(configDir(deps.env), {
-          signal: deps.signal,
-          lockTimeoutMs: deps.globals.timeout * 1000,
-          debug: (line) => factory.debug(line),
-        });
+      config ??= openConfig(deps, factory, (store) => {
         loaded = store;
         redactor = undefined;
-        const warning = loosePermissionsWarning(store.loosePermissions());
-        if (warning) factory.info(warning);
-        return store;
-      })();
+      });
       return config;
     },
     target() {
-      target ??= (async () => {
-        const { resolveTarget } = await import('./config/target.js');
-        return resolveTarget(await factory.config(), deps.env, deps.globals.env);
-      })();
+      target ??= Promise.all([import('./config/target.js'), factory.config()]).then(([{ resolveTarget }, store]) =>
+        resolveTarget(store, deps.env, deps.globals.env),
+      );
       return target;
     },
     client() {
@@ -160,37 +187,7 @@ export function createFactory(deps: FactoryDeps): Factory {
       keys.add(rawKey);
       keys.add(rawKey.trim());
       redactor = undefined;
-      const [{ buildApiClient }, config, { checkKeyText }] = await Promise.all([
-        import('./api/build-client.js'),
-        factory.config(),
-        import('./config/target.js'),
-      ]);
-      // No request with a key a header cannot carry: one usage line instead of a transport failure.
-      const apiKey = checkKeyText(rawKey, 'the API key given');
-      const c = buildApiClient({
-        envName: t.envName,
-        keySource: t.keySource,
-        baseUrl: t.baseUrl,
-        apiKey,
-        secrets: factory.secrets(),
-        configDir: config.dir,
-        version: deps.version,
-        timeoutSeconds: deps.globals.timeout,
-        maxRetries: deps.globals.maxRetries,
-        maxWaitSeconds: deps.globals.maxWait,
-        quiet: deps.globals.quiet,
-        traceRequests: deps.globals.debug,
-        io: deps.io,
-        clock: deps.clock,
-        signal: options.waitSignal ? AbortSignal.any([deps.signal, options.waitSignal]) : deps.signal,
-        transportSignal: options.transportSignal ?? deps.signal,
-        bulk: options.bulk,
-        onWait: options.onWait,
-        limiterUrl: deps.globals.limiter,
-        dispatcher: deps.dispatcher,
-        env: deps.env,
-        debug: (line) => factory.debug(line),
-      });
+      const c = await openClient(deps, factory, t, rawKey, options);
       clients.push(c);
       return c;
     },

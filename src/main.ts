@@ -3,9 +3,6 @@ import { InterruptedError } from './errors/errors.js';
 import { SIGNAL_EXIT } from './errors/exit-codes.js';
 import { systemClock } from './time/clock.js';
 
-// `petstore --version` never gets here, nor help printed into a pipe or a file: bin/petstore answers
-// those (the version from package.json, the help from dist/help.json).
-
 /** Whether stdout and stderr are one pipe or socket (`2>&1 | head -1`): the same file behind fds 1 and 2. */
 function sharedPipe(): boolean {
   try {
@@ -44,14 +41,12 @@ export async function main(): Promise<void> {
     clock: systemClock,
     signal: controller.signal,
   });
-  // The process ends on its own once nothing is left to do (stdout drained to its pipe included),
-  // not with process.exit(): that joins V8's worker threads, and one waiting for a garbage
-  // collection only the main thread can run makes it hang for good (nodejs/node#54918; seen in
-  // about 1 in 40 heavy dry runs). The unref'd timer only bounds a handle left open by mistake.
+  // The process ends on its own once nothing is left to do (stdout drained included), not with
+  // process.exit(), which can hang for good joining V8's worker threads (nodejs/node#54918). The
+  // unref'd timer only bounds a handle left open by mistake.
   process.exitCode = code;
-  // After a signal the handlers stay: a second one in what is left of the wind-down still ends the
-  // run at once with its exit code, instead of killing the process by the signal's default action
-  // (seen once under load, when the second SIGTERM arrived after run() had returned).
+  // After a signal the handlers stay: a second one during the rest of the wind-down still ends the run
+  // at once with its exit code, rather than by the signal's default action.
   if (interrupts === 0) for (const off of handlers) off();
   setTimeout(() => process.exit(code), 2000).unref();
 }

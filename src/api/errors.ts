@@ -65,12 +65,12 @@ export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError 
   }
 }
 
-/** Reports a 2xx whose body is not what the interface promises. */
 /** What a body that is not the expected one is, in a few words. */
 export function bodyKind(res: ApiResponse): string {
   return res.isJson ? 'JSON of the wrong shape' : res.text.length === 0 ? 'an empty body' : unparsedBody(res);
 }
 
+/** Reports a 2xx whose body is not what the interface promises. */
 export function malformed(res: ApiResponse, what: string): MalformedResponseError {
   return new MalformedResponseError(`malformed response: expected ${what}, got ${bodyKind(res)} (HTTP ${res.status})`, { status: res.status });
 }

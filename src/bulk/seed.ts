@@ -8,7 +8,7 @@ import { describeResponse, errorForResponse } from '../api/errors.js';
 import { sendNewPet } from '../api/pets.js';
 import { apiErrorBody } from '../http/error-body.js';
 import { TransportError } from '../transport/errors.js';
-import { toPet, type NewPet, type Pet } from '../pets/pet.js';
+import { toPet, type NewPet } from '../pets/pet.js';
 import type { PetCheck } from './new-pet-record.js';
 import { firstValue } from '../wire/headers.js';
 import { terminalJsonWriter } from '../output/json-terminal.js';
@@ -162,9 +162,6 @@ function stillUnknown(line: number, pet: NewPet, why: string): ResultLine {
 /** The result line of an answer to a create, or the error that stops the whole run. `resent`: its earlier outcome is unknown. */
 function answered(client: ApiClient, line: number, pet: NewPet, res: ApiResponse, resent: boolean): ResultLine {
   if (res.status >= 200 && res.status < 300) {
-    // Read by readPet (sendNewPet): a Pet already, and its text (decoded UTF-8, so no lone surrogate)
-    // is the JSON formatResult would write for it (pet-json.test.ts).
-    if (res.known) return { line, status: 'created', pet: res.json as Pet, json: res.text };
     const created = toPet(res.json);
     if (created) return { line, status: 'created', pet: created };
     return { line, status: 'unknown', reason: `HTTP ${res.status} with a malformed body: probably created; check before resending`, record: pet };

@@ -1,6 +1,5 @@
-// Transport failures: what each means, once for both engines (node:http and undici), and the
-// typed error. Apart from exchange.ts so that code which only recognises the error (bulk seeding,
-// retry policy) does not load the HTTP transport: a --dry-run never needs it.
+// Transport failures: what each means, and the typed error. Apart from exchange.ts so that code which
+// only recognises the error (bulk seeding, retry policy) does not load the HTTP transport.
 import { NetworkError } from '../errors/errors.js';
 import { redactProxyUrl, type ProxyEndpoint } from './proxy.js';
 
@@ -8,12 +7,8 @@ import { redactProxyUrl, type ProxyEndpoint } from './proxy.js';
 export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
 
 /**
- * Failures that happen before any byte of the request leaves, so it was surely not sent, whatever
- * the method: 'transient' ones may go away (worth a retry, even for a POST), 'permanent' ones will
- * not. Both engines' codes are here: undici's UND_ERR_CONNECT_TIMEOUT and node:http's
- * CONNECT_TIMED_OUT mean the same thing. TLS failures (isTlsCode) are permanent and not sent too.
- * ECONNABORTED is not here, although the retry policy's old copy of this list had it: it can come
- * after the request was written, so it does not prove "not sent".
+ * Failures before any byte of the request leaves: 'transient' ones may go away (worth a retry, even for
+ * a POST), 'permanent' ones will not. TLS failures are permanent too. (ECONNABORTED can come after.)
  */
 const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ECONNREFUSED', 'transient'],
@@ -25,7 +20,7 @@ const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ENOTFOUND', 'permanent'],
 ]);
 
-/** Whether a failure with this code surely left nothing on the wire, and if so whether it may go away; undefined when the request may have been sent. */
+/** Whether a failure with this code surely sent nothing, and if so whether it may go away. */
 export function notSentFailure(code: string | undefined): 'transient' | 'permanent' | undefined {
   if (code === undefined) return undefined;
   return NOT_SENT.get(code) ?? (isTlsCode(code) ? 'permanent' : undefined);
@@ -47,12 +42,12 @@ export class TransportError extends NetworkError {
 /** The code of a response whose connection closed before the whole body arrived (the request was sent). */
 const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
 
-/** A failure while the body was read, for either HTTP client: the cause keeps its own code. */
+/** A failure while the body was read: the cause keeps its own code. */
 export function cutShort(cause: unknown): Error {
   return Object.assign(new Error('the connection closed before the whole response arrived', { cause }), { code: RESPONSE_CUT_SHORT });
 }
 
-/** A certificate or TLS failure code (Node's and undici's): retrying will not fix it, and nothing was sent. */
+/** A certificate or TLS failure code: retrying will not fix it, and nothing was sent. */
 function isTlsCode(code: string | undefined): boolean {
   return code !== undefined && /CERT|SSL|TLS/.test(code);
 }
@@ -68,62 +63,68 @@ export function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
+interface Described {
+  message: string;
+  sent: boolean;
+}
+
+type Meaning = (host: string, hostname: string) => Described;
+const refused: Meaning = (host) => ({ message: `could not connect to ${host}: connection refused`, sent: false });
+const unresolved: Meaning = (_host, hostname) => ({ message: `could not resolve host ${hostname}`, sent: false });
+const reset: Meaning = (host) => ({ message: `connection to ${host} was reset`, sent: true });
+const noConnection: Meaning = (host) => ({ message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false });
+const cut: Meaning = (host) => ({ message: `connection to ${host} closed before the whole response arrived`, sent: true });
+
+/** What the common codes mean for a direct request. */
+const DIRECT: Record<string, Meaning> = {
+  ECONNREFUSED: refused,
+  ENOTFOUND: unresolved,
+  EAI_AGAIN: unresolved,
+  ECONNRESET: reset,
+  EPIPE: reset,
+  UND_ERR_SOCKET: reset,
+  UND_ERR_CONNECT_TIMEOUT: noConnection,
+  [CONNECT_TIMED_OUT]: noConnection,
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: cut,
+  [RESPONSE_CUT_SHORT]: cut,
+};
+
 /** The one-line message for a failed exchange, and whether the request may have reached the server. */
-export function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): { message: string; sent: boolean } {
+export function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): Described {
+  return proxy ? throughProxy(error, url, proxy) : direct(error, url);
+}
+
+function direct(error: unknown, url: string): Described {
   const code = causeCode(error);
-  const host = new URL(url).host;
-  if (proxy) {
-    const via = `proxy ${redactProxyUrl(proxy.uri)} (from ${proxy.source})`;
-    const text = (error as Error)?.message ?? String(error);
-    switch (code) {
-      case 'ECONNREFUSED':
-        return { message: `could not connect to ${via}: connection refused`, sent: false };
-      case 'ENOTFOUND':
-      case 'EAI_AGAIN':
-        return { message: `could not resolve the host of ${via}`, sent: false };
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return { message: `could not connect to ${via}: timed out`, sent: false };
-      default: {
-        const status = /Proxy response \((\d{3})\)|\((407)\)/.exec(text);
-        if (status) {
-          const n = status[1] ?? status[2];
-          const why = n === '407' ? `; it wants credentials: put them in ${proxy.source} (http://user:password@host:port)` : '';
-          return { message: `${via} refused the request to ${host} (HTTP ${n})${why}`, sent: false };
-        }
-        if (code === 'UND_ERR_PRX_TLS' || isTlsCode(code)) {
-          return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
-        }
-        const { message, sent } = describeTransportError(error, url, undefined);
-        return { message: `${message} (through ${via})`, sent };
-      }
-    }
+  const { host, hostname } = new URL(url);
+  const known = code !== undefined && Object.hasOwn(DIRECT, code) ? DIRECT[code] : undefined;
+  if (known) return known(host, hostname);
+  if (isTlsCode(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
+  const notHttp = parserFailure(error, code);
+  if (notHttp !== undefined) return { message: `the answer from ${host} is not HTTP/1.1${notHttp ? ` (${notHttp})` : ''}`, sent: true };
+  return {
+    message: `request to ${host} failed: ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}`,
+    sent: notSentFailure(code) === undefined,
+  };
+}
+
+/** Failures to reach the proxy, or refusals from it, name the proxy; others are the direct ones, through it. */
+function throughProxy(error: unknown, url: string, proxy: ProxyEndpoint): Described {
+  const code = causeCode(error);
+  const { host } = new URL(url);
+  const via = `proxy ${redactProxyUrl(proxy.uri)} (from ${proxy.source})`;
+  if (code === 'ECONNREFUSED') return { message: `could not connect to ${via}: connection refused`, sent: false };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { message: `could not resolve the host of ${via}`, sent: false };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return { message: `could not connect to ${via}: timed out`, sent: false };
+  const status = /Proxy response \((\d{3})\)|\((407)\)/.exec((error as Error)?.message ?? String(error));
+  if (status) {
+    const n = status[1] ?? status[2];
+    const why = n === '407' ? `; it wants credentials: put them in ${proxy.source} (http://user:password@host:port)` : '';
+    return { message: `${via} refused the request to ${host} (HTTP ${n})${why}`, sent: false };
   }
-  switch (code) {
-    case 'ECONNREFUSED':
-      return { message: `could not connect to ${host}: connection refused`, sent: false };
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return { message: `could not resolve host ${new URL(url).hostname}`, sent: false };
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-      return { message: `connection to ${host} was reset`, sent: true };
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case CONNECT_TIMED_OUT:
-      return { message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false };
-    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
-    case RESPONSE_CUT_SHORT:
-      return { message: `connection to ${host} closed before the whole response arrived`, sent: true };
-    default: {
-      if (isTlsCode(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
-      const notHttp = parserFailure(error, code);
-      if (notHttp !== undefined) return { message: `the answer from ${host} is not HTTP/1.1${notHttp ? ` (${notHttp})` : ''}`, sent: true };
-      return {
-        message: `request to ${host} failed: ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}`,
-        sent: notSentFailure(code) === undefined,
-      };
-    }
-  }
+  if (code === 'UND_ERR_PRX_TLS' || isTlsCode(code)) return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
+  const { message, sent } = direct(error, url);
+  return { message: `${message} (through ${via})`, sent };
 }
 
 /**

@@ -1,7 +1,5 @@
 // Proxy settings from the (injected) environment: HTTPS_PROXY, HTTP_PROXY and
 // NO_PROXY, upper or lower case, applied through undici's EnvHttpProxyAgent.
-// undici itself loads only when a proxy is configured or a bulk run asks for it (createDispatcher):
-// otherwise requests go through node:http (src/transport/node-http.ts).
 //
 // Rules (the same as undici's EnvHttpProxyAgent, curl and most tools):
 // - the lower-case variable wins over the upper-case one when both are set;
@@ -13,9 +11,7 @@
 //   exempt unless listed (NO_PROXY=127.0.0.1,localhost).
 // - a proxy URL without a scheme ("proxy:3128") means http://proxy:3128.
 
-import type { Dispatcher } from 'undici';
 import { UsageError } from '../errors/errors.js';
-import { CONNECT_TIMEOUT_MS } from './timeouts.js';
 import type { EnvVars } from '../io/io.js';
 
 export interface ProxyEndpoint {
@@ -32,8 +28,6 @@ export interface ProxySettings {
   noProxy: string;
   noProxySource: string | undefined;
 }
-
-const KEEP_ALIVE = { keepAliveTimeout: 10_000 };
 
 function pick(env: EnvVars, name: string): { value: string; source: string } | undefined {
   const lower = env[name.toLowerCase()];
@@ -161,39 +155,4 @@ export function proxyFor(settings: ProxySettings | undefined, url: string): Prox
     if (hostname.endsWith(`.${entry.hostname}`)) return undefined;
   }
   return u.protocol === 'https:' ? settings.https : settings.http;
-}
-
-/**
- * The dispatcher for API requests: EnvHttpProxyAgent configured from the given
- * settings only (never from process.env), else a plain keep-alive Agent.
- */
-export async function createDispatcher(
-  settings: ProxySettings | undefined,
-  timeoutMs: number,
-  connections?: number,
-  connectTimeoutMs = CONNECT_TIMEOUT_MS,
-): Promise<Dispatcher> {
-  // undici's public entry point, loaded only here (a proxy or a bulk run). Its default export, the
-  // CommonJS module.exports: the bundle gives a dynamically imported CommonJS module no named exports.
-  const { Agent, EnvHttpProxyAgent } = (await import('undici')).default;
-  // undici's own header and body timeouts (300 s) must never beat --timeout, which ends every request
-  // with a clear message; they stay as a safety net just behind it.
-  const safetyNetMs = Math.min(2 ** 31 - 1, timeoutMs + 5000);
-  const base = {
-    ...KEEP_ALIVE,
-    // undici hands over a response before its connection is free again, so a request sent right
-    // after one finishes would open another connection: at most as many as requests at once.
-    ...(connections !== undefined ? { connections } : {}),
-    headersTimeout: safetyNetMs,
-    bodyTimeout: safetyNetMs,
-    connect: { timeout: connectTimeoutMs },
-  };
-  if (!settings) return new Agent(base);
-  return new EnvHttpProxyAgent({
-    ...base,
-    // Empty strings, not undefined: undefined would make undici read process.env.
-    httpProxy: settings.http?.uri ?? '',
-    httpsProxy: settings.https?.uri ?? '',
-    noProxy: settings.noProxy,
-  });
 }

@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../time/clock.js';
 
-/** How long a new connection (TCP, and TLS for https) may take, on both engines: undici's default connectTimeout. */
+/** How long a new connection (TCP, and TLS for https) may take: undici's default connectTimeout. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A --timeout in ms as a timer accepts it: a whole number from 1 to MAX_TIMER_MS. */

@@ -5,7 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, proxyFor, proxySettingsFromEnv } from '../../../src/transport/proxy.js';
+import { createDispatcher } from '../../../src/transport/exchange.js';
+import { proxyFor, proxySettingsFromEnv } from '../../../src/transport/proxy.js';
 import { Exchange } from '../../../src/transport/undici-exchange.js';
 
 let api: Server;
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 async function route(host: string, noProxy: string): Promise<'direct' | 'proxied'> {
   const settings = proxySettingsFromEnv({ HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: noProxy });
-  const dispatcher = await createDispatcher(settings, 5000);
+  const dispatcher = await createDispatcher({ proxy: settings, timeoutMs: 5000 });
   try {
     const res = await new Exchange({ method: 'GET', headers: {}, maxBodyBytes: 1024, tooLarge: () => new Error('too large') }).start(
       dispatcher,

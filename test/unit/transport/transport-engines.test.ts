@@ -1,13 +1,12 @@
 // HttpTransport's two engines against a real (hostile) server on 127.0.0.1: node:http
-// (src/transport/node-http.ts, the default) and undici's dispatcher driven by
-// src/transport/undici-exchange.ts (bulk seeding, proxies). Both must give the same responses, headers,
-// error messages and sent/not-sent classification.
+// (src/transport/node-http.ts, the default) and undici's dispatcher (src/transport/undici-exchange.ts:
+// bulk seeding, proxies). Both must give the same responses, headers, error messages and sent/not-sent
+// classification.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../../../src/transport/errors.js';
 import { HttpTransport, MAX_BODY_BYTES, type ApiResponse } from '../../../src/transport/exchange.js';
-import { createNodeAgents, nodeRequest } from '../../../src/transport/node-http.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
 import { Agent } from 'undici';
 import { systemClock } from '../../../src/time/clock.js';
@@ -330,24 +329,6 @@ describe('undici: a request that never left', () => {
     } finally {
       await dispatcher.close();
       await new Promise<void>((resolve) => srv.close(() => resolve()));
-    }
-  });
-});
-
-describe('nodeRequest', () => {
-  it('nodeRequest alone: status line, headers and a body stream', async () => {
-    const s = await server([json(200, { ok: true }, { 'x-a': '1' })]);
-    const agents = createNodeAgents();
-    try {
-      const res = await nodeRequest(`${s.baseUrl}/x`, { method: 'GET', headers: {}, signal: AbortSignal.timeout(5000), agents });
-      expect(res.statusCode).toBe(200);
-      expect(res.statusText).toBe('OK');
-      expect(res.headers['x-a']).toBe('1');
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c);
-      expect(Buffer.concat(chunks).toString()).toBe('{"ok":true}');
-    } finally {
-      agents.destroy();
     }
   });
 });

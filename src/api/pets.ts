@@ -4,7 +4,6 @@
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
 import { type NewPet, type Pet, type PetStatus, toPets } from '../pets/pet.js';
-import { readPet } from '../pets/pet-json.js';
 import { errorForResponse, malformed } from './errors.js';
 
 /** The answer, or the typed error when its status is not 2xx. */
@@ -26,13 +25,9 @@ export async function listPets(client: ApiClient, query: { limit?: number | unde
   return pets;
 }
 
-/**
- * POST /pets, any answer returned: `pets add` and bulk seeding read each outcome themselves (a 3xx or a 5xx may have created the pet).
- * `json`, when given, is the pet exactly as the body would be written (a record's own text, PetCheck.json): sent as it is.
- */
-export function sendNewPet(client: ApiClient, pet: NewPet, beforeSend?: () => void, json?: string): Promise<ApiResponse> {
-  // The transport writes `body` only when there is no `rawBody`.
-  return client.send({ method: 'POST', path: '/pets', body: pet, rawBody: json, readJson: readPet }, beforeSend ? { beforeSend } : undefined);
+/** POST /pets, any answer returned: `pets add` and bulk seeding read each outcome themselves (a 3xx or a 5xx may have created the pet). */
+export function sendNewPet(client: ApiClient, pet: NewPet, beforeSend?: () => void): Promise<ApiResponse> {
+  return client.send({ method: 'POST', path: '/pets', body: pet }, beforeSend ? { beforeSend } : undefined);
 }
 
 /** GET /pets/{petId} (deprecated by the interface). The id travels as exact digits: a bigint never goes through a Number. */

@@ -29,107 +29,44 @@ export async function* lines(input: Readable): AsyncGenerator<string> {
   if (parts.length > 0) yield done(parts.join(''));
 }
 
-/** Where LineSplitter hands each line: its 1-based number and text, or its problem. */
-export interface LineSink {
-  /** The line is text.slice(start, end): no LF, no CR before it, no BOM (kept apart so that a line costs no copy). */
-  line(line: number, text: string, start: number, end: number): void;
-  problem(line: number, problem: string): void;
+/** One line of a bulk input: its 1-based number and text (no LF, no CR before it, no BOM), or its problem. */
+export type RawLine = { line: number; text: string } | { line: number; problem: string };
+
+/** A line's bytes (undefined: let go past the bound) as its text or its problem. */
+function rawLine(line: number, bytes: Uint8Array | undefined): RawLine {
+  // The bound does not count the CR of a CRLF.
+  const end = bytes && bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes?.length;
+  if (bytes === undefined || (end as number) > MAX_RECORD_BYTES) return { line, problem: TOO_LONG };
+  const text = decodeUtf8(bytes.subarray(0, end));
+  if (text === undefined) return { line, problem: notUtf8(bytes, line) };
+  return { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
 }
 
 /**
- * Splits bytes into lines on LF (a CR before it is dropped), each with its 1-based number, as the
- * NDJSON reader needs them: a line past MAX_RECORD_BYTES is a problem, found without keeping its
- * bytes; a line that is not UTF-8 is a problem (never U+FFFD in its place); a byte order mark
- * before the first line is dropped. Lines are handed over one at a time, as asked for (next()): a
- * chunk's lines are not all made at once, so little is alive when the garbage collector runs, and
- * V8 keeps its young generation small (with all of a chunk's records made together, a dry run
- * peaked ~20 MB higher).
+ * Splits a byte stream into lines on LF (a CR before it is dropped), as the NDJSON reader needs them:
+ * a line past MAX_RECORD_BYTES is a problem, found without keeping its bytes; a line that is not
+ * UTF-8 is a problem (never U+FFFD in its place); a byte order mark before the first line is dropped.
+ * Unlike node:readline it keeps U+2028/U+2029, which are legal inside JSON strings.
  */
 export class LineSplitter {
+  readonly #held = new RecordBytes();
   #line = 1;
-  #held = new RecordBytes();
-  /** A line begun in an earlier chunk and ended by the current one: handed over first. */
-  #joined: Uint8Array | undefined | null = null;
-  /** The current chunk's whole lines, decoded at once, and where the next one starts in it. */
-  #text = '';
-  #at = 0;
-  /** ... or, when they are too long or not UTF-8 somewhere, their bytes, read line by line to say which. */
-  #bytes: Uint8Array | undefined;
 
-  constructor(private readonly sink: LineSink) {}
-
-  /** Takes the next chunk: only once next() has returned false. */
-  push(chunk: Uint8Array): void {
+  /** The lines the chunk ends. */
+  push(chunk: Uint8Array): RawLine[] {
+    const out: RawLine[] = [];
     let start = 0;
-    if (this.#held.length > 0) {
-      const nl = chunk.indexOf(LF);
-      if (nl === -1) {
-        this.#held.add(chunk, 0, chunk.length);
-        return;
-      }
-      this.#held.add(chunk, 0, nl);
-      this.#joined = this.#held.take();
+    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
+      this.#held.add(chunk, start, nl);
+      out.push(rawLine(this.#line++, this.#held.take()));
       start = nl + 1;
     }
-    const last = chunk.lastIndexOf(LF);
-    if (last >= start) {
-      const whole = chunk.subarray(start, last + 1);
-      const text = whole.length <= MAX_RECORD_BYTES ? decodeUtf8(whole) : undefined;
-      if (text === undefined) this.#bytes = whole;
-      else this.#text = text;
-      this.#at = 0;
-    }
-    this.#held.add(chunk, Math.max(start, last + 1), chunk.length);
+    this.#held.add(chunk, start, chunk.length);
+    return out;
   }
 
-  /** At the end of the input: the last line, if the input does not end with LF, is next. */
-  end(): void {
-    if (this.#held.length > 0) this.#joined = this.#held.take();
-  }
-
-  /** Hands the sink the next line; false when the chunks given so far have no more. */
-  next(): boolean {
-    if (this.#joined !== null) {
-      const bytes = this.#joined;
-      this.#joined = null;
-      this.#lineBytes(bytes);
-      return true;
-    }
-    const text = this.#text;
-    if (this.#at < text.length) {
-      const nl = text.indexOf('\n', this.#at);
-      this.#lineText(text, this.#at, nl);
-      this.#at = nl + 1;
-      if (this.#at === text.length) this.#text = '';
-      return true;
-    }
-    const bytes = this.#bytes;
-    if (bytes !== undefined) {
-      const nl = bytes.indexOf(LF, this.#at);
-      this.#lineBytes(bytes.subarray(this.#at, nl));
-      this.#at = nl + 1;
-      if (this.#at === bytes.length) this.#bytes = undefined;
-      return true;
-    }
-    return false;
-  }
-
-  #lineBytes(bytes: Uint8Array | undefined): void {
-    // The bound does not count the CR of a CRLF.
-    if (bytes === undefined || bytes.length - (bytes[bytes.length - 1] === CR ? 1 : 0) > MAX_RECORD_BYTES) {
-      this.sink.problem(this.#line++, TOO_LONG);
-      return;
-    }
-    const text = decodeUtf8(bytes);
-    if (text === undefined) {
-      this.sink.problem(this.#line, notUtf8(bytes, this.#line));
-      this.#line++;
-    } else this.#lineText(text, 0, text.length);
-  }
-
-  #lineText(text: string, start: number, end: number): void {
-    if (end > start && text.charCodeAt(end - 1) === CR) end--;
-    if (this.#line === 1 && text.charCodeAt(start) === 0xfeff && start < end) start++;
-    this.sink.line(this.#line++, text, start, end);
+  /** The last line, when the input does not end with LF. */
+  end(): RawLine[] {
+    return this.#held.length > 0 ? [rawLine(this.#line, this.#held.take())] : [];
   }
 }

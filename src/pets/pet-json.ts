@@ -7,7 +7,7 @@
 // writer (petTail), so what it sends is the form read here.
 
 import { PET_STATUSES } from '../contract/petstore.js';
-import { int64FromDigits } from '../json/int64.js';
+import { INT64_MAX, INT64_MIN } from '../json/int64.js';
 import type { NewPet, Pet, PetStatus } from './pet.js';
 
 /** A JSON string's character that needs no escape: JSON.stringify writes it as it is. */
@@ -66,3 +66,9 @@ export function petJson(pet: Pet): string | undefined {
 }
 
 const KEYS = ['id', 'name', 'categoryId', 'status'];
+
+/** The value of an integer literal already checked to be one: undefined past int64. */
+function int64FromDigits(digits: string): bigint | undefined {
+  const n = BigInt(digits);
+  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+}

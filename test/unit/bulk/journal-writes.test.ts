@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../../src/bulk/journal.js';
-import { formatResult, sendingLine } from '../../../src/bulk/results.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -62,11 +61,5 @@ describe('journal writes', () => {
     journal.outcome('{"line":4,"status":"created"}\n');
     expect(journal.unwritten.endsWith('{"line":4,"status":"created"}\n')).toBe(true);
     await journal.close();
-  });
-});
-
-describe('sendingLine', () => {
-  it('is what formatResult writes for the in-flight mark', () => {
-    for (const line of [1, 2, 999, 1_000_000, Number.MAX_SAFE_INTEGER]) expect(sendingLine(line)).toBe(formatResult({ line, status: 'sending' }));
   });
 });

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
 import { toPet, type Pet } from '../pets/pet.js';
-import { lines } from './lines.js';
+import { LineSplitter } from './lines.js';
 import type { JournalHeader, ResultStatus } from './results.js';
 
 /** What a journal says of one input line: its last word, 'sending' when the run ended before its outcome. */
@@ -102,16 +102,17 @@ function journalExtent(path: string, flag: string): { size: number; whole: numbe
 export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
   const { size, whole } = journalExtent(path, flag);
   const state: JournalState = { header: undefined, byLine: new Map(), wholeBytes: whole, torn: whole < size, finished: false };
-  let lineNo = 0;
   // Only the whole lines: the torn tail is never parsed.
-  const stream = whole === 0 ? undefined : createReadStream(path, { encoding: 'utf8', start: 0, end: whole - 1 });
-  for await (const text of stream ? lines(stream) : []) {
-    lineNo++;
-    if (text.trim() === '') continue;
-    const read = journalLine(text, `${flag} ${path}, line ${lineNo}`);
-    if ('header' in read) state.header ??= read.header;
-    else state.finished = 'finished' in read;
-    if ('line' in read) state.byLine.set(read.line, keepText ? { ...read.result, text } : read.result);
+  const splitter = new LineSplitter(Number.POSITIVE_INFINITY);
+  for await (const chunk of whole === 0 ? [] : createReadStream(path, { start: 0, end: whole - 1 })) {
+    for (const raw of splitter.push(chunk as Buffer)) {
+      const text = 'text' in raw ? raw.text : '\uFFFD';
+      if (text.trim() === '') continue;
+      const read = journalLine(text, `${flag} ${path}, line ${raw.line}`);
+      if ('header' in read) state.header ??= read.header;
+      else state.finished = 'finished' in read;
+      if ('line' in read) state.byLine.set(read.line, keepText ? { ...read.result, text } : read.result);
+    }
   }
   return state;
 }

@@ -188,10 +188,8 @@ class Tally {
 }
 
 /**
- * A dry run's results, made during pass 1 (`take`, given to validate): its lines are held
- * (HeldLines) and copied to stdout once every record has passed, so the input is read and its lines
- * written once. When the held lines had to be dropped (no room for them: finish() says so), the run
- * lists the records in a second pass.
+ * A dry run's results, made during pass 1 (`take`, given to validate) and held (HeldLines) until every
+ * record has passed. When they had to be dropped (finish() says so), pass 2 lists the records.
  */
 class DryListing {
   readonly tally = new Tally();
@@ -207,9 +205,7 @@ class DryListing {
     shown: Shown,
   ) {
     this.startedAt = f.clock.now();
-    // Masked and shown as send() does each line, but KBs at a time: a mask never spans two lines (a
-    // key's forms hold no line break, and JSON lines hold none but their own), and the search of each
-    // line for every form of the key was a third of a million-line dry run.
+    // Masked and shown as send() does each line, but a block at a time: a mask never spans two lines.
     this.held = o.output === 'ndjson' && o.resultsPath === undefined ? new HeldLines((lines) => shown(f.redact(lines))) : undefined;
   }
 
@@ -308,6 +304,27 @@ interface RunEnd {
   requests: number;
 }
 
+/** Pass 2's one loop: each record's outcome, as many at once as --concurrency allows; returns the error that stopped it, if any. */
+async function eachOutcome(
+  input: ReplayableInput,
+  o: SeedOptions,
+  prepared: PreparedJournal,
+  { send, stopped, record }: { send: SendOne | undefined; stopped: () => boolean; record: (written: Written) => Promise<void> | undefined },
+): Promise<unknown> {
+  let fatal: unknown;
+  await runPool(
+    readRecords(input.open(), input.format),
+    { concurrency: o.concurrency, stopped },
+    async (rec) => outcome(rec, o.retryUnknown, prepared, send),
+    (_rec, done) => {
+      // Not sent (a wait was interrupted, the run is stopping): no result line, so --resume sends it later.
+      if (done.ok) return record(done.value);
+      if (!(done.error instanceof InterruptedError) && !(done.error instanceof JournalWriteError)) fatal ??= done.error;
+    },
+  );
+  return fatal;
+}
+
 /** Pass 2: sends (or, with --dry-run, lists) the records; each outcome is journaled and printed the moment it is known. */
 async function send(
   f: Factory,
@@ -329,9 +346,7 @@ async function send(
     o.dryRun || plan.toSend === 0
       ? undefined
       : await clientFor(f, { inflight: stopping.inflight.signal, stop: stopping.stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
-  const stdout = toStdout
-    ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined, f.io.stdoutIsTTY)
-    : undefined;
+  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
   const send = client ? sender(f, client, journal, stopping.inflight.signal) : undefined;
   let fatal: unknown;
 
@@ -345,21 +360,9 @@ async function send(
   };
 
   try {
-    if (listed) {
-      // A dry run whose pass 1 made every line: copied to stdout as they are (none with -o table).
-      if (listed.held && stdout) tally.done = await listed.held.copyTo(stdout, stopping.stopped);
-    } else {
-      await runPool(
-        readRecords(input.open(), input.format),
-        { concurrency: o.concurrency, stopped: stopping.stopped },
-        async (rec) => outcome(rec, o.retryUnknown, prepared, send),
-        (_rec, done) => {
-          // Not sent (a wait was interrupted, the run is stopping): no result line, so --resume sends it later.
-          if (done.ok) return record(done.value);
-          if (!(done.error instanceof InterruptedError) && !(done.error instanceof JournalWriteError)) fatal ??= done.error;
-        },
-      );
-    }
+    // A dry run whose pass 1 made every line: copied to stdout as they are (none with -o table).
+    if (listed?.held && stdout) tally.done = await listed.held.copyTo(stdout, stopping.stopped);
+    else if (!listed) fatal = await eachOutcome(input, o, prepared, { send, stopped: stopping.stopped, record });
     // Through the whole input: a later run on this journal can tell it apart from one that stopped.
     if (journal && !stopping.stopped() && fatal === undefined && journal.failure === undefined) {
       journal.outcome(formatResult({ finished: new Date(f.clock.now()).toISOString() }));
@@ -367,7 +370,6 @@ async function send(
   } finally {
     stopping.dispose();
     progress.clear();
-    await stdout?.flush();
     await journal?.close();
   }
 
@@ -467,11 +469,7 @@ function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout
   });
 }
 
-/**
- * From this many requests on, undici's dispatcher (see HttpTransport's `bulk`): loading it costs
- * ~30 ms and ~25 MB, and its lower cost per request pays that back at about 500 requests
- * (100 records: 0.17 s on node:http, 0.21 s on undici; 1,000: 0.53 s against 0.45 s).
- */
+/** From this many requests on, the transport's bulk engine (see HttpTransport's `bulk`), whose loading only a long run pays back. */
 const BULK_ENGINE_FROM = 500;
 
 /** `stop` ends the waits before a request is sent; `inflight` aborts the requests already sent. */

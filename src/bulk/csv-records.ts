@@ -224,10 +224,10 @@ function checkHeader(line: number, fields: string[]): string[] {
  * (`maxRecordBytes` is for tests: with records bounded a few bytes long, they show that the splitter
  * finds the records csv-parse finds.)
  */
-export async function* csvRecords(input: Readable, maxRecordBytes?: number): AsyncGenerator<InputRecord> {
+export async function* csvRecords(input: Readable, maxRecordBytes?: number): AsyncGenerator<InputRecord[]> {
   const { parse } = await import('csv-parse/sync');
   const splitter = new CsvSplitter(maxRecordBytes);
   const rows = new CsvRows(parse);
-  for await (const chunk of input) yield* rows.read(splitter.push(asBytes(chunk)));
-  yield* rows.read(splitter.end());
+  for await (const chunk of input) yield rows.read(splitter.push(asBytes(chunk)));
+  yield rows.read(splitter.end());
 }

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../errors/errors.js';
 import type { IO } from '../io/io.js';
+import { FileStream } from './file-stream.js';
 import { formatFromName, sniffFormat, type InputFormat } from './read-records.js';
 
 /** How much of the input each read takes: smaller reads than fs streams' 64 KB keep a dry run's peak memory lower. */
@@ -81,7 +82,7 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let digest: Promise<string> | undefined;
   return {
     format,
-    open: () => createReadStream(path, { highWaterMark: READ_BYTES }),
+    open: () => new FileStream(path, READ_BYTES),
     dispose,
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),

@@ -3,14 +3,19 @@ import { CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } 
 /** One line of a bulk input: its 1-based number and text (no LF, no CR before it, no BOM), or its problem. */
 export type RawLine = { line: number; text: string } | { line: number; problem: string };
 
+/** A line's text: without the CR of a CRLF, and on the first line without a byte order mark. */
+function textLine(line: number, text: string): RawLine {
+  const end = text.endsWith('\r') ? text.length - 1 : text.length;
+  return { line, text: text.slice(line === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0, end) };
+}
+
 /** A line's bytes (undefined: let go past the bound) as its text or its problem. */
 function rawLine(line: number, bytes: Uint8Array | undefined, max: number): RawLine {
   // The bound does not count the CR of a CRLF.
   const end = bytes && bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes?.length;
   if (bytes === undefined || (end as number) > max) return { line, problem: TOO_LONG };
-  const text = decodeUtf8(bytes.subarray(0, end));
-  if (text === undefined) return { line, problem: notUtf8(bytes, line) };
-  return { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  const text = decodeUtf8(bytes);
+  return text === undefined ? { line, problem: notUtf8(bytes, line) } : textLine(line, text);
 }
 
 /**
@@ -31,14 +36,30 @@ export class LineSplitter {
   /** The lines the chunk ends. */
   push(chunk: Uint8Array): RawLine[] {
     const out: RawLine[] = [];
+    const last = chunk.lastIndexOf(LF);
     let start = 0;
-    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
-      this.#held.add(chunk, start, nl);
+    if (last !== -1 && this.#held.length > 0) {
+      // The line begun in an earlier chunk.
+      start = chunk.indexOf(LF) + 1;
+      this.#held.add(chunk, 0, start - 1);
       out.push(rawLine(this.#line++, this.#held.take(), this.max));
+    }
+    if (last >= start) {
+      // The chunk's whole lines, decoded together when they are UTF-8 and within the bound together.
+      const text = last - start <= this.max ? decodeUtf8(chunk.subarray(start, last)) : undefined;
+      if (text !== undefined) for (const piece of text.split('\n')) out.push(textLine(this.#line++, piece));
+      else this.#eachLine(chunk, start, last, out);
+    }
+    this.#held.add(chunk, last + 1, chunk.length);
+    return out;
+  }
+
+  /** The lines of chunk[start, last] one by one, to say which is too long or not UTF-8. */
+  #eachLine(chunk: Uint8Array, start: number, last: number, out: RawLine[]): void {
+    for (let nl = chunk.indexOf(LF, start); nl !== -1 && nl <= last; nl = chunk.indexOf(LF, start)) {
+      out.push(rawLine(this.#line++, chunk.subarray(start, nl), this.max));
       start = nl + 1;
     }
-    this.#held.add(chunk, start, chunk.length);
-    return out;
   }
 
   /** The last line, when the input does not end with LF. */

@@ -39,41 +39,49 @@ export function sniffFormat(head: string): InputFormat {
 }
 
 /** NDJSON: one object per line; a line too long or not UTF-8 is a problem of its own, and the lines after it are read. */
-async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord> {
+async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord[]> {
   const splitter = new LineSplitter();
-  for await (const chunk of input) yield* lineRecords(splitter.push(asBytes(chunk)));
-  yield* lineRecords(splitter.end());
+  for await (const chunk of input) yield lineRecords(splitter.push(asBytes(chunk)));
+  yield lineRecords(splitter.end());
 }
 
-function* lineRecords(lines: RawLine[]): Generator<InputRecord> {
+function lineRecords(lines: RawLine[]): InputRecord[] {
+  const out: InputRecord[] = [];
   for (const raw of lines) {
-    if ('problem' in raw) yield { line: raw.line, check: { ok: false, problems: [raw.problem] } };
-    else if (raw.text.trim() !== '') yield { line: raw.line, check: checkJsonRecord(raw.text) };
+    if ('problem' in raw) out.push({ line: raw.line, check: { ok: false, problems: [raw.problem] } });
+    else if (raw.text.trim() !== '') out.push({ line: raw.line, check: checkJsonRecord(raw.text) });
   }
+  return out;
 }
 
-/** One top-level array element as a record, or the whole input's problem thrown. */
-function elementRecord(e: Element): InputRecord {
-  if ('fatal' in e) throw new UsageError(`line ${e.line}: ${e.fatal}`);
-  return { line: e.line, check: 'problem' in e ? { ok: false, problems: [e.problem] } : checkJsonRecord(e.source) };
+/** The records of array elements; a problem with the whole input is thrown after the records before it. */
+function* elementRecords(elements: Element[]): Generator<InputRecord[]> {
+  const out: InputRecord[] = [];
+  for (const e of elements) {
+    if ('fatal' in e) {
+      yield out;
+      throw new UsageError(`line ${e.line}: ${e.fatal}`);
+    }
+    out.push({ line: e.line, check: 'problem' in e ? { ok: false, problems: [e.problem] } : checkJsonRecord(e.source) });
+  }
+  yield out;
 }
 
 /** A JSON array, streamed: only the element being read is held, so any size reads in flat memory. */
-async function* jsonArrayRecords(input: Readable): AsyncGenerator<InputRecord> {
+async function* jsonArrayRecords(input: Readable): AsyncGenerator<InputRecord[]> {
   const scanner = new ArrayScanner();
-  for await (const chunk of input) {
-    for (const e of scanner.push(asBytes(chunk))) yield elementRecord(e);
-  }
-  for (const e of scanner.end()) yield elementRecord(e);
+  for await (const chunk of input) yield* elementRecords(scanner.push(asBytes(chunk)));
+  yield* elementRecords(scanner.end());
 }
 
 /**
  * Reads NewPet records with their line numbers. All three formats are streamed: memory stays flat and
  * time linear whatever the input holds. A record past MAX_RECORD_BYTES or not UTF-8 is a problem of
  * its own, at its line, and reading goes on after it; a BOM is dropped. An abort of `signal` destroys
- * the input with the signal's reason, so the reading stops and rejects with it.
+ * the input with the signal's reason, so the reading stops and rejects with it. The records come a
+ * chunk's worth at a time (pass 1 goes through every one of a huge input).
  */
-export function readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
+export function readRecordBatches(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord[]> {
   if (signal) {
     const onAbort = () => input.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
     if (signal.aborted) onAbort();
@@ -90,4 +98,9 @@ export function readRecords(input: Readable, format: InputFormat, signal?: Abort
     case 'json':
       return jsonArrayRecords(input);
   }
+}
+
+/** The records of readRecordBatches one at a time. */
+export async function* readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
+  for await (const batch of readRecordBatches(input, format, signal)) yield* batch;
 }

@@ -16,7 +16,7 @@ import { Progress } from './progress.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { StdoutLines } from './result-sink.js';
 import { HeldLines } from './held-lines.js';
-import { readRecords, type InputRecord } from './read-records.js';
+import { readRecordBatches, readRecords, type InputRecord } from './read-records.js';
 import { formatResult, sameRecord, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
 import { answered, outcome, retries, stillUnknown, unanswered, type SendOne, type Written } from './outcomes.js';
 
@@ -82,8 +82,8 @@ async function validate(
 ): Promise<Plan> {
   const plan: Plan = { total: 0, toSend: 0, invalid: 0, mismatched: 0 };
   try {
-    for await (const rec of readRecords(input.open(), input.format, f.signal)) {
-      if (planRecord(f, o, plan, rec, earlier)) each?.(rec);
+    for await (const batch of readRecordBatches(input.open(), input.format, f.signal)) {
+      for (const rec of batch) if (planRecord(f, o, plan, rec, earlier)) each?.(rec);
     }
   } catch (error) {
     // Ctrl-C before anything was sent or listed: say so, and how far the check had come.

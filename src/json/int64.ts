@@ -35,13 +35,6 @@ function replacer(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
 }
 
-const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** A bigint as JSON.stringify writes it with no replacer (which takes it off its fast path): a number while safe, else raw JSON. */
-export function int64Json(value: bigint): unknown {
-  return value >= -SAFE_MAX && value <= SAFE_MAX ? Number(value) : JSON.rawJSON(value.toString());
-}
-
 /** Stringifies JSON, writing bigints as exact integer literals. */
 export function stringifyJson(value: unknown, indent?: number): string {
   return JSON.stringify(value, replacer, indent);

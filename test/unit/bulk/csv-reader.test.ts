@@ -57,7 +57,7 @@ function oracle(text: string): Outcome {
 async function read(text: string, cuts: number[]): Promise<Outcome> {
   const records: InputRecord[] = [];
   try {
-    for await (const r of csvRecords(stream(Buffer.from(text), cuts))) records.push(r);
+    for await (const batch of csvRecords(stream(Buffer.from(text), cuts))) records.push(...batch);
   } catch (error) {
     return { records, error: (error as Error).message.split(':')[0] };
   }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { csvRecords } from '../../../src/bulk/csv-records.js';
 import { readRecords, type InputFormat, type InputRecord } from '../../../src/bulk/read-records.js';
 import { checkNewPet } from '../../../src/bulk/new-pet-record.js';
+import { formatResult } from '../../../src/bulk/results.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { INT64_MAX, INT64_MIN, stringifyJson } from '../../../src/json/int64.js';
 import type { NewPet } from '../../../src/pets/pet.js';
@@ -237,7 +238,7 @@ describe('the CSV splitter finds the records csv-parse finds (property)', () => 
   const text = fc.array(token, { maxLength: 120, size: 'max' }).map((a) => a.join(''));
   const readCsv = async (t: string, max: number | undefined, cut: number[]) => {
     const out: InputRecord[] = [];
-    for await (const r of csvRecords(stream(Buffer.from(`name,categoryId\n${t}`), cut), max)) out.push(r);
+    for await (const batch of csvRecords(stream(Buffer.from(`name,categoryId\n${t}`), cut), max)) out.push(...batch);
     return out;
   };
   it(`${RUNS} runs`, async () => {
@@ -250,6 +251,19 @@ describe('the CSV splitter finds the records csv-parse finds (property)', () => 
         bounded.forEach((r, i) => {
           if (r.check.ok || r.check.problems[0] !== 'record longer than 1 MiB') expect(r.check).toEqual(whole[i]?.check);
         });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("a dry run's line is the generic JSON line's bytes (property)", () => {
+  // formatResult writes a would_create line without a replacer (int64Json): any pet (any name, a
+  // categoryId over all of int64, a status or none) must come out byte for byte as stringifyJson writes it.
+  it(`${RUNS} runs`, () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), pet, (line, p) => {
+        expect(formatResult({ line, status: 'would_create', record: p })).toBe(`${stringifyJson({ line, status: 'would_create', record: p })}\n`);
       }),
       { numRuns: RUNS },
     );

@@ -1,7 +1,5 @@
-// The steps of the two readers that take a new pet's JSON text without JSON.parse: the CLI's records
-// (bulk/new-pet-record.ts, quickPet) and the sandbox's request bodies (sandbox/validate.ts). Each reads
-// only forms whose meaning these steps settle, and leaves every other text to JSON.parse, so both
-// agree with it, and with each other, on what a string, a space or a status is.
+// The steps of the sandbox's reader of a new pet's JSON text without JSON.parse (sandbox/validate.ts,
+// its only user now: this file goes with it).
 import { PET_STATUSES, type PetStatus } from './pet.js';
 
 // Character codes of the JSON the readers take.
@@ -12,7 +10,6 @@ export const SPACE = 0x20;
 export const QUOTE = 0x22;
 export const COMMA = 0x2c;
 export const MINUS = 0x2d;
-export const DOT = 0x2e;
 export const ZERO = 0x30;
 export const NINE = 0x39;
 export const COLON = 0x3a;

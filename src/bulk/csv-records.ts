@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
-import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS } from './new-pet-record.js';
+import { checkNewPet, type InputRecord, NEW_PET_FIELDS, REQUIRED_FIELDS } from './new-pet-record.js';
 import { asBytes, BOM, CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
-import type { InputRecord } from './read-records.js';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

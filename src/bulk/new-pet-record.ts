@@ -10,6 +10,13 @@ const FIELDS = new Set(NEW_PET_FIELDS);
 export type RecordCheck = { ok: true; pet: NewPet } | { ok: false; problems: string[] };
 export type PetCheck = Extract<RecordCheck, { ok: true }>;
 
+/** One record of a bulk input, checked. */
+export interface InputRecord {
+  /** 1-based line where the record starts. */
+  line: number;
+  check: RecordCheck;
+}
+
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return value.toString();

@@ -4,16 +4,12 @@ import { INPUT_FORMATS, notOneOf } from '../flag-values.js';
 import { csvRecords } from './csv-records.js';
 import { ArrayScanner, type Element } from './json-array.js';
 import { LineSplitter, type RawLine } from './lines.js';
-import { checkJsonRecord, type RecordCheck } from './new-pet-record.js';
+import { checkJsonRecord, type InputRecord } from './new-pet-record.js';
 import { asBytes } from './record-bytes.js';
 
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
-export interface InputRecord {
-  /** 1-based line where the record starts. */
-  line: number;
-  check: RecordCheck;
-}
+export type { InputRecord };
 
 /** The format from --format, else the file's extension; undefined when it must be sniffed. */
 export function formatFromName(path: string, flag: string | undefined): InputFormat | undefined {

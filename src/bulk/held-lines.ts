@@ -19,10 +19,8 @@ export interface LineOutput {
 }
 
 /**
- * A dry run's result lines, held back while its one pass checks the records, then copied to stdout
- * once every record has passed (an invalid record means nothing listed). Past 64 KB they go to an
- * unlinked file in the temporary folder, so a kill leaves nothing behind. When that file cannot be
- * made or written the lines are dropped and `failed` says so: the run then lists the records in a second pass.
+ * A dry run's result lines, held while its one pass checks the records, then copied to stdout. Past 64 KB
+ * they go to an unlinked temporary file (a kill leaves nothing); when it cannot be written, `failed`.
  */
 export class HeldLines {
   /** `seal`: what a block of whole lines becomes on its way out (masked, escaped); it keeps every line break. */

@@ -147,9 +147,8 @@ async function earlierResults(
 }
 
 /**
- * Which journal a run keeps, and what earlier runs left in it. Refuses (exit 2, nothing sent) a
- * journal that already holds records when --resume was not given, a journal kept against another
- * server, and a default journal of an input that was edited since a run on it stopped.
+ * Which journal a run keeps, and what earlier runs left in it. Refuses (exit 2, nothing sent) a journal
+ * holding records without --resume, one kept against another server, and one of an input edited since.
  */
 export async function prepareJournal(f: Factory, o: JournalChoice, input: ReplayableInput, continueWith: () => string): Promise<PreparedJournal> {
   const resumeFile = typeof o.resume === 'string' ? o.resume : undefined;

@@ -19,11 +19,8 @@ function rawLine(line: number, bytes: Uint8Array | undefined, max: number): RawL
 }
 
 /**
- * Splits a byte stream into lines on LF (a CR before it is dropped), as the NDJSON reader needs them:
- * a line past MAX_RECORD_BYTES is a problem, found without keeping its bytes; a line that is not
- * UTF-8 is a problem (never U+FFFD in its place); a byte order mark before the first line is dropped.
- * Unlike node:readline it keeps U+2028/U+2029, which are legal inside JSON strings. (A journal's
- * lines, written by petstore, are read with no bound.)
+ * Splits bytes into lines on LF (a CR before it dropped, a BOM before the first): a line past the bound
+ * or not UTF-8 is a problem of its own. Unlike node:readline it keeps U+2028/U+2029 (legal in JSON strings).
  */
 export class LineSplitter {
   readonly #held: RecordBytes;

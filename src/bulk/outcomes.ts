@@ -1,6 +1,5 @@
-// What one record of a seeding run comes to: its result line when it needs no request (invalid, in
-// an earlier run, a dry run), else the result line of the answer to its create, or of a create that
-// got none.
+// What one record of a seeding run comes to: its result line without a request (invalid, in an
+// earlier run, a dry run), else that of the answer to its create, or of a create that got none.
 import { InterruptedError, MalformedResponseError } from '../errors/errors.js';
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiResponse } from '../transport/exchange.js';
@@ -51,11 +50,7 @@ function unknownReason(res: ApiResponse): string {
   return `${what}, not an answer that rejects the record: it may or may not have been created`;
 }
 
-/**
- * A record resent with --retry-unknown that this attempt did not create (rejected, or stopped before
- * an answer): the earlier attempt may still have, so it stays unknown. As failed or not created, the
- * next --resume would send it again without being asked.
- */
+/** A record resent with --retry-unknown that this attempt did not create: the earlier one may have, so it stays unknown. */
 export function stillUnknown(line: number, pet: NewPet, why: string): ResultLine {
   return {
     line,

@@ -175,10 +175,7 @@ class Tally {
   readonly unknownLines: number[] = [];
   done = 0;
 
-  /**
-   * Counts a result; returns its line, not yet masked: server text (an error message, a created pet)
-   * may echo a key, so it goes through f.redact before it is kept or printed.
-   */
+  /** Counts a result; returns its line, not yet masked (server text may echo a key: f.redact). */
   line(result: ResultLine | WouldCreateLine): string {
     this.counts[result.status]++;
     if (result.status === 'unknown' && this.unknownLines.length <= 20) this.unknownLines.push(result.line);
@@ -278,9 +275,8 @@ function sender(f: Factory, client: ApiClient, journal: Journal | undefined, inf
     try {
       return { result: await attempt(), journal: true };
     } catch (error) {
-      // Journaled as in flight, then proven not created (a 401, a 429 that stopped the run, a refused
-      // connection, Ctrl-C during a retry's wait): say so, or --resume would take it for unknown.
-      // A resent unknown stays unknown (stillUnknown).
+      // Journaled as in flight, then proven not created (a 401, a refused connection...): say so, or
+      // --resume would take it for unknown. A resent unknown stays unknown (stillUnknown).
       if (journaled) {
         const reason = (error as Error).message;
         const proven = resent ? stillUnknown(line, pet, `this attempt was not processed (${reason})`) : { line, status: 'not_created' as const, reason };
@@ -407,8 +403,7 @@ function writeFailure(f: Factory, o: SeedOptions, prepared: PreparedJournal, end
 
 /** Ctrl-C, an error that stopped the sending, or a reader of stdout that left before the end: the run's error. */
 function stopFailure(f: Factory, o: SeedOptions, { tally: { done }, total, toStdout, fatal, resume }: RunEnd): unknown {
-  // Interrupted first: whatever else stopped the run meanwhile (a connection refused while the retries
-  // were being waited out), the user pressed Ctrl-C, and this line says how to go on.
+  // Interrupted first: whatever else stopped the run meanwhile, the user pressed Ctrl-C; this says how to go on.
   if (f.signal.aborted) return new InterruptedError(`interrupted after ${done} of ${total} records${resume ? `; continue with: ${resume}` : ''}`);
   if (fatal instanceof CliError) {
     return new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${total} records`, {
@@ -448,11 +443,8 @@ function throwIfNotAllCreated(o: SeedOptions, { tally: { counts, unknownLines },
 }
 
 /**
- * A journal line could not be written (a full disk, an I/O error): sending stopped at once, and no
- * record was sent without its in-flight line, so --resume duplicates nothing (a record whose outcome
- * line is missing is unknown to it). The outcome lines the journal could not take go to stdout (unless
- * they went there already): appended to the journal once there is room, they turn those unknowns
- * back into what happened. Exit 1.
+ * A journal line could not be written (a full disk): sending stopped, and no record was sent without its
+ * in-flight line. The outcome lines the journal could not take go to stdout, to be appended once there is room.
  */
 function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout: boolean, progress: string, resume: string | undefined): CliError {
   const lines = journal.unwritten;

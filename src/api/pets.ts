@@ -25,13 +25,9 @@ export async function listPets(client: ApiClient, query: { limit?: number | unde
   return pets;
 }
 
-/**
- * POST /pets, any answer returned: `pets add` and bulk seeding read each outcome themselves (a 3xx or a 5xx may have created the pet).
- * `json`, when given, is the pet exactly as the body would be written (a record's own text, PetCheck.json): sent as it is.
- */
-export function sendNewPet(client: ApiClient, pet: NewPet, beforeSend?: () => void, json?: string): Promise<ApiResponse> {
-  // The transport writes `body` only when there is no `rawBody`.
-  return client.send({ method: 'POST', path: '/pets', body: pet, rawBody: json }, beforeSend ? { beforeSend } : undefined);
+/** POST /pets, any answer returned: `pets add` and bulk seeding read each outcome themselves (a 3xx or a 5xx may have created the pet). */
+export function sendNewPet(client: ApiClient, pet: NewPet, beforeSend?: () => void): Promise<ApiResponse> {
+  return client.send({ method: 'POST', path: '/pets', body: pet }, beforeSend ? { beforeSend } : undefined);
 }
 
 /** GET /pets/{petId} (deprecated by the interface). The id travels as exact digits: a bigint never goes through a Number. */

@@ -3,11 +3,9 @@ import { Readable } from 'node:stream';
 
 /**
  * A regular file as a stream of `chunkBytes` pieces, each read on the main thread (pread) in a turn
- * of the event loop of its own. fs.createReadStream sends every read to libuv's thread pool, and on
- * this VM each round trip cost ~40 µs: 16 KB reads of a 60 MB file took ~180 ms that way, ~60 ms
- * so (issue #18). A read of a file in the page cache takes a few µs; the turn between reads lets
- * Ctrl-C, a closed stdout and timers in, as before. Only for regular files (a bulk input, or stdin
- * copied to one): a read from a pipe or a terminal could block the event loop.
+ * of the event loop of its own: fs.createReadStream's reads through the thread pool cost a dry run
+ * more than its parsing. The turn between reads lets Ctrl-C and timers in. Only for regular files (a
+ * bulk input, or stdin copied to one): a read from a pipe or a terminal could block the event loop.
  */
 export class FileStream extends Readable {
   readonly #path: string;

@@ -5,11 +5,7 @@ import { join } from 'node:path';
 
 /** Held in memory up to this many characters: a dry run of a few hundred records never touches the disk. */
 const IN_MEMORY = 65_536;
-/**
- * Past that, written out this many characters at a time. Lines waiting to be written outlive the
- * young generation's collections, and V8 grows it for them: with 64 KB at a time a million-line dry
- * run peaked at ~108 MB RSS, with 16 KB at ~87 MB, in the same time (8 KB: slower).
- */
+/** Past that, written out this many characters at a time (small blocks keep a dry run's peak memory low). */
 const WRITE_EVERY = 16_384;
 /** Copied to stdout this many bytes at a time. */
 const COPY_BYTES = 65_536;
@@ -23,12 +19,8 @@ export interface LineOutput {
 }
 
 /**
- * A dry run's result lines, held back while its one pass checks the records, then copied to stdout
- * once every record has passed: a dry run reads and formats its input once, not twice (issue #18),
- * and still lists nothing when a record is invalid. Past 64 KB they go to a file in the temporary
- * folder, unlinked as soon as it is open, so a kill leaves nothing behind (see openUnlinked). When that file cannot be
- * made or written (no room, no temporary folder) the lines are dropped and `failed` says so: the run
- * then lists the records in a second pass, as it did before.
+ * A dry run's result lines, held while its one pass checks the records, then copied to stdout. Past 64 KB
+ * they go to an unlinked temporary file (a kill leaves nothing); when it cannot be written, `failed`.
  */
 export class HeldLines {
   /** `seal`: what a block of whole lines becomes on its way out (masked, escaped); it keeps every line break. */
@@ -74,10 +66,8 @@ export class HeldLines {
     for (let chunks = 1; copied < this.#size && !stopped(); chunks++) {
       const read = readSync(fd, chunk, 0, Math.min(COPY_BYTES, this.#size - copied), copied);
       if (read === 0) break;
-      // The bytes as a latin1 string, written back as latin1 byte for byte: a string lives on V8's heap,
-      // where the garbage collector sees it, and the one buffer is read into again. A new Buffer for
-      // each chunk (off the heap, freed only by a collection, which a copy seldom causes) took a
-      // million-line dry run's peak RSS from ~82 to ~150 MB.
+      // The bytes as a latin1 string, written back byte for byte: the one buffer is read into again, and
+      // the string lives where the garbage collector sees it (a Buffer per chunk piled up off the heap).
       await out.writeText(chunk.toString('latin1', 0, read), 'latin1');
       copied += read;
       if (chunks % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -122,9 +112,7 @@ export class HeldLines {
 
 /**
  * A new 0600 file in the temporary folder, unlinked at once: only the returned descriptor reaches it.
- * Its name is random and taken only if new (O_EXCL: no file or link in its place is ever opened). A
- * kill between the open and the unlink, a few µs, leaves an empty file; no folder of its own, whose
- * removal would widen that window.
+ * Its name is random and taken only if new (O_EXCL: no file or link in its place is ever opened).
  */
 function openUnlinked(): number {
   const path = join(tmpdir(), `petstore-dry-run-${randomUUID()}`);

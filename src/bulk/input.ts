@@ -9,7 +9,7 @@ import type { IO } from '../io/io.js';
 import { FileStream } from './file-stream.js';
 import { formatFromName, sniffFormat, type InputFormat } from './read-records.js';
 
-/** How much of the input each read takes (see open() below). */
+/** How much of the input each read takes: smaller reads than fs streams' 64 KB keep a dry run's peak memory lower. */
 const READ_BYTES = 16 * 1024;
 
 /** A bulk input that can be read more than once (stdin is spooled to a private temp file). */
@@ -82,10 +82,6 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let digest: Promise<string> | undefined;
   return {
     format,
-    // 16 KB reads, not fs streams' 64 KB: through the thread pool, a 1,000,000-line CSV dry run peaked
-    // at ~107 MB with 64 KB reads (the buffers read piled up until a full collection) and at ~73 MB
-    // with 16 KB ones. Read on the main thread (FileStream), 64 KB reads are no faster and peak a few
-    // MB higher (issue #18).
     open: () => new FileStream(path, READ_BYTES),
     dispose,
     label: file === '-' ? 'stdin' : file,

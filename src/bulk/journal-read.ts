@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
 import { toPet, type Pet } from '../pets/pet.js';
-import { lines } from './lines.js';
+import { LineSplitter } from './lines.js';
 import type { JournalHeader, ResultStatus } from './results.js';
 
 /** What a journal says of one input line: its last word, 'sending' when the run ended before its outcome. */
@@ -63,55 +63,58 @@ function endOfLastLine(path: string): { size: number; whole: number } {
 
 const NOT_A_JOURNAL = 'is it a journal (results file) from "pets add --file"?';
 
-/**
- * Reads a journal (or a results file of an earlier version) for --resume: the last line about each
- * input line wins. A torn last line (the process was killed mid-write) is ignored; any other bad
- * line is an error, since guessing could create duplicates.
- */
-export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
-  let size: number;
-  let whole: number;
+/** One whole line of a journal: its header, its footer, or what it says of an input line (a UsageError if none of those). */
+function journalLine(text: string, where: string): { header: JournalHeader } | { finished: true } | { line: number; result: EarlierResult } {
+  let value: Record<string, unknown> | null;
   try {
-    ({ size, whole } = endOfLastLine(path));
+    value = parseJson(text) as Record<string, unknown> | null;
+  } catch {
+    throw new UsageError(`${where}: not valid JSON; ${NOT_A_JOURNAL}`);
+  }
+  if (value !== null && typeof value === 'object' && value.journal !== undefined) return { header: value as unknown as JournalHeader };
+  if (value !== null && typeof value === 'object' && value.finished !== undefined) return { finished: true };
+  const line = value?.line;
+  const status = value?.status;
+  if (typeof line !== 'number' || !Number.isSafeInteger(line) || typeof status !== 'string') {
+    throw new UsageError(`${where}: expected {"line":n,"status":...}; ${NOT_A_JOURNAL}`);
+  }
+  const pet = value?.pet === undefined ? undefined : toPet(value.pet);
+  return { line, result: { status: status as EarlierResult['status'], ...(pet ? { pet } : {}) } };
+}
+
+/** The journal's size and the end of its last whole line, or the UsageError that says why it cannot be read. */
+function journalExtent(path: string, flag: string): { size: number; whole: number } {
+  try {
+    return endOfLastLine(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UsageError(`${flag} ${path} does not exist`);
     if (code === 'EISDIR') throw new UsageError(`${flag} ${path} is a folder, not a journal`);
     throw error;
   }
-  const byLine = new Map<number, EarlierResult>();
-  let header: JournalHeader | undefined;
-  let lineNo = 0;
-  let finished = false;
+}
+
+/**
+ * Reads a journal (or a results file of an earlier version) for --resume: the last line about each
+ * input line wins. A torn last line (the process was killed mid-write) is ignored; any other bad
+ * line is an error, since guessing could create duplicates.
+ */
+export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
+  const { size, whole } = journalExtent(path, flag);
+  const state: JournalState = { header: undefined, byLine: new Map(), wholeBytes: whole, torn: whole < size, finished: false };
   // Only the whole lines: the torn tail is never parsed.
-  const stream = whole === 0 ? undefined : createReadStream(path, { encoding: 'utf8', start: 0, end: whole - 1 });
-  for await (const text of stream ? lines(stream) : []) {
-    lineNo++;
-    if (text.trim() === '') continue;
-    let value: Record<string, unknown>;
-    try {
-      value = parseJson(text) as Record<string, unknown>;
-    } catch {
-      throw new UsageError(`${flag} ${path}, line ${lineNo}: not valid JSON; ${NOT_A_JOURNAL}`);
+  const splitter = new LineSplitter(Number.POSITIVE_INFINITY);
+  for await (const chunk of whole === 0 ? [] : createReadStream(path, { start: 0, end: whole - 1 })) {
+    for (const raw of splitter.push(chunk as Buffer)) {
+      const text = 'text' in raw ? raw.text : '\uFFFD';
+      if (text.trim() === '') continue;
+      const read = journalLine(text, `${flag} ${path}, line ${raw.line}`);
+      if ('header' in read) state.header ??= read.header;
+      else state.finished = 'finished' in read;
+      if ('line' in read) state.byLine.set(read.line, keepText ? { ...read.result, text } : read.result);
     }
-    if (value !== null && typeof value === 'object' && value.journal !== undefined) {
-      header ??= value as unknown as JournalHeader;
-      continue;
-    }
-    if (value !== null && typeof value === 'object' && value.finished !== undefined) {
-      finished = true;
-      continue;
-    }
-    finished = false;
-    const line = value?.line;
-    const status = value?.status;
-    if (typeof line !== 'number' || !Number.isSafeInteger(line) || typeof status !== 'string') {
-      throw new UsageError(`${flag} ${path}, line ${lineNo}: expected {"line":n,"status":...}; ${NOT_A_JOURNAL}`);
-    }
-    const pet = value.pet === undefined ? undefined : toPet(value.pet);
-    byLine.set(line, { status: status as EarlierResult['status'], ...(pet ? { pet } : {}), ...(keepText ? { text } : {}) });
   }
-  return { header, byLine, wholeBytes: whole, torn: whole < size, finished };
+  return state;
 }
 
 /** Whether a journal's last whole line is the footer of a run that went through its whole input. */

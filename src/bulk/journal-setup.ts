@@ -4,7 +4,7 @@ import { storageProblem } from '../io/storage-problem.js';
 import type { Factory } from '../factory.js';
 import type { ReplayableInput } from './input.js';
 import { Journal, sameFile } from './journal.js';
-import { defaultJournal } from './journal-place.js';
+import { defaultJournal, type DefaultJournal } from './journal-place.js';
 import { readJournal, type EarlierResult, type JournalState } from './journal-read.js';
 import { formatResult, type JournalHeader } from './results.js';
 
@@ -47,23 +47,113 @@ function exists(path: string): boolean {
   }
 }
 
+/** A dry run sends nothing, so it writes nothing: with --resume it only reads what would be skipped. */
+async function dryRunJournal(f: Factory, o: JournalChoice, input: ReplayableInput, resumeFile: string | undefined): Promise<PreparedJournal> {
+  const none: PreparedJournal = { journal: undefined, earlier: undefined, inPlace: false, label: '' };
+  if (o.resume === undefined) return none;
+  const path = resumeFile ?? o.resultsPath ?? (await defaultPath(f, input)).path;
+  if (!exists(path)) return none;
+  const state = await readJournal(path, '--resume');
+  return { journal: undefined, earlier: state.byLine, inPlace: false, label: `the journal ${path}` };
+}
+
+/** What prepareJournal knows once the journal is open. */
+interface Opened {
+  journal: Journal;
+  path: string;
+  /** --results, --resume or the journal (the default one). */
+  label: string;
+  resumeFile: string | undefined;
+  /** The default journal's place, when neither --results nor --resume FILE named one. */
+  fromDefault: DefaultJournal | undefined;
+  /** This run continues the journal it writes (--resume, with no other file to start from). */
+  inPlace: boolean;
+  /** The base URL this run sends to. */
+  target: string;
+}
+
+/** The journal's own records (none when it is empty or not a regular file); a torn last line is dropped. */
+async function ownRecords(f: Factory, { journal, path, label }: Opened): Promise<JournalState | undefined> {
+  if (journal.size === 0 || !journal.regular) return undefined;
+  const own = await readJournal(path, label);
+  if (own.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
+  return own;
+}
+
+/** Refuses a journal that holds records unless the run continues it, and a default journal of an input edited since. */
+function refuseOthers(o: Opened, input: ReplayableInput, own: JournalState | undefined, continueWith: () => string): void {
+  const { path, label, fromDefault } = o;
+  const holdsRecords = own !== undefined && own.byLine.size > 0;
+  if (holdsRecords && !o.inPlace) {
+    const byDefault = label === 'the journal';
+    throw new UsageError(
+      `${byDefault ? 'an earlier run of this input kept' : `${label} ${path} is`} a journal holding records (${journalCounts(own.byLine)}${byDefault ? `: ${path}` : ''}); continue it with: ${continueWith()} (or remove it to send every record again)`,
+    );
+  }
+  if (fromDefault && fromDefault.others.length > 0 && !holdsRecords) {
+    throw new UsageError(
+      `${input.label} changed since a run on it stopped (its journal: ${fromDefault.others.join(', ')}); continue that run with --resume <journal> (records are matched by line number), or remove it to start anew`,
+    );
+  }
+}
+
+/** The earlier results must be of this server; an input changed since is matched by line, with a warning. */
+async function checkSource(f: Factory, input: ReplayableInput, source: JournalState | undefined, name: string, target: string): Promise<void> {
+  const sourceTarget = source?.header?.target;
+  if (sourceTarget !== undefined && sourceTarget !== target) {
+    throw new UsageError(
+      `${name} is the journal of a run against ${sourceTarget}, but this run sends to ${target}: its records say nothing of this server. Use another --results file`,
+    );
+  }
+  if (source?.header && source.header.sha256 !== (await input.digest())) {
+    f.info(`warning: ${input.label} changed since the journal was started; records are matched by line number`);
+  }
+}
+
+/** Starts the journal as a copy of --resume FILE, so the new one alone is complete. */
+async function copyInto(f: Factory, input: ReplayableInput, o: Opened, source: JournalState): Promise<void> {
+  let text = formatResult(await journalHeader(f, input));
+  for (const line of [...source.byLine.keys()].sort((a, b) => a - b)) text += `${source.byLine.get(line)?.text}\n`;
+  try {
+    o.journal.replaceContents(text);
+  } catch (error) {
+    throw new CliError('failure', `cannot copy --resume ${o.resumeFile} into ${o.label} ${o.path}: ${storageProblem(error)}; nothing was sent`, {
+      code: 'results_not_written',
+      cause: error,
+    });
+  }
+  f.info(`${o.path}: started from a copy of ${o.resumeFile} (${journalCounts(source.byLine)})`);
+}
+
+/** What earlier runs left in the journal just opened, or in the --resume file it starts from. */
+async function earlierResults(
+  f: Factory,
+  resume: JournalChoice['resume'],
+  input: ReplayableInput,
+  o: Opened,
+  continueWith: () => string,
+): Promise<PreparedJournal> {
+  const { journal, path, label, resumeFile, inPlace } = o;
+  const own = await ownRecords(f, o);
+  refuseOthers(o, input, own, continueWith);
+  if (own?.torn) journal.cutTo(own.wholeBytes);
+  // Into another journal: the earlier one is copied in first, so the new one alone is complete.
+  const copy = !inPlace && resumeFile !== undefined && journal.regular;
+  const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume', copy) : undefined;
+  if (resume !== undefined && inPlace && !(own && own.byLine.size > 0)) f.info(`nothing to resume in ${path}: every record will be sent`);
+  await checkSource(f, input, source, inPlace ? path : `--resume ${resumeFile}`, o.target);
+  if (copy && source) await copyInto(f, input, o, source);
+  return { journal, earlier: source?.byLine, inPlace: inPlace || copy, label: `${label} ${path}` };
+}
+
 /**
- * Which journal a run keeps, and what earlier runs left in it. Refuses (exit 2, nothing sent) a
- * journal that already holds records when --resume was not given, a journal kept against another
- * server, and a default journal of an input that was edited since a run on it stopped.
+ * Which journal a run keeps, and what earlier runs left in it. Refuses (exit 2, nothing sent) a journal
+ * holding records without --resume, one kept against another server, and one of an input edited since.
  */
 export async function prepareJournal(f: Factory, o: JournalChoice, input: ReplayableInput, continueWith: () => string): Promise<PreparedJournal> {
   const resumeFile = typeof o.resume === 'string' ? o.resume : undefined;
   if (resumeFile !== undefined && !exists(resumeFile)) throw new UsageError(`--resume ${resumeFile} does not exist`);
-
-  if (o.dryRun) {
-    // Nothing is sent, so nothing is written: a dry run with --resume only reads what would be skipped.
-    if (o.resume === undefined) return { journal: undefined, earlier: undefined, inPlace: false, label: '' };
-    const path = resumeFile ?? o.resultsPath ?? (await defaultPath(f, input)).path;
-    if (!exists(path)) return { journal: undefined, earlier: undefined, inPlace: false, label: '' };
-    const state = await readJournal(path, '--resume');
-    return { journal: undefined, earlier: state.byLine, inPlace: false, label: `the journal ${path}` };
-  }
+  if (o.dryRun) return dryRunJournal(f, o, input, resumeFile);
 
   const target = (await f.target()).baseUrl;
   const fromDefault = o.resultsPath === undefined && resumeFile === undefined ? await defaultPath(f, input) : undefined;
@@ -73,50 +163,7 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
   try {
     if (fromDefault) f.info(`journal: ${path}`);
     const inPlace = o.resume !== undefined && (resumeFile === undefined || sameFile(journal, resumeFile));
-    let own: JournalState | undefined;
-    if (journal.size > 0 && journal.regular) {
-      own = await readJournal(path, label);
-      if (own.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
-    }
-    const holdsRecords = own !== undefined && own.byLine.size > 0;
-    if (holdsRecords && !inPlace) {
-      throw new UsageError(
-        `${label === 'the journal' ? 'an earlier run of this input kept' : `${label} ${path} is`} a journal holding records (${journalCounts(own!.byLine)}${label === 'the journal' ? `: ${path}` : ''}); continue it with: ${continueWith()} (or remove it to send every record again)`,
-      );
-    }
-    if (fromDefault && fromDefault.others.length > 0 && !holdsRecords) {
-      throw new UsageError(
-        `${input.label} changed since a run on it stopped (its journal: ${fromDefault.others.join(', ')}); continue that run with --resume <journal> (records are matched by line number), or remove it to start anew`,
-      );
-    }
-    if (own?.torn) journal.cutTo(own.wholeBytes);
-    // Into another journal: the earlier one is copied in first, so the new one alone is complete.
-    const copy = !inPlace && resumeFile !== undefined && journal.regular;
-    const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume', copy) : undefined;
-    if (o.resume !== undefined && !holdsRecords && inPlace) f.info(`nothing to resume in ${path}: every record will be sent`);
-    const sourceTarget = source?.header?.target;
-    if (sourceTarget !== undefined && sourceTarget !== target) {
-      throw new UsageError(
-        `${inPlace ? path : `--resume ${resumeFile}`} is the journal of a run against ${sourceTarget}, but this run sends to ${target}: its records say nothing of this server. Use another --results file`,
-      );
-    }
-    if (source?.header && source.header.sha256 !== (await input.digest())) {
-      f.info(`warning: ${input.label} changed since the journal was started; records are matched by line number`);
-    }
-    if (copy && source) {
-      let text = formatResult(await journalHeader(f, input));
-      for (const line of [...source.byLine.keys()].sort((a, b) => a - b)) text += `${source.byLine.get(line)?.text}\n`;
-      try {
-        journal.replaceContents(text);
-      } catch (error) {
-        throw new CliError('failure', `cannot copy --resume ${resumeFile} into ${label} ${path}: ${storageProblem(error)}; nothing was sent`, {
-          code: 'results_not_written',
-          cause: error,
-        });
-      }
-      f.info(`${path}: started from a copy of ${resumeFile} (${journalCounts(source.byLine)})`);
-    }
-    return { journal, earlier: source?.byLine, inPlace: inPlace || copy, label: `${label} ${path}` };
+    return await earlierResults(f, o.resume, input, { journal, path, label, resumeFile, fromDefault, inPlace, target }, continueWith);
   } catch (error) {
     journal.abandon();
     throw error;

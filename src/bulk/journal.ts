@@ -1,18 +1,10 @@
-// The journal of a seeding run (issue #14): one NDJSON line per event. `{"line":n,"status":"sending"}`
-// is written (one write(2)) before the record's request leaves; outcome lines, in whatever order
-// answers come, are held until the next `sending` line, which takes them along in the same write, or
-// until this turn's promise continuations have run, whichever comes first: one write per record instead of two (issue
-// #18). A process killed at any instant leaves every line it wrote (the kernel has it); a record whose
-// outcome line is missing was in flight and is `unknown` to --resume, never resent silently. An outcome
-// still held at a kill is the same as a kill a moment before its answer: `unknown`, never lost or sent
-// twice. The results on stdout are flushed at the end of the turn too, after the journal's.
+// The journal of a seeding run (issue #14): one NDJSON line per event, each in one write(2).
+// `{"line":n,"status":"sending"}` is written before the record's request leaves, its outcome line once
+// it is known. A process killed at any instant leaves every line it wrote (the kernel has it); a
+// record whose outcome line is missing was in flight and is `unknown` to --resume, never resent silently.
 //
-// fsync policy: what a machine crash (power loss, kernel panic) can lose is what the kernel had
-// not yet put on disk. The journal is fdatasync'd when it is created (and its folder, so the file
-// survives), every second while lines are being added (off the main thread), and when the run
-// ends: a crash loses at most the last second of lines. Lost `sending` lines are the one way a
-// record can then be sent twice; strict exactly-once across machine crashes would cost an fsync
-// per record (milliseconds each), which we judged too slow for seeding.
+// fsync: when it is created (with its folder), every second while lines are added, and at the end,
+// so a machine crash loses at most the last second of lines (an fsync per record was judged too slow).
 
 import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -52,10 +44,9 @@ function removeIfThere(path: string): void {
 }
 
 /**
- * `<journal>.lock` (src/fs/lock.ts, the rule of every petstore lock): two runs appending to one
- * journal would each send the records the other has in flight. Held for the whole run, so never
- * broken by age, and never waited for: a live holder means a refusal naming it. A lock left by a
- * process that is gone, or that is not a petstore lock at all, is taken over.
+ * `<journal>.lock`: two runs appending to one journal would each send the records the other has in
+ * flight. Held for the whole run, never waited for (a live holder is named in a refusal); a lock left
+ * by a process that is gone, or that is not a petstore lock, is taken over.
  */
 async function lockJournal(path: string): Promise<FileLock | undefined> {
   const lock = new FileLock(`${path}.lock`, { clock: systemClock, staleMs: Number.POSITIVE_INFINITY, pollMs: 1, timeoutMs: 0 });
@@ -91,9 +82,6 @@ export class Journal {
   #timer: NodeJS.Timeout | undefined;
   #failure: unknown;
   #unwritten = '';
-  /** Outcome lines not yet written: they go with the next `sending` line or at the end of this turn. */
-  #held = '';
-  #flushQueued = false;
   #closed = false;
   #started = false;
   #onFailure: (error: unknown) => void = () => {};
@@ -211,42 +199,21 @@ export class Journal {
     if (!this.#append(text)) throw new JournalWriteError(this.#failure);
   }
 
-  /** An outcome, written with the next line or once this turn's promise continuations have run; after a failed write it is kept in `unwritten` instead. */
+  /** An outcome line; after a failed write it is kept in `unwritten` instead. */
   outcome(text: string): void {
-    if (this.#failure !== undefined) {
-      this.#unwritten += text;
-      return;
-    }
-    this.#held += text;
-    if (!this.#flushQueued) {
-      this.#flushQueued = true;
-      // After every promise continuation of this turn (the next record's `sending` line usually takes
-      // the outcome along first), before any I/O callback: no extra turn of the event loop.
-      process.nextTick(() => {
-        this.#flushQueued = false;
-        this.flush();
-      });
-    }
+    if (this.#failure !== undefined || !this.#append(text)) this.#unwritten += text;
   }
 
-  /** Writes the outcome lines held so far. */
-  flush(): void {
-    if (this.#held !== '' && this.#failure === undefined) this.#append('');
-  }
-
-  /** Writes the held outcome lines and then `text` in one write(2); on failure the outcomes go to `unwritten`. */
+  /** Writes `text` (whole lines) in one write(2); false when it failed (`failure` says why). */
   #append(text: string): boolean {
-    const held = this.#held;
-    this.#held = '';
-    const all = held === '' ? text : held + text;
-    const size = Buffer.byteLength(all);
+    const size = Buffer.byteLength(text);
     let written = 0;
     try {
-      // The string as it is (no Buffer per line); a write may store only part of the bytes (the disk
-      // filled up during it): the rest from a Buffer, and the next write then fails.
-      written = writeSync(this.fd, all);
+      // A write may store only part of the bytes (the disk filled up during it): the rest from a
+      // Buffer, and the next write then fails.
+      written = writeSync(this.fd, text);
       if (written < size) {
-        const bytes = Buffer.from(all);
+        const bytes = Buffer.from(text);
         while (written < size) written += writeSync(this.fd, bytes, written, size - written);
       }
       this.#bytes += written;
@@ -262,7 +229,6 @@ export class Journal {
         }
       }
       this.#failure = error;
-      this.#unwritten += held;
       this.#onFailure(error);
       return false;
     }
@@ -282,7 +248,6 @@ export class Journal {
   /** Syncs and closes; a journal this run created and never wrote a record to is removed. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.flush();
     this.#closed = true;
     clearInterval(this.#timer);
     await this.#syncing;

@@ -1,4 +1,4 @@
-import { BOM, CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
+import { BOM, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
 
 /**
  * One top-level element of a JSON array: its source text (parsed by the caller, so int64 ids stay
@@ -6,138 +6,111 @@ import { BOM, CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LO
  */
 export type Element = { line: number; source: string } | { line: number; problem: string } | { line: number; fatal: string };
 
-const BEFORE_ARRAY = 0;
-const FIRST = 1; // after `[`: an element or `]`
-const NEXT = 2; // after `,`: an element
-const IN = 3;
-const AFTER_ARRAY = 4;
-const FAILED = 5;
-
-const SPACE = 0x20;
-const TAB = 0x09;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-const isSpace = (c: number) => c === SPACE || c === LF || c === CR || c === TAB;
+const NOT_AN_ARRAY = 'a JSON input must be an array of objects (use --format ndjson for one object per line)';
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
  * Finds the elements of a JSON array in a byte stream, chunk by chunk, keeping only the element being
- * read (at most MAX_RECORD_BYTES of it): the array's size does not matter. Only where an element
- * starts and ends is found here (strings, escapes and nesting tracked); each element's text is
- * checked by JSON.parse.
+ * read (at most MAX_RECORD_BYTES of it), so an array of any size reads in flat memory: JSON.parse
+ * would need the whole text. Only where an element starts and ends is found here (strings, escapes
+ * and nesting tracked); each element's text is checked by JSON.parse.
  */
 export class ArrayScanner {
-  #state = BEFORE_ARRAY;
+  #state: 'before' | 'first' | 'next' | 'in' | 'after' | 'failed' = 'before';
   #line = 1;
   #offset = 0;
+  /** BOM bytes seen at the start of the input. */
   #bom = 0;
   #elementLine = 0;
   #depth = 0;
   #inString = false;
   #escaped = false;
   #held = new RecordBytes();
+  /** The chunk being scanned, where its element starts (-1: in an earlier chunk), and the elements found. */
+  #chunk: Uint8Array = new Uint8Array(0);
+  #from = -1;
+  #out: Element[] = [];
 
-  /** Adds the elements the chunk completes to `out`; after a `fatal` one, nothing more. */
-  push(chunk: Uint8Array, out: Element[]): void {
-    if (this.#state === FAILED) return;
-    // Where the element being read starts in this chunk; -1 when it started in an earlier one.
-    let from = -1;
-    // The scanner's state in locals while the bytes are scanned (written back below).
-    let state = this.#state;
-    let line = this.#line;
-    let depth = this.#depth;
-    let inString = this.#inString;
-    let escaped = this.#escaped;
-    for (let i = 0; i < chunk.length; i++) {
+  /** The elements the chunk completes; after a `fatal` one, nothing more. */
+  push(chunk: Uint8Array): Element[] {
+    this.#chunk = chunk;
+    this.#from = -1;
+    this.#out = [];
+    for (let i = 0; i < chunk.length && this.#state !== 'failed'; i++) {
       const c = chunk[i] as number;
-      if (c === LF) line++;
-      if (state === IN) {
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (c === BACKSLASH) escaped = true;
-          else if (c === QUOTE) inString = false;
-        } else if (c === QUOTE) inString = true;
-        else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-        else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-          // A `}` too many stays in the element, for JSON.parse to reject.
-          if (depth > 0) depth--;
-          else if (c === CLOSE_BRACKET) {
-            this.#element(chunk, from, i, out);
-            state = AFTER_ARRAY;
-          }
-        } else if (c === COMMA && depth === 0) {
-          this.#element(chunk, from, i, out);
-          state = NEXT;
-        }
-      } else if (state === FIRST || state === NEXT) {
-        if (isSpace(c)) continue;
-        if (c === CLOSE_BRACKET && state === FIRST) {
-          state = AFTER_ARRAY;
-          continue;
-        }
-        state = IN;
-        this.#elementLine = line;
-        depth = 0;
-        from = i;
-        i--; // read this byte again, as the element's first
-      } else if (state === BEFORE_ARRAY) {
-        const at = this.#offset + i;
-        if (at < 3 && this.#bom === at && c === BOM[at]) {
-          this.#bom++;
-          continue;
-        }
-        const noBom = this.#bom === 0 || this.#bom === 3;
-        if (isSpace(c) && noBom) continue;
-        if (c === OPEN_BRACKET && noBom) state = FIRST;
-        else {
-          this.#line = line;
-          this.#fail(out, 'a JSON input must be an array of objects (use --format ndjson for one object per line)');
-          return;
-        }
-      } else if (!isSpace(c)) {
-        this.#line = line;
-        this.#fail(out, 'unexpected text after the JSON array');
-        return;
-      }
+      if (c === LF) this.#line++;
+      if (this.#state === 'in') this.#inElement(c, i);
+      else if (this.#state === 'first' || this.#state === 'next') this.#beforeElement(c, i);
+      else if (this.#state === 'before') this.#beforeArray(c, this.#offset + i);
+      else if (!isSpace(c)) this.#fail('unexpected text after the JSON array');
     }
-    this.#state = state;
-    this.#line = line;
-    this.#depth = depth;
-    this.#inString = inString;
-    this.#escaped = escaped;
-    if (state === IN) this.#held.add(chunk, from === -1 ? 0 : from, chunk.length);
+    if (this.#state === 'in') this.#held.add(chunk, this.#from === -1 ? 0 : this.#from, chunk.length);
     this.#offset += chunk.length;
+    return this.#out;
   }
 
   /** At the end of the input: a `fatal` element unless the array was closed. */
-  end(out: Element[]): void {
-    if (this.#state === BEFORE_ARRAY) this.#fail(out, 'a JSON input must be an array of objects (use --format ndjson for one object per line)');
-    else if (this.#state !== AFTER_ARRAY && this.#state !== FAILED) this.#fail(out, 'the JSON array is not closed');
+  end(): Element[] {
+    this.#out = [];
+    if (this.#state === 'before') this.#fail(NOT_AN_ARRAY);
+    else if (this.#state !== 'after' && this.#state !== 'failed') this.#fail('the JSON array is not closed');
+    return this.#out;
   }
 
-  #fail(out: Element[], message: string): void {
-    this.#state = FAILED;
-    out.push({ line: this.#line, fatal: message });
+  #beforeArray(c: number, at: number): void {
+    if (at < 3 && this.#bom === at && c === BOM[at]) {
+      this.#bom++;
+      return;
+    }
+    const noBom = this.#bom === 0 || this.#bom === 3;
+    if (noBom && isSpace(c)) return;
+    if (noBom && c === 0x5b) this.#state = 'first';
+    else this.#fail(NOT_AN_ARRAY);
+  }
+
+  #beforeElement(c: number, i: number): void {
+    if (isSpace(c)) return;
+    if (c === 0x5d && this.#state === 'first') {
+      this.#state = 'after';
+      return;
+    }
+    this.#state = 'in';
+    this.#elementLine = this.#line;
+    this.#depth = 0;
+    this.#from = i;
+    this.#inElement(c, i);
+  }
+
+  #inElement(c: number, i: number): void {
+    if (this.#inString) {
+      if (this.#escaped) this.#escaped = false;
+      else if (c === 0x5c) this.#escaped = true;
+      else if (c === 0x22) this.#inString = false;
+    } else if (c === 0x22) this.#inString = true;
+    else if (c === 0x7b || c === 0x5b) this.#depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      // A `}` too many stays in the element, for JSON.parse to reject.
+      if (this.#depth > 0) this.#depth--;
+      else if (c === 0x5d) this.#element(i, 'after');
+    } else if (c === 0x2c && this.#depth === 0) this.#element(i, 'next');
+  }
+
+  #fail(message: string): void {
+    this.#state = 'failed';
+    this.#out.push({ line: this.#line, fatal: message });
   }
 
   /** The element that ends at `end` of this chunk (the `,` or `]` after it). */
-  #element(chunk: Uint8Array, from: number, end: number, out: Element[]): void {
+  #element(end: number, next: 'next' | 'after'): void {
+    this.#state = next;
     const line = this.#elementLine;
-    let bytes: Uint8Array | undefined;
-    if (from === -1) {
-      this.#held.add(chunk, 0, end);
-      bytes = this.#held.take();
-    } else bytes = chunk.subarray(from, end);
+    this.#held.add(this.#chunk, this.#from === -1 ? 0 : this.#from, end);
+    const bytes = this.#held.take();
     if (bytes === undefined || bytes.length > MAX_RECORD_BYTES) {
-      out.push({ line, problem: TOO_LONG });
+      this.#out.push({ line, problem: TOO_LONG });
       return;
     }
     const source = decodeUtf8(bytes);
-    out.push(source === undefined ? { line, problem: notUtf8(bytes, line) } : { line, source });
+    this.#out.push(source === undefined ? { line, problem: notUtf8(bytes, line) } : { line, source });
   }
 }

@@ -66,7 +66,7 @@ export class Progress {
 
   /**
    * Output to a stdout that is this terminal passes here: the live line is taken down first, so a
-   * result line never shares its row (the next update, at most ~100 ms later, draws it again below).
+   * result line never shares its row (the next update draws it again below).
    */
   readonly aboveLine = (write: () => void): void => {
     if (this.#shown) {

@@ -48,6 +48,9 @@ export class RecordBytes {
   #parts: Uint8Array[] = [];
   #length = 0;
 
+  /** `max`: the bound (a parameter so that tests can bound records a few bytes long). */
+  constructor(private readonly max = MAX_RECORD_BYTES) {}
+
   /** Bytes gathered so far (counted on past the bound). */
   get length(): number {
     return this.#length;
@@ -56,14 +59,14 @@ export class RecordBytes {
   add(chunk: Uint8Array, start: number, end: number): void {
     if (end <= start) return;
     this.#length += end - start;
-    if (this.#length > MAX_RECORD_BYTES + 2) this.#parts = [];
+    if (this.#length > this.max + 2) this.#parts = [];
     else this.#parts.push(chunk.subarray(start, end));
   }
 
   /** The record's bytes (undefined when they were let go), and starts the next record. */
   take(): Uint8Array | undefined {
     const parts = this.#parts;
-    const kept = this.#length <= MAX_RECORD_BYTES + 2;
+    const kept = this.#length <= this.max + 2;
     this.#parts = [];
     this.#length = 0;
     if (!kept) return undefined;

@@ -1,11 +1,11 @@
-// The CSV reader splits records with no quote itself and hands the others to csv-parse, a chunk's
-// whole records at a time: whatever the text and however it is chunked, it must read what csv-parse
+// The CSV reader finds where records end itself and hands a chunk's well-formed records to csv-parse together: whatever the text and however it is chunked, it must read what csv-parse
 // reading the whole input at once gives (records, lines, problems), as it did before.
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkNewPet, NEW_PET_FIELDS, REQUIRED_FIELDS } from '../../../src/bulk/new-pet-record.js';
-import { csvRecords, type InputRecord } from '../../../src/bulk/read-records.js';
+import { csvRecords } from '../../../src/bulk/csv-records.js';
+import type { InputRecord } from '../../../src/bulk/read-records.js';
 import { cutStream } from '../../helpers/cut-stream.js';
 
 const stream = cutStream;
@@ -57,7 +57,7 @@ function oracle(text: string): Outcome {
 async function read(text: string, cuts: number[]): Promise<Outcome> {
   const records: InputRecord[] = [];
   try {
-    for await (const r of csvRecords(stream(Buffer.from(text), cuts))) records.push(r);
+    for await (const batch of csvRecords(stream(Buffer.from(text), cuts))) records.push(...batch);
   } catch (error) {
     return { records, error: (error as Error).message.split(':')[0] };
   }

@@ -1,15 +1,14 @@
-import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lines } from '../../../src/bulk/lines.js';
+import { LineSplitter } from '../../../src/bulk/lines.js';
 
 async function collect(chunks: (string | Buffer)[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const l of lines(Readable.from(chunks))) out.push(l);
-  return out;
+  const splitter = new LineSplitter();
+  const raw = [...chunks.flatMap((c) => splitter.push(Buffer.from(c))), ...splitter.end()];
+  return raw.map((l) => ('text' in l ? l.text : l.problem));
 }
 
-describe('lines', () => {
+describe('LineSplitter', () => {
   it('splits on LF and CRLF only, keeping U+2028/U+2029 and a lone CR inside a line', async () => {
     expect(await collect(['a\r\nb\u2028c\nd\u2029e\rf\n'])).toEqual(['a', 'b\u2028c', 'd\u2029e\rf']);
   });

@@ -69,48 +69,6 @@ describe('runPool', () => {
     expect(emitted.length).toBeLessThanOrEqual(8);
   });
 
-  it('items already read start from the finished one, in its turn; concurrency, order of emission and emit promises hold', async () => {
-    // A RecordStream's shape: takeNow hands out what is read, next() reads more (here: after a tick).
-    const unread = [...Array(40).keys()];
-    let atHand: number[] = [];
-    let reads = 0;
-    const source = {
-      takeNow: () => atHand.shift(),
-      [Symbol.asyncIterator]: () => ({
-        next: async (): Promise<IteratorResult<number>> => {
-          reads++;
-          await tick(1);
-          atHand = unread.splice(0, 10);
-          const first = atHand.shift();
-          return first === undefined ? { done: true, value: undefined } : { done: false, value: first };
-        },
-      }),
-    };
-    let running = 0;
-    let peak = 0;
-    const emitted: number[] = [];
-    await runPool(
-      source,
-      { concurrency: 3, stopped: () => false },
-      async (i) => {
-        running++;
-        peak = Math.max(peak, running);
-        await tick(i % 3);
-        running--;
-        return i;
-      },
-      // Every fifth emit makes the pool wait (a full stdout), as record() does.
-      (i) => {
-        emitted.push(i);
-        return i % 5 === 0 ? tick(1).then(() => undefined) : undefined;
-      },
-    );
-    expect([...emitted].sort((a, b) => a - b)).toEqual([...Array(40).keys()]);
-    expect(peak).toBe(3);
-    // Once per block of ten and once for the end: the rest came from takeNow.
-    expect(reads).toBe(5);
-  });
-
   it('a thrown error stops new work; the failed item is emitted as an error', async () => {
     const outcomes: [number, Outcome<number>][] = [];
     await runPool(

@@ -11,18 +11,18 @@ import { byLimit, type LimitWindow, limitResetPhrase, rateLimitGiveUp } from '..
 import { wholeSeconds } from '../time/format.js';
 import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
-import type { FleetBudget } from '../ratelimit/fleet-budget.js';
+import type { RedisBudget } from '../ratelimit/redis-budget.js';
 import { isBan } from './error-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { retryVerdict, statusVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
-  /** Where the key came from, for the advice after a 401 (src/api/errors.ts). */
+  /** For the advice after a 401 (src/api/errors.ts). */
   keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
 }
 
-/** What ApiClient needs of the transport layer (transport/exchange.ts HttpTransport, or a fake in tests). */
+/** transport/exchange.ts HttpTransport, or a fake in tests. */
 export interface Transport {
   readonly baseUrl: string;
   once(req: ApiRequest): Promise<ApiResponse>;
@@ -33,15 +33,14 @@ export interface ApiClientOptions {
   clock?: Clock;
   /** Aborts every wait (Ctrl-C). */
   signal?: AbortSignal;
-  /** Retries after 429, 502-504 and connection errors (0 disables). Default 3. */
+  /** Retries after 429, 502-504 and connection errors. Default 3. */
   maxRetries?: number;
-  /** A rate-limit wait longer than this ends with RateLimitedError (exit 6). Default 120 s. */
+  /** A rate-limit wait longer than this ends with exit 6. Default 120 s. */
   maxWaitMs?: number;
-  /** The gate shared by all requests with this key; one per client by default (in memory). */
+  /** Default: one in memory for this client. */
   limiter?: RateLimiter;
-  /** A budget shared with other processes (--limiter), taken once the limiter's permit is in hand. */
-  fleet?: FleetBudget | undefined;
-  /** Uniform in [0, 1), for backoff jitter. */
+  /** --limiter: the fleet's budget, taken once the limiter's permit is in hand. */
+  fleet?: RedisBudget | undefined;
   random?: () => number;
   onWait?: WaitAnnouncer;
   debug?: (line: string) => void;
@@ -49,27 +48,19 @@ export interface ApiClientOptions {
 
 const seconds = (ms: number) => `${wholeSeconds(ms)}s`;
 
-/** What one attempt came to. */
+/** What one attempt came to; after a 429 or a ban the key's gate closes until gateUntil. */
 interface Attempt {
   res?: ApiResponse;
   error?: unknown;
-  /** After a 429 or a ban: the key's gate closes until then. */
   gateUntil?: number | undefined;
   /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
   tooLong?: { ms: number; value: string } | undefined;
 }
 
-interface RetryContext {
-  /** 1-based number of the retry about to happen. */
-  attempt: number;
-  /** Announce the next rate-limit wait as this retry. */
-  announced: boolean;
-}
+/** The retry about to happen (1-based), and whether its rate-limit wait was announced. */
+type RetryContext = { attempt: number; announced: boolean };
 
-/**
- * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate
- * and is retried as retry-policy.ts allows. send() may be called concurrently (bulk seeding).
- */
+/** The retrying client under the API layer: every request passes the key's rate-limit gate. send() may run concurrently. */
 export class ApiClient {
   #lastQuota: Quota | undefined;
   #requests = 0;
@@ -78,7 +69,7 @@ export class ApiClient {
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
-  readonly #fleet: FleetBudget | undefined;
+  readonly #fleet: RedisBudget | undefined;
   readonly #random: () => number;
   readonly #onWait: WaitAnnouncer | undefined;
   readonly #debug: (line: string) => void;
@@ -103,16 +94,14 @@ export class ApiClient {
     return this.#lastQuota;
   }
 
-  /** How many HTTP requests this client sent (retries included). */
+  /** HTTP requests sent, retries included. */
   get requestCount(): number {
     return this.#requests;
   }
 
   /**
-   * Sends one request through the rate-limit gate, retrying as allowed; any final HTTP status is returned.
-   * Throws RateLimitedError (exit 6), OutcomeUnknownError (exit 7: a POST may have been processed),
-   * TransportError, InterruptedError (Ctrl-C). `beforeSend` runs just before each attempt leaves (bulk
-   * seeding journals the record there; if it throws, nothing is sent). `asksQuota`: see AcquireOptions.
+   * Sends one request through the gate, retrying as allowed; any final HTTP status is returned. `beforeSend` runs
+   * just before each attempt leaves (bulk seeding journals the record there; if it throws, nothing is sent).
    */
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
@@ -143,7 +132,7 @@ export class ApiClient {
   /** One exchange with a permit in hand; the permit is settled with what the answer says. */
   async #attempt(req: ApiRequest, permit: Permit, attempt: number, beforeSend: (() => void) | undefined): Promise<Attempt> {
     try {
-      // The fleet's budget last, just before the request leaves: a slot it counts in a window is used in that window.
+      // The fleet's budget last: a slot it counts in a window is used in that window.
       if (this.#fleet) await this.#fleet.take(this.#signal);
       beforeSend?.();
     } catch (e) {
@@ -167,7 +156,11 @@ export class ApiClient {
         const delay = this.#rateLimitDelay(res, attempt, now);
         a.gateUntil = now + delay.ms;
         a.tooLong = delay.tooLong;
-      } else if (isBan(res)) a.gateUntil = this.#banGate(res, now);
+      } else if (isBan(res)) {
+        // A ban closes the gate too (a day at most), so parallel processes stop knocking.
+        const ms = this.#retryAfterMs(res, now);
+        a.gateUntil = ms === undefined ? undefined : now + Math.min(ms, MAX_WINDOW_MS);
+      }
     }
     const settling = permit.settle({ quota: res?.quota, gateUntil: a.gateUntil });
     if (settling) await settling;
@@ -205,7 +198,6 @@ export class ApiClient {
     return undefined;
   }
 
-  /** Publishes the key's rate-limit state and gives back unused reservations, then closes the transport. */
   async close(): Promise<void> {
     try {
       await this.#fleet?.close();
@@ -221,11 +213,7 @@ export class ApiClient {
     return ra && ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
   }
 
-  /**
-   * How long the key's gate stays closed after this 429: Retry-After, else backoff. A Retry-After
-   * longer than --max-wait is given up on (`tooLong`); one longer than a day (the longest window of
-   * any plan) is not believed: the gate closes only for the backoff, so it locks nobody out.
-   */
+  /** How long the gate stays closed after a 429: Retry-After, else backoff; one over a day is not believed (backoff only). */
   #rateLimitDelay(res: ApiResponse, attempt: number, now: number): { ms: number; tooLong?: { ms: number; value: string } } {
     const ms = this.#retryAfterMs(res, now);
     const value = firstValue(res.headers['retry-after']) ?? '';
@@ -258,12 +246,6 @@ export class ApiClient {
       resetAt,
       advice: 'try again after that time, or raise --max-wait',
     });
-  }
-
-  /** A ban's Retry-After closes the gate too (for a day at most), so parallel processes stop knocking until it ends. */
-  #banGate(res: ApiResponse, now: number): number | undefined {
-    const ms = this.#retryAfterMs(res, now);
-    return ms === undefined ? undefined : now + Math.min(ms, MAX_WINDOW_MS);
   }
 
   #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {

@@ -1,5 +1,5 @@
-// The interface's Error body ({ code, message, status }): the retrying client reads it to recognise
-// a ban, the API layer to describe any failure.
+// The interface's Error body ({ code, message, status }): the retrying client reads it to recognise a ban,
+// the API layer to describe any failure.
 import type { ApiResponse } from '../transport/exchange.js';
 
 export interface ApiErrorBody {
@@ -8,15 +8,11 @@ export interface ApiErrorBody {
   status: number;
 }
 
-/**
- * A ban: what the sandbox answers a key that retried too early after a 429 (the interface only says
- * a ban may happen). The retrying client closes the key's gate for it; the API layer names it (exit 6).
- */
+/** A ban: what the sandbox answers a key that retried too early after a 429. */
 export function isBan(res: ApiResponse): boolean {
   return res.status === 403 && apiErrorBody(res)?.code === 'key_banned';
 }
 
-/** The interface's Error body, when the response carries one. */
 export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
   const b = res.json as Record<string, unknown> | undefined;
   if (!res.isJson || typeof b !== 'object' || b === null || Array.isArray(b)) return undefined;

@@ -1,5 +1,4 @@
-// Announces retry and rate-limit waits on stderr: one line, or a spinner with a
-// countdown when stderr is a terminal. Nothing with --quiet.
+// Announces retry and rate-limit waits on stderr: one line, or a spinner with a countdown on a terminal.
 
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
@@ -8,7 +7,6 @@ import type { Clock } from '../time/clock.js';
 export interface WaitNotice {
   reason: 'rate_limited' | 'gate' | 'quota' | 'server' | 'network';
   ms: number;
-  /** Epoch ms at which the wait ends. */
   until: number;
   /** The announcement with the time left, e.g. "rate limited; retrying in 12s (attempt 2/3)". */
   text(msLeft: number): string;
@@ -27,7 +25,6 @@ export function createWaitAnnouncer({ io, clock, quiet }: AnnouncerDeps): WaitAn
   return async (notice) => {
     if (quiet) return;
     const line = notice.text(notice.ms);
-    // ora redraws with the cursor functions of a real terminal stream.
     const terminal = io.stderr as Partial<Pick<NodeJS.WriteStream, 'cursorTo' | 'clearLine' | 'moveCursor'>>;
     const canSpin = io.spinner && typeof terminal.cursorTo === 'function' && typeof terminal.clearLine === 'function';
     if (!canSpin) {

@@ -18,11 +18,9 @@ import { retryVerdict, statusVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
-  /** For the advice after a 401 (src/api/errors.ts). */
   keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
 }
 
-/** transport/exchange.ts HttpTransport, or a fake in tests. */
 export interface Transport {
   readonly baseUrl: string;
   once(req: ApiRequest): Promise<ApiResponse>;
@@ -64,37 +62,30 @@ type RetryContext = { attempt: number; announced: boolean };
 export class ApiClient {
   #lastQuota: Quota | undefined;
   #requests = 0;
+  readonly #o: ApiClientOptions;
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
-  readonly #fleet: RedisBudget | undefined;
-  readonly #random: () => number;
-  readonly #onWait: WaitAnnouncer | undefined;
-  readonly #debug: (line: string) => void;
 
   constructor(
     readonly transport: Transport,
     readonly ctx: ApiClientContext,
     opts: ApiClientOptions = {},
   ) {
+    this.#o = opts;
     this.#clock = opts.clock ?? systemClock;
     this.#signal = opts.signal;
     this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
     this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
-    this.#fleet = opts.fleet;
-    this.#random = opts.random ?? Math.random;
-    this.#onWait = opts.onWait;
-    this.#debug = opts.debug ?? (() => {});
   }
 
   get lastQuota(): Quota | undefined {
     return this.#lastQuota;
   }
 
-  /** HTTP requests sent, retries included. */
   get requestCount(): number {
     return this.#requests;
   }
@@ -133,7 +124,7 @@ export class ApiClient {
   async #attempt(req: ApiRequest, permit: Permit, attempt: number, beforeSend: (() => void) | undefined): Promise<Attempt> {
     try {
       // The fleet's budget last: a slot it counts in a window is used in that window.
-      if (this.#fleet) await this.#fleet.take(this.#signal);
+      if (this.#o.fleet) await this.#o.fleet.take(this.#signal);
       beforeSend?.();
     } catch (e) {
       await permit.settle();
@@ -164,7 +155,7 @@ export class ApiClient {
     }
     const settling = permit.settle({ quota: res?.quota, gateUntil: a.gateUntil });
     if (settling) await settling;
-    if (this.#fleet) await this.#fleet.learn(res?.quota);
+    if (this.#o.fleet) await this.#o.fleet.learn(res?.quota);
     return a;
   }
 
@@ -178,14 +169,14 @@ export class ApiClient {
       const resetAt = Math.max(a.gateUntil ?? 0, state?.gateUntil ?? 0, q?.remaining === 0 ? q.resetAt : 0);
       throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, window: this.limiter.windowOf(q) }, resetAt, now, 429);
     }
-    this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(a.gateUntil ?? now).toISOString()}`);
+    this.#o.debug?.(`429 on ${req.method} ${req.path}; gate closed until ${new Date(a.gateUntil ?? now).toISOString()}`);
   }
 
   /** Backoff (502-504, connection errors): this request waits alone, the gate stays open. The outcome when no retry is left. */
   async #backOff(a: Attempt, attempt: number): Promise<ApiResponse | undefined> {
     const { res, error } = a;
     const now = this.#clock.now();
-    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#random })) : undefined;
+    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#o.random })) : undefined;
     if (ms === undefined || ms > this.#maxWaitMs) {
       if (res) return res;
       throw error;
@@ -193,14 +184,14 @@ export class ApiClient {
     const what = res ? `server error (HTTP ${res.status})` : `${(error as Error).message}`;
     const n = `(attempt ${attempt + 1}/${this.#maxRetries})`;
     const notice: WaitNotice = { reason: res ? 'server' : 'network', ms, until: now + ms, text: (left) => `${what}; retrying in ${seconds(left)} ${n}` };
-    const onWait = this.#onWait;
+    const onWait = this.#o.onWait;
     await announcedSleep(this.#clock, ms, this.#signal, onWait && (() => onWait(notice)));
     return undefined;
   }
 
   async close(): Promise<void> {
     try {
-      await this.#fleet?.close();
+      await this.#o.fleet?.close();
       await this.limiter.close();
     } finally {
       await this.transport.close();
@@ -218,33 +209,30 @@ export class ApiClient {
     const ms = this.#retryAfterMs(res, now);
     const value = firstValue(res.headers['retry-after']) ?? '';
     if (ms !== undefined && ms <= MAX_WINDOW_MS) return ms > this.#maxWaitMs ? { ms, tooLong: { ms, value } } : { ms };
-    const backoff = backoffDelay(attempt, { random: this.#random });
+    const backoff = backoffDelay(attempt, { random: this.#o.random });
     if (ms !== undefined) {
-      this.#debug(`Retry-After ${JSON.stringify(value)} is more than a day: not believed; the gate closes for ${backoff} ms only`);
+      this.#o.debug?.(`Retry-After ${JSON.stringify(value)} is more than a day: not believed; the gate closes for ${backoff} ms only`);
       return { ms: backoff, tooLong: { ms, value } };
     }
-    this.#debug(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
+    this.#o.debug?.(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
     return { ms: backoff };
   }
 
-  /** Exit 6 for a 429 whose Retry-After is longer than --max-wait, naming the server's value. */
   #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number, window: LimitWindow | undefined): RateLimitedError {
     const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
     const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
     const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
-    if (tooLong.ms > MAX_WINDOW_MS) {
-      return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
-        code: 'rate_limited',
-        status: 429,
-        advice: 'try again later; if it persists, the server is misconfigured',
-      });
-    }
     const resetAt = now + tooLong.ms;
-    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`, {
+    // More than a day is longer than any window: there is no reset to name.
+    const never = tooLong.ms > MAX_WINDOW_MS;
+    const tail = never
+      ? `more than a day, longer than ${maxWait} and than any rate-limit window`
+      : `longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`;
+    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, ${tail}`, {
       code: 'rate_limited',
       status: 429,
-      resetAt,
-      advice: 'try again after that time, or raise --max-wait',
+      ...(never ? {} : { resetAt }),
+      advice: never ? 'try again later; if it persists, the server is misconfigured' : 'try again after that time, or raise --max-wait',
     });
   }
 
@@ -265,6 +253,6 @@ export class ApiClient {
       const used = q ? ` (${q.remaining}/${q.limit} left${kept})` : '';
       text = (left) => `${daily ? 'daily limit' : 'rate limit'} reached${used}; waiting ${seconds(left)} for the ${daily ? 'daily ' : ''}window to reset`;
     }
-    return this.#onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
+    return this.#o.onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
   }
 }

@@ -34,11 +34,8 @@ export class MemoryRateStateStore implements RateStateStore {
   #generation = 0;
 
   async update<T>(key: string, change: (state: KeyRateState) => T, _signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
-    let s = this.#states.get(key);
-    if (!s) {
-      s = emptyState();
-      this.#states.set(key, s);
-    }
+    const s = this.#states.get(key) ?? emptyState();
+    this.#states.set(key, s);
     this.#generation++;
     const value = change(s);
     saved?.(this.#generation);

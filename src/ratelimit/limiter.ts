@@ -53,7 +53,6 @@ export class RateLimiter {
   /** What this process knows: its own answers plus what it last read from the store. */
   #quota: Quota | undefined;
   #gateUntil = 0;
-  /** Permits out, by issue order. */
   readonly #out = new Map<number, Out>();
   /** Slots reserved and not handed out yet, and one for a probe. */
   #free = 0;
@@ -66,16 +65,13 @@ export class RateLimiter {
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
-  /** Slots the store holds for this limiter. */
   #written = 0;
   /** Something to publish, and when the store was last written. */
   #dirty = false;
   #lastSync = Number.NEGATIVE_INFINITY;
-  /** Acquirers that want a slot now. */
   #demand = 0;
   #issued = 0;
   #prefetch = false;
-  /** The most permits out at once. */
   #peak = 1;
   #asked: Asked = {};
   /** When the store last showed another holder's slots (a process on this machine). */
@@ -109,7 +105,6 @@ export class RateLimiter {
     });
   }
 
-  /** Others' use of the key as this process has measured it. */
   get fleet(): { active: boolean; othersPerSecond: number; rttMs: number } | undefined {
     const f = this.#fleet;
     return f && { active: f.active, othersPerSecond: f.othersPerSecond, rttMs: f.rttMs };
@@ -126,7 +121,6 @@ export class RateLimiter {
     return this.#fixedMarginMs ?? this.#serverClock.marginMs;
   }
 
-  /** Takes in an answer's Date header, with when its request left and arrived (server-clock.ts). */
   observeServerDate(date: string | undefined, sentAt: number, receivedAt: number): void {
     this.#serverClock.observe(date, sentAt, receivedAt);
   }
@@ -141,7 +135,14 @@ export class RateLimiter {
     return out;
   }
 
-  /** Waits until a request may leave and reserves a slot for it. */
+  /** A slot reserved earlier, once any change to the store since the last look is read. */
+  async #reserved(): Promise<Out | undefined> {
+    if (!(this.#free > 0 || this.#probeFree)) return undefined;
+    const looking = this.#look();
+    if (looking) await looking;
+    return this.#take();
+  }
+
   async acquire(opts: AcquireOptions = {}): Promise<Permit> {
     for (;;) {
       if (opts.signal?.aborted) throw new InterruptedError();
@@ -177,15 +178,6 @@ export class RateLimiter {
     this.#free = 0;
     this.#probeFree = false;
     if (this.#written > 0 || this.#dirty || this.#ops.running) await this.#ops.run();
-    this.#alarm.cancel();
-  }
-
-  /** A slot reserved earlier, once any change to the store since the last look is read. */
-  async #reserved(): Promise<Out | undefined> {
-    if (!(this.#free > 0 || this.#probeFree)) return undefined;
-    const looking = this.#look();
-    if (looking) await looking;
-    return this.#take();
   }
 
   /** Asks the store for slots (or waits for this limiter's probe); a permit, or what the store operation decided. */
@@ -254,7 +246,7 @@ export class RateLimiter {
     this.#schedule();
   }
 
-  /** Takes in what the store says; true when that voids the free slots (a gate someone saved). */
+  /** True when what the store says voids the free slots (a gate someone saved). */
   #learn(s: KeyRateState, now: number): boolean {
     if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
     if (s.gateUntil <= this.#gateUntil) return false;
@@ -373,7 +365,12 @@ export class RateLimiter {
   #apply(s: KeyRateState): number {
     const now = this.#clock.now();
     pruneLeases(s, now, this.#gone);
-    this.#publish(s, now);
+    // Publish what this process learnt: the slots its answers used are dropped in the same write.
+    this.#unpublished.publish(s);
+    this.#dirty = false;
+    this.#lastSync = now;
+    this.#learn(s, now);
+    if (s.quota) this.#quota = s.quota;
     for (const out of this.#out.values()) {
       if (out.issuedAt + this.#o.leaseMs > now) continue;
       this.#out.delete(out.order);
@@ -396,14 +393,6 @@ export class RateLimiter {
     const granted = this.#grant(s, now, reserve, learning, add);
     this.#usableUntil = now + this.#o.holdMs;
     return granted;
-  }
-
-  #publish(s: KeyRateState, now: number): void {
-    this.#unpublished.publish(s);
-    this.#dirty = false;
-    this.#lastSync = now;
-    this.#learn(s, now);
-    if (s.quota) this.#quota = s.quota;
   }
 
   /** One request at a time while the pace of others on other machines is being learnt, unless so much is left it cannot matter. */

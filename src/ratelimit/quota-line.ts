@@ -23,12 +23,6 @@ export function quotaLevel(remaining: number, limit: number): 'normal' | 'low' |
 export function renderQuotaLine(quota: Quota, now: number, color: boolean): string {
   const line = quotaLine(quota.remaining, quota.limit, quota.resetAt - now);
   const chalk = new Chalk({ level: color ? 1 : 0 });
-  switch (quotaLevel(quota.remaining, quota.limit)) {
-    case 'exhausted':
-      return chalk.red(line);
-    case 'low':
-      return chalk.yellow(line);
-    default:
-      return chalk.dim(line);
-  }
+  const level = quotaLevel(quota.remaining, quota.limit);
+  return (level === 'exhausted' ? chalk.red : level === 'low' ? chalk.yellow : chalk.dim)(line);
 }

@@ -71,7 +71,6 @@ export class FileRateStateStore implements RateStateStore {
   readonly #clock: Clock;
   readonly #debug: (line: string) => void;
   readonly #lock: FileLock;
-  readonly #signal: AbortSignal | undefined;
   /** Set when the folder cannot be used: the state lives here for the rest of the process. */
   #memory: FileContent | undefined;
   #warnedCorrupt = false;
@@ -80,7 +79,6 @@ export class FileRateStateStore implements RateStateStore {
     this.path = path;
     this.#clock = opts.clock;
     this.#debug = opts.debug ?? (() => {});
-    this.#signal = opts.signal;
     this.#lock = new FileLock(`${path}.lock`, {
       clock: opts.clock,
       staleMs: 5000,
@@ -122,7 +120,7 @@ export class FileRateStateStore implements RateStateStore {
       }
     }
     this.#toMemory(undefined);
-    const value = this.#apply(this.#memory!, key, change).value;
+    const { value } = this.#apply(this.#memory!, key, change);
     saved?.('memory');
     return value;
   }
@@ -130,7 +128,7 @@ export class FileRateStateStore implements RateStateStore {
   /** Takes the lock; false when the wait was interrupted (the run winds down: what is left goes to memory). */
   async #locked(signal: AbortSignal | undefined): Promise<boolean> {
     try {
-      return await this.#lock.acquire(signal ?? this.#signal);
+      return await this.#lock.acquire(signal);
     } catch (error) {
       if (error instanceof InterruptedError) return false;
       throw error;
@@ -138,19 +136,18 @@ export class FileRateStateStore implements RateStateStore {
   }
 
   #updateFile<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): T {
-    let result: { value: T; changed: boolean; content: FileContent } | undefined;
+    const content = this.#read();
+    const { value, changed } = this.#apply(content, key, change);
     try {
-      result = this.#apply(this.#read(), key, change);
-      if (result.changed) this.#write(result.content);
-      // Still under the lock: no other process's write can hide behind this stamp.
-      saved?.(this.stamp());
-      return result.value;
+      if (changed) this.#write(content);
     } catch (error) {
       // `change` has run: keep what it did, in memory (it must not run twice).
-      if (!(error instanceof WriteFailed && result)) throw error;
-      this.#toMemory(error, result.content);
-      return result.value;
+      this.#toMemory(error as Error, content);
+      return value;
     }
+    // Still under the lock: no other process's write can hide behind this stamp.
+    saved?.(this.stamp());
+    return value;
   }
 
   #toMemory(error: Error | undefined, content?: FileContent): void {
@@ -159,7 +156,7 @@ export class FileRateStateStore implements RateStateStore {
     this.#memory = content ?? this.#read();
   }
 
-  #apply<T>(content: FileContent, key: string, change: (state: KeyRateState) => T): { value: T; changed: boolean; content: FileContent } {
+  #apply<T>(content: FileContent, key: string, change: (state: KeyRateState) => T): { value: T; changed: boolean } {
     const state = content.keys[key] ?? emptyState();
     const before = JSON.stringify(content.keys[key] ?? null);
     const value = change(state);
@@ -173,7 +170,7 @@ export class FileRateStateStore implements RateStateStore {
         changed = true;
       }
     }
-    return { value, changed, content };
+    return { value, changed };
   }
 
   #read(): FileContent {
@@ -199,9 +196,7 @@ export class FileRateStateStore implements RateStateStore {
       renameSync(tmp, this.path);
     } catch (error) {
       rmSync(tmp, { force: true });
-      throw new WriteFailed(`cannot write ${this.path}: ${(error as Error).message}`);
+      throw new Error(`cannot write ${this.path}: ${(error as Error).message}`);
     }
   }
 }
-
-class WriteFailed extends Error {}

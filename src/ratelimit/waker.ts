@@ -20,7 +20,6 @@ export class Waker {
     wake?.();
   }
 
-  /** Sleeps up to `ms`, or less when notify() is called. */
   async pause(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
     this.#woken ??= new Promise<void>((resolve) => (this.#wake = resolve));
     const woken = this.#woken;

@@ -31,7 +31,6 @@ export class FleetEstimator {
   #rate = 0;
   #perOwn = 0;
   #peakStep = 0;
-  /** Others were seen in this or an earlier window. */
   #seen = false;
   #rtt = 0;
   /** Own counted answers, all windows (up to 2), and whether the first showed others' requests ahead of it. */
@@ -54,7 +53,6 @@ export class FleetEstimator {
     return this.#counted === 1 && this.#doubt;
   }
 
-  /** Whether other users of the key have been seen. */
   get active(): boolean {
     return this.#seen;
   }

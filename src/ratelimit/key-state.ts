@@ -18,7 +18,6 @@ export interface KeyRateState {
 /** Where key states live. `update` runs `change` exactly once, atomically; `saved` gets stamp() as of the save. */
 export interface RateStateStore {
   update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T>;
-  /** The key's state as last saved (no lock, may be stale). */
   get(key: string): Promise<KeyRateState | undefined>;
   /** A cheap token that differs whenever the saved state may have changed. */
   stamp?(): unknown;
@@ -28,7 +27,6 @@ export function emptyState(): KeyRateState {
   return { gateUntil: 0, leases: {} };
 }
 
-/** Keeps state in this process only. */
 export class MemoryRateStateStore implements RateStateStore {
   readonly #states = new Map<string, KeyRateState>();
   #generation = 0;

@@ -7,7 +7,6 @@ import type { Quota } from './quota.js';
 
 export interface LimiterOptions {
   clock: Clock;
-  /** The state key: "<env>:<hash of the API key>". */
   key: string;
   store?: RateStateStore;
   /** Added to reset instants. Default: what the server's Date headers prove of its clock (server-clock.ts). */

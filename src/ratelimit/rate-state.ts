@@ -42,7 +42,6 @@ function decodeState(v: Record<string, unknown>): KeyRateState {
   return state;
 }
 
-/** Parses the file; throws on anything that is not our format. */
 function decodeRateState(text: string): FileContent {
   const doc = JSON.parse(text) as unknown;
   if (!isObject(doc)) throw new Error('the top level is not an object');

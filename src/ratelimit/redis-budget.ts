@@ -75,7 +75,6 @@ export class RedisBudget {
     this.#prefix = `petstore:limiter:${options.keyHash}`;
   }
 
-  /** True while the budget counts every request of the fleet. */
   get counting(): boolean {
     return !this.#down;
   }

@@ -15,13 +15,7 @@ export interface WaitNotice {
 /** Announces a wait; may return a function called when the wait ends (to stop a spinner). */
 export type WaitAnnouncer = (notice: WaitNotice) => void | (() => void) | Promise<void | (() => void)>;
 
-export interface AnnouncerDeps {
-  io: IO;
-  clock: Clock;
-  quiet: boolean;
-}
-
-export function createWaitAnnouncer({ io, clock, quiet }: AnnouncerDeps): WaitAnnouncer {
+export function createWaitAnnouncer({ io, clock, quiet }: { io: IO; clock: Clock; quiet: boolean }): WaitAnnouncer {
   return async (notice) => {
     if (quiet) return;
     const line = notice.text(notice.ms);

@@ -26,10 +26,8 @@ export class Waker {
     const stop = new AbortController();
     const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     try {
+      // sleep() turns the caller's abort into InterruptedError; `stop` ends it once this wait is over.
       await Promise.race([sleep(clock, ms, both), woken]);
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError();
-      if (!stop.signal.aborted) throw error;
     } finally {
       stop.abort(STOPPED);
     }

@@ -23,21 +23,8 @@ function resetInstant(text: string | undefined, seenAt: number): { at: number } 
   const shown = () => JSON.stringify(text ?? null);
   const n = nonNegativeInt(text);
   if (n === undefined) return { problem: `X-RateLimit-Reset ${shown()} is not a whole number of seconds` };
-  let at: number;
-  let form: string;
-  if (n < 1e9) {
-    at = seenAt + n * 1000;
-    form = 'seconds from now';
-  } else if (n < 1e12) {
-    at = n * 1000;
-    form = 'epoch seconds';
-  } else {
-    at = n;
-    form = 'epoch milliseconds';
-  }
-  if (Math.abs(at - seenAt) > MAX_WINDOW_MS) {
-    return { problem: `X-RateLimit-Reset ${shown()} (read as ${form}) is more than a day from now` };
-  }
+  const [at, form]: [number, string] = n < 1e9 ? [seenAt + n * 1000, 'seconds from now'] : n < 1e12 ? [n * 1000, 'epoch seconds'] : [n, 'epoch milliseconds'];
+  if (Math.abs(at - seenAt) > MAX_WINDOW_MS) return { problem: `X-RateLimit-Reset ${shown()} (read as ${form}) is more than a day from now` };
   return { at };
 }
 

@@ -92,7 +92,16 @@ export class FleetEstimator {
     if (this.#current) this.#otherWindow = this.#current;
     const gap = q.resetAt - this.#resetAt;
     if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
-    this.#closeWindow();
+    // A window in which this process saw no one else: the others' pace fades.
+    if (this.#own >= 2 && this.#othersInWindow === 0) {
+      this.#rate *= 0.5;
+      this.#perOwn *= 0.5;
+      this.#peakStep = Math.floor(this.#peakStep / 2);
+    }
+    this.#first = undefined;
+    this.#last = undefined;
+    this.#own = 0;
+    this.#othersInWindow = 0;
     this.#resetAt = q.resetAt;
     this.#limit = q.limit;
     this.#current = q;
@@ -126,19 +135,6 @@ export class FleetEstimator {
       // Never below what this window has shown so far, and falling only as the window goes on quietly.
       this.#rate = others > 0 ? Math.max(rate, this.#rate * 0.5) : rate;
     }
-  }
-
-  #closeWindow(): void {
-    // A window in which this process saw no one else: the others' pace fades.
-    if (this.#own >= 2 && this.#othersInWindow === 0) {
-      this.#rate *= 0.5;
-      this.#perOwn *= 0.5;
-      this.#peakStep = Math.floor(this.#peakStep / 2);
-    }
-    this.#first = undefined;
-    this.#last = undefined;
-    this.#own = 0;
-    this.#othersInWindow = 0;
   }
 
   /** How many of the remaining to keep for the others: what they have probably sent since the last answer, and during a round trip. */

@@ -59,11 +59,7 @@ export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.
   if (seen.resetAt === old.resetAt) {
     return { limit: seen.limit, remaining: Math.min(old.remaining, seen.remaining), resetAt: seen.resetAt, seenAt: Math.max(old.seenAt, seen.seenAt) };
   }
-  return takesOver(old, seen, sentAt) ? seen : old;
-}
-
-function takesOver(old: Quota, seen: Quota, sentAt: number): boolean {
-  return seen.resetAt > old.resetAt || sentAt > old.seenAt;
+  return seen.resetAt > old.resetAt || sentAt > old.seenAt ? seen : old;
 }
 
 export type Decision =

@@ -186,7 +186,10 @@ export class RateLimiter {
     try {
       if (this.#ops.running) {
         // A store operation is under way (perhaps fetching the next block): see what it brings.
-        await abortable(this.#ops.running.catch(() => {}), signal);
+        await abortable(
+          this.#ops.running.catch(() => {}),
+          signal,
+        );
         const permit = this.#take();
         if (permit) return permit;
       }

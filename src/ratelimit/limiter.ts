@@ -186,10 +186,8 @@ export class RateLimiter {
     try {
       if (this.#ops.running) {
         // A store operation is under way (perhaps fetching the next block): see what it brings.
-        await abortable(
-          this.#ops.running.catch(() => {}),
-          signal,
-        );
+        const running = this.#ops.running.catch(() => {});
+        await abortable(running, signal);
         const permit = this.#take();
         if (permit) return permit;
       }

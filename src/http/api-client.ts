@@ -11,18 +11,16 @@ import { byLimit, type LimitWindow, limitResetPhrase, rateLimitGiveUp } from '..
 import { wholeSeconds } from '../time/format.js';
 import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
-import type { FleetBudget } from '../ratelimit/fleet-budget.js';
+import type { RedisBudget } from '../ratelimit/redis-budget.js';
 import { isBan } from './error-body.js';
 import { parseRetryAfter } from './retry-after.js';
 import { retryVerdict, statusVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
-  /** Where the key came from, for the advice after a 401 (src/api/errors.ts). */
   keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
 }
 
-/** What ApiClient needs of the transport layer (transport/exchange.ts HttpTransport, or a fake in tests). */
 export interface Transport {
   readonly baseUrl: string;
   once(req: ApiRequest): Promise<ApiResponse>;
@@ -33,15 +31,14 @@ export interface ApiClientOptions {
   clock?: Clock;
   /** Aborts every wait (Ctrl-C). */
   signal?: AbortSignal;
-  /** Retries after 429, 502-504 and connection errors (0 disables). Default 3. */
+  /** Retries after 429, 502-504 and connection errors. Default 3. */
   maxRetries?: number;
-  /** A rate-limit wait longer than this ends with RateLimitedError (exit 6). Default 120 s. */
+  /** A rate-limit wait longer than this ends with exit 6. Default 120 s. */
   maxWaitMs?: number;
-  /** The gate shared by all requests with this key; one per client by default (in memory). */
+  /** Default: one in memory for this client. */
   limiter?: RateLimiter;
-  /** A budget shared with other processes (--limiter), taken once the limiter's permit is in hand. */
-  fleet?: FleetBudget | undefined;
-  /** Uniform in [0, 1), for backoff jitter. */
+  /** --limiter: the fleet's budget, taken once the limiter's permit is in hand. */
+  fleet?: RedisBudget | undefined;
   random?: () => number;
   onWait?: WaitAnnouncer;
   debug?: (line: string) => void;
@@ -49,70 +46,53 @@ export interface ApiClientOptions {
 
 const seconds = (ms: number) => `${wholeSeconds(ms)}s`;
 
-/** What one attempt came to. */
+/** What one attempt came to; after a 429 or a ban the key's gate closes until gateUntil. */
 interface Attempt {
   res?: ApiResponse;
   error?: unknown;
-  /** After a 429 or a ban: the key's gate closes until then. */
   gateUntil?: number | undefined;
   /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
   tooLong?: { ms: number; value: string } | undefined;
 }
 
-interface RetryContext {
-  /** 1-based number of the retry about to happen. */
-  attempt: number;
-  /** Announce the next rate-limit wait as this retry. */
-  announced: boolean;
-}
+/** The retry about to happen (1-based), and whether its rate-limit wait was announced. */
+type RetryContext = { attempt: number; announced: boolean };
 
-/**
- * The retrying client under the API layer (src/api/pets.ts): every request passes the key's rate-limit gate
- * and is retried as retry-policy.ts allows. send() may be called concurrently (bulk seeding).
- */
+/** The retrying client under the API layer: every request passes the key's rate-limit gate. send() may run concurrently. */
 export class ApiClient {
   #lastQuota: Quota | undefined;
   #requests = 0;
+  readonly #o: ApiClientOptions;
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
-  readonly #fleet: FleetBudget | undefined;
-  readonly #random: () => number;
-  readonly #onWait: WaitAnnouncer | undefined;
-  readonly #debug: (line: string) => void;
 
   constructor(
     readonly transport: Transport,
     readonly ctx: ApiClientContext,
     opts: ApiClientOptions = {},
   ) {
+    this.#o = opts;
     this.#clock = opts.clock ?? systemClock;
     this.#signal = opts.signal;
     this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
     this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
-    this.#fleet = opts.fleet;
-    this.#random = opts.random ?? Math.random;
-    this.#onWait = opts.onWait;
-    this.#debug = opts.debug ?? (() => {});
   }
 
   get lastQuota(): Quota | undefined {
     return this.#lastQuota;
   }
 
-  /** How many HTTP requests this client sent (retries included). */
   get requestCount(): number {
     return this.#requests;
   }
 
   /**
-   * Sends one request through the rate-limit gate, retrying as allowed; any final HTTP status is returned.
-   * Throws RateLimitedError (exit 6), OutcomeUnknownError (exit 7: a POST may have been processed),
-   * TransportError, InterruptedError (Ctrl-C). `beforeSend` runs just before each attempt leaves (bulk
-   * seeding journals the record there; if it throws, nothing is sent). `asksQuota`: see AcquireOptions.
+   * Sends one request through the gate, retrying as allowed; any final HTTP status is returned. `beforeSend` runs
+   * just before each attempt leaves (bulk seeding journals the record there; if it throws, nothing is sent).
    */
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
     let retry: RetryContext | undefined;
@@ -143,8 +123,8 @@ export class ApiClient {
   /** One exchange with a permit in hand; the permit is settled with what the answer says. */
   async #attempt(req: ApiRequest, permit: Permit, attempt: number, beforeSend: (() => void) | undefined): Promise<Attempt> {
     try {
-      // The fleet's budget last, just before the request leaves: a slot it counts in a window is used in that window.
-      if (this.#fleet) await this.#fleet.take(this.#signal);
+      // The fleet's budget last: a slot it counts in a window is used in that window.
+      if (this.#o.fleet) await this.#o.fleet.take(this.#signal);
       beforeSend?.();
     } catch (e) {
       await permit.settle();
@@ -167,11 +147,15 @@ export class ApiClient {
         const delay = this.#rateLimitDelay(res, attempt, now);
         a.gateUntil = now + delay.ms;
         a.tooLong = delay.tooLong;
-      } else if (isBan(res)) a.gateUntil = this.#banGate(res, now);
+      } else if (isBan(res)) {
+        // A ban closes the gate too (a day at most), so parallel processes stop knocking.
+        const ms = this.#retryAfterMs(res, now);
+        a.gateUntil = ms === undefined ? undefined : now + Math.min(ms, MAX_WINDOW_MS);
+      }
     }
     const settling = permit.settle({ quota: res?.quota, gateUntil: a.gateUntil });
     if (settling) await settling;
-    if (this.#fleet) await this.#fleet.learn(res?.quota);
+    if (this.#o.fleet) await this.#o.fleet.learn(res?.quota);
     return a;
   }
 
@@ -185,14 +169,14 @@ export class ApiClient {
       const resetAt = Math.max(a.gateUntil ?? 0, state?.gateUntil ?? 0, q?.remaining === 0 ? q.resetAt : 0);
       throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, window: this.limiter.windowOf(q) }, resetAt, now, 429);
     }
-    this.#debug(`429 on ${req.method} ${req.path}; gate closed until ${new Date(a.gateUntil ?? now).toISOString()}`);
+    this.#o.debug?.(`429 on ${req.method} ${req.path}; gate closed until ${new Date(a.gateUntil ?? now).toISOString()}`);
   }
 
   /** Backoff (502-504, connection errors): this request waits alone, the gate stays open. The outcome when no retry is left. */
   async #backOff(a: Attempt, attempt: number): Promise<ApiResponse | undefined> {
     const { res, error } = a;
     const now = this.#clock.now();
-    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#random })) : undefined;
+    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#o.random })) : undefined;
     if (ms === undefined || ms > this.#maxWaitMs) {
       if (res) return res;
       throw error;
@@ -200,15 +184,14 @@ export class ApiClient {
     const what = res ? `server error (HTTP ${res.status})` : `${(error as Error).message}`;
     const n = `(attempt ${attempt + 1}/${this.#maxRetries})`;
     const notice: WaitNotice = { reason: res ? 'server' : 'network', ms, until: now + ms, text: (left) => `${what}; retrying in ${seconds(left)} ${n}` };
-    const onWait = this.#onWait;
+    const onWait = this.#o.onWait;
     await announcedSleep(this.#clock, ms, this.#signal, onWait && (() => onWait(notice)));
     return undefined;
   }
 
-  /** Publishes the key's rate-limit state and gives back unused reservations, then closes the transport. */
   async close(): Promise<void> {
     try {
-      await this.#fleet?.close();
+      await this.#o.fleet?.close();
       await this.limiter.close();
     } finally {
       await this.transport.close();
@@ -221,49 +204,36 @@ export class ApiClient {
     return ra && ra.ms + (ra.form === 'date' ? this.limiter.marginMs : 0);
   }
 
-  /**
-   * How long the key's gate stays closed after this 429: Retry-After, else backoff. A Retry-After
-   * longer than --max-wait is given up on (`tooLong`); one longer than a day (the longest window of
-   * any plan) is not believed: the gate closes only for the backoff, so it locks nobody out.
-   */
+  /** How long the gate stays closed after a 429: Retry-After, else backoff; one over a day is not believed (backoff only). */
   #rateLimitDelay(res: ApiResponse, attempt: number, now: number): { ms: number; tooLong?: { ms: number; value: string } } {
     const ms = this.#retryAfterMs(res, now);
     const value = firstValue(res.headers['retry-after']) ?? '';
     if (ms !== undefined && ms <= MAX_WINDOW_MS) return ms > this.#maxWaitMs ? { ms, tooLong: { ms, value } } : { ms };
-    const backoff = backoffDelay(attempt, { random: this.#random });
+    const backoff = backoffDelay(attempt, { random: this.#o.random });
     if (ms !== undefined) {
-      this.#debug(`Retry-After ${JSON.stringify(value)} is more than a day: not believed; the gate closes for ${backoff} ms only`);
+      this.#o.debug?.(`Retry-After ${JSON.stringify(value)} is more than a day: not believed; the gate closes for ${backoff} ms only`);
       return { ms: backoff, tooLong: { ms, value } };
     }
-    this.#debug(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
+    this.#o.debug?.(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
     return { ms: backoff };
   }
 
-  /** Exit 6 for a 429 whose Retry-After is longer than --max-wait, naming the server's value. */
   #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number, window: LimitWindow | undefined): RateLimitedError {
     const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
     const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
     const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
-    if (tooLong.ms > MAX_WINDOW_MS) {
-      return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
-        code: 'rate_limited',
-        status: 429,
-        advice: 'try again later; if it persists, the server is misconfigured',
-      });
-    }
     const resetAt = now + tooLong.ms;
-    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`, {
+    // More than a day is longer than any window: there is no reset to name.
+    const never = tooLong.ms > MAX_WINDOW_MS;
+    const tail = never
+      ? `more than a day, longer than ${maxWait} and than any rate-limit window`
+      : `longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`;
+    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, ${tail}`, {
       code: 'rate_limited',
       status: 429,
-      resetAt,
-      advice: 'try again after that time, or raise --max-wait',
+      ...(never ? {} : { resetAt }),
+      advice: never ? 'try again later; if it persists, the server is misconfigured' : 'try again after that time, or raise --max-wait',
     });
-  }
-
-  /** A ban's Retry-After closes the gate too (for a day at most), so parallel processes stop knocking until it ends. */
-  #banGate(res: ApiResponse, now: number): number | undefined {
-    const ms = this.#retryAfterMs(res, now);
-    return ms === undefined ? undefined : now + Math.min(ms, MAX_WINDOW_MS);
   }
 
   #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {
@@ -283,6 +253,6 @@ export class ApiClient {
       const used = q ? ` (${q.remaining}/${q.limit} left${kept})` : '';
       text = (left) => `${daily ? 'daily limit' : 'rate limit'} reached${used}; waiting ${seconds(left)} for the ${daily ? 'daily ' : ''}window to reset`;
     }
-    return this.#onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
+    return this.#o.onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
   }
 }

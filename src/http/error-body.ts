@@ -1,23 +1,13 @@
-// The interface's Error body ({ code, message, status }): the retrying client reads it to recognise
-// a ban, the API layer to describe any failure.
+// The interface's Error body ({ code, message, status }): the retrying client reads it to recognise a ban,
+// the API layer to describe any failure.
 import type { ApiResponse } from '../transport/exchange.js';
 
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-  status: number;
-}
-
-/**
- * A ban: what the sandbox answers a key that retried too early after a 429 (the interface only says
- * a ban may happen). The retrying client closes the key's gate for it; the API layer names it (exit 6).
- */
+/** A ban: what the sandbox answers a key that retried too early after a 429. */
 export function isBan(res: ApiResponse): boolean {
   return res.status === 403 && apiErrorBody(res)?.code === 'key_banned';
 }
 
-/** The interface's Error body, when the response carries one. */
-export function apiErrorBody(res: ApiResponse): ApiErrorBody | undefined {
+export function apiErrorBody(res: ApiResponse): { code: string; message: string; status: number } | undefined {
   const b = res.json as Record<string, unknown> | undefined;
   if (!res.isJson || typeof b !== 'object' || b === null || Array.isArray(b)) return undefined;
   if (typeof b.code !== 'string' || typeof b.message !== 'string') return undefined;

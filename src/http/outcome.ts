@@ -4,14 +4,8 @@ import { NetworkError } from '../errors/errors.js';
 import type { ApiRequest } from '../transport/exchange.js';
 import type { TransportError } from '../transport/errors.js';
 
-/**
- * A non-idempotent request (POST) failed after it may have reached the server
- * (connection reset once the body went out, or a timeout). It is not retried,
- * since that could create a duplicate; the caller reports the record as
- * "outcome unknown". Exit code 7 (network).
- */
+/** A POST failed after it may have reached the server: not retried (a duplicate), reported as "outcome unknown" (exit 7). */
 export class OutcomeUnknownError extends NetworkError {
-  /** The request whose outcome is unknown, body included. */
   readonly request: ApiRequest;
 
   constructor(request: ApiRequest, cause: TransportError) {

@@ -3,23 +3,18 @@
 import { firstValue } from '../wire/headers.js';
 import { parseHttpDate } from '../wire/http-date.js';
 
-export interface RetryAfter {
-  /** Milliseconds to wait from `now` (never negative). */
-  ms: number;
-  /** delta-seconds are exact; an absolute date depends on both clocks. */
-  form: 'delta' | 'date';
-}
-
-/** Longest wait we represent; anything above is "forever" for every practical --max-wait. */
+/** Longest wait represented: "forever" for every practical --max-wait. */
 const MAX_MS = 10 * 365 * 24 * 3600 * 1000;
 
 /**
- * How long a Retry-After value asks to wait, measured from `now` (when the
- * response arrived). Negative values clamp to 0; garbage gives undefined (the
- * caller falls back to backoff). For a date, the response's own Date header,
- * when valid, is used as "now" on the server's clock, which cancels clock skew.
+ * How long a Retry-After asks to wait from `now` (garbage: undefined). A date (which depends on both clocks) is
+ * measured from the answer's Date header, if valid.
  */
-export function parseRetryAfter(value: string | string[] | undefined, now: number, serverDate?: string | string[] | undefined): RetryAfter | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now: number,
+  serverDate?: string | string[] | undefined,
+): { ms: number; form: 'delta' | 'date' } | undefined {
   const text = firstValue(value)?.trim();
   if (!text) return undefined;
   if (/^[+-]?\d+(\.\d+)?$/.test(text)) {

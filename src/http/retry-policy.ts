@@ -11,41 +11,26 @@
 import { causeCode, notSentFailure, TransportError } from '../transport/errors.js';
 import { isSafeMethod, type HttpMethod } from '../transport/method.js';
 
-export type Outcome = { status: number } | { error: unknown };
+/** 'unknown': the request may have been processed, repeating could duplicate it; 'throw': rethrow the fault. */
+export type Verdict = { action: 'return' } | { action: 'unknown' } | { action: 'throw' } | { action: 'retry'; wait: 'rate_limit' | 'backoff' };
 
-export type Verdict =
-  /** The answer stands (success or a status not worth repeating). */
-  | { action: 'return' }
-  /** Send again after a wait: the Retry-After gate for 429, backoff otherwise. */
-  | { action: 'retry'; wait: 'rate_limit' | 'backoff' }
-  /** The request may or may not have been processed; repeating could duplicate it. */
-  | { action: 'unknown' }
-  /** A fault that repeating will not fix: rethrow it. */
-  | { action: 'throw' };
-
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-
-const RETURN: Verdict = { action: 'return' };
-const THROW: Verdict = { action: 'throw' };
 const BACKOFF: Verdict = { action: 'retry', wait: 'backoff' };
 
 /** What to do after one attempt of `method` ended in `outcome`. */
-export function retryVerdict(method: HttpMethod | string, outcome: Outcome): Verdict {
+export function retryVerdict(method: HttpMethod | string, outcome: { status: number } | { error: unknown }): Verdict {
   return 'status' in outcome ? statusVerdict(method, outcome.status) : errorVerdict(method, outcome.error);
 }
 
-/** retryVerdict for an answer with this status. */
 export function statusVerdict(method: HttpMethod | string, status: number): Verdict {
   if (status === 429) return { action: 'retry', wait: 'rate_limit' };
-  if (RETRYABLE_STATUSES.has(status) && isSafeMethod(method)) return BACKOFF;
-  return RETURN;
+  if ((status === 502 || status === 503 || status === 504) && isSafeMethod(method)) return BACKOFF;
+  return { action: 'return' };
 }
 
-/** retryVerdict for an attempt that ended without an answer. */
 function errorVerdict(method: HttpMethod | string, error: unknown): Verdict {
-  if (!(error instanceof TransportError)) return THROW;
+  if (!(error instanceof TransportError)) return { action: 'throw' };
   const notSent = notSentFailure(causeCode(error));
-  if (isSafeMethod(method)) return notSent === 'permanent' ? THROW : BACKOFF;
+  if (isSafeMethod(method)) return notSent === 'permanent' ? { action: 'throw' } : BACKOFF;
   if (error.sent || error.timedOut) return { action: 'unknown' };
-  return notSent === 'transient' ? BACKOFF : THROW;
+  return notSent === 'transient' ? BACKOFF : { action: 'throw' };
 }

@@ -1,104 +1,73 @@
-// Pacing for a fleet that shares a key and nothing else (separate machines): what one process learns about
-// the others from X-RateLimit-Remaining alone. Within a window each counted request gets its own Remaining
-// (limit-1, limit-2, …), so gaps between this process's own values are the others' requests; over the time
-// between its first and latest answer that is the others' rate. Before sending it keeps for them what they
-// have probably used since its latest answer plus a round trip (never fewer than the most they sent between
-// two of its answers, plus one), so it stops before Remaining reaches 0 and waits for the reset. The rate
-// carries over windows and fades when no gap is seen. Late into a window (a long Retry-After, a starved
-// process) it waits for the next one when the others have probably used this one up: a request there would
-// meet a 429, and a server that bans after a 429 would ban the key for everyone.
+// Pacing for a fleet that shares a key and nothing else (separate machines), from X-RateLimit-Remaining
+// alone: gaps between this process's own values are the others' requests (docs/rate-limits.md).
 
 import type { Quota } from './quota.js';
 
 /** A per-minute window never resets further ahead than this; a reset further away is the daily limit's. */
 const SHORT_WINDOW_MAX_MS = 15 * 60_000;
 
-/** Added to the others' expected requests, rounded up; and the weight of a new round-trip sample. */
-const CUSHION = 1;
-const RTT_WEIGHT = 0.3;
-
-/** Windows skipped in a row as used up by the others: a process always late (its clock, a starved CPU) still sends. */
-const MAX_SKIPS = 1;
-
 export type QuotaWindow = 'short' | 'day';
 
-/**
- * Which window a quota describes (the headers do not say): a reset more than 15 minutes ahead is the daily
- * limit's, and so is a larger limit that resets later than a smaller one (`other`) seen just before.
- */
+/** Which window a quota describes: the daily one when its reset is far, or it is larger and later than `other` seen just before. */
 export function quotaWindow(q: Quota, other?: Quota): QuotaWindow {
   if (q.resetAt - q.seenAt > SHORT_WINDOW_MAX_MS) return 'day';
   if (other && other.limit < q.limit && other.resetAt < q.resetAt && other.resetAt > other.seenAt && q.seenAt - other.seenAt < 120_000) return 'day';
   return 'short';
 }
 
-interface Point {
-  remaining: number;
-  /** When the answer came. */
-  at: number;
-  /** Its request's place in the order this process's requests left in. */
-  order: number;
-}
+/** One answer: its remaining, when it came, and its request's place in the order this process's requests left in. */
+type Point = { remaining: number; at: number; order: number };
 
-/** Learns how fast others consume the key from this process's own answers; see the file's comment. */
+/** Learns how fast others consume the key from this process's own answers. */
 export class FleetEstimator {
   #resetAt = Number.NaN;
   #limit = Number.NaN;
   #first: Point | undefined;
   #last: Point | undefined;
-  /** Own counted answers in the current window. */
+  /** Own counted answers in the current window, and others' requests seen in it. */
   #own = 0;
-  /** Others' requests per ms, as last measured (carries over windows). */
-  #rate = 0;
-  /** Others' requests per own request, as last measured: about how many others send as this one does. */
-  #perOwn = 0;
-  /** The most others' requests seen between two own answers (carries over windows, fades as #rate does). */
-  #peakStep = 0;
-  /** Others' requests seen in the current window (between own answers). */
   #othersInWindow = 0;
-  /** Others were seen (a gap, or a fresh window already used) in this or an earlier window. */
+  /** Others' requests per ms; per own request; the most between two own answers (all carry over windows and fade). */
+  #rate = 0;
+  #perOwn = 0;
+  #peakStep = 0;
   #seen = false;
   #rtt = 0;
-  /** Own counted answers, all windows (up to 2). */
+  /** Own counted answers, all windows (up to 2), and whether the first showed others' requests ahead of it. */
   #counted = 0;
-  /** The first answer showed others' requests ahead of it. */
   #doubt = false;
-  /** The latest quota of a different window (limit or reset), to tell a daily limit from the short one. */
+  /** The latest quota of a different window, to tell a daily limit from the short one. */
   #otherWindow: Quota | undefined;
   #current: Quota | undefined;
-  /** The shortest time seen between two resets of one limit: the short window's length (0: not yet known). */
+  /** The short window's length: the shortest time seen between two resets of one limit (0: not yet known). */
   #period = 0;
   /** Windows skipped in a row (usedUpUntil); an answer ends the run. */
   #skips = 0;
 
-  /** Others' requests per second, as last measured. */
   get othersPerSecond(): number {
     return this.#rate * 1000;
   }
 
-  /** The first answer showed others' requests ahead of it and no second one could show a gap yet: one at a time until it knows. */
+  /** The first answer showed others ahead of it and no second one could show a gap yet: one at a time until it knows. */
   get learning(): boolean {
     return this.#counted === 1 && this.#doubt;
   }
 
-  /** Whether other users of the key have been seen. */
   get active(): boolean {
     return this.#seen;
   }
 
-  /** Mean round trip of this process's requests, in ms. */
   get rttMs(): number {
     return this.#rtt;
   }
 
   /**
-   * Takes in one of this process's answers: its quota, its latency, whether the server counted it (not a
-   * 429 or a ban), its request's place in the order this process's requests left in, and the places of
-   * those still out. One still out may fill a gap, but only above the answer of a request that left after it.
+   * Takes in one of this process's answers: its latency, whether the server counted it (not a 429 or a ban),
+   * its request's place in the order they left in, and the places of those still out (which may fill a gap).
    */
   observe(q: Quota, latencyMs: number | undefined, counted = true, order = q.seenAt, outstanding: Iterable<number> = []): void {
     if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
-      this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * RTT_WEIGHT;
+      this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * 0.3;
     }
     this.#skips = 0;
     if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === this.#resetAt)) {
@@ -123,7 +92,16 @@ export class FleetEstimator {
     if (this.#current) this.#otherWindow = this.#current;
     const gap = q.resetAt - this.#resetAt;
     if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
-    this.#closeWindow();
+    // A window in which this process saw no one else: the others' pace fades.
+    if (this.#own >= 2 && this.#othersInWindow === 0) {
+      this.#rate *= 0.5;
+      this.#perOwn *= 0.5;
+      this.#peakStep = Math.floor(this.#peakStep / 2);
+    }
+    this.#first = undefined;
+    this.#last = undefined;
+    this.#own = 0;
+    this.#othersInWindow = 0;
     this.#resetAt = q.resetAt;
     this.#limit = q.limit;
     this.#current = q;
@@ -146,7 +124,6 @@ export class FleetEstimator {
     let ahead = 0;
     for (const o of outstanding) if (o < l.order) ahead++;
     const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - ahead);
-    // The most the others sent between two of its answers: about how many of theirs can be on the way at once.
     if (others - this.#othersInWindow > this.#peakStep) this.#peakStep = others - this.#othersInWindow;
     this.#othersInWindow = others;
     if (others > 0) this.#seen = true;
@@ -160,49 +137,35 @@ export class FleetEstimator {
     }
   }
 
-  #closeWindow(): void {
-    // A window in which this process saw no one else: the others' pace fades.
-    if (this.#own >= 2 && this.#othersInWindow === 0) {
-      this.#rate *= 0.5;
-      this.#perOwn *= 0.5;
-      this.#peakStep = Math.floor(this.#peakStep / 2);
-    }
-    this.#first = undefined;
-    this.#last = undefined;
-    this.#own = 0;
-    this.#othersInWindow = 0;
-  }
-
-  /** How many of the remaining last seen to keep for the others: what they have probably sent since, and during a round trip. */
+  /** How many of the remaining to keep for the others: what they have probably sent since the last answer, and during a round trip. */
   reserve(now: number): number {
     if (!this.#seen) return 0;
     const last = this.#last;
     const age = last ? Math.max(0, now - last.at) : 0;
     const expected = Math.max(this.#rate * (age + Math.max(this.#rtt, 1)), this.#perOwn, this.#peakStep);
     if (expected <= 0) return 0;
-    return Math.ceil(expected) + CUSHION;
+    return Math.ceil(expected) + 1;
   }
 
   /**
-   * When a request may leave because `q`'s window ended: if the others have probably used up the window
-   * holding `now` by the time it arrives, the instant that window ends (wait for it); else undefined. Not
-   * early in a window, before its length is known (two resets seen), nor more than MAX_SKIPS times in a row.
+   * After `q`'s window ended: when the others have probably used up the current window by the time a request
+   * arrives, the instant it ends (wait for it). Not early in a window, before its length is known, nor twice in a row.
    */
   usedUpUntil(q: Quota, now: number, marginMs: number): number | undefined {
     const period = this.#period;
-    if (!this.#seen || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= MAX_SKIPS) return undefined;
+    if (!this.#seen || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= 1) return undefined;
     if (this.window(q) !== 'short') return undefined;
     const start = q.resetAt + Math.floor((now - q.resetAt) / period) * period;
     const rtt = Math.max(this.#rtt, 1);
     const early = marginMs + 2 * rtt;
     if (now - start <= early) return undefined;
-    const used = Math.ceil(this.#rate * (now - start + rtt)) + CUSHION;
+    const used = Math.ceil(this.#rate * (now - start + rtt)) + 1;
     if (used < q.limit) return undefined;
     this.#skips++;
     return start + period;
   }
 
-  /** Which window the quota describes (see quotaWindow), with what this process has seen of the key. */
+  /** quotaWindow, with what this process has seen of the key. */
   window(q: Quota): QuotaWindow {
     const other = this.#otherWindow && this.#otherWindow.resetAt !== q.resetAt ? this.#otherWindow : undefined;
     return quotaWindow(q, other);

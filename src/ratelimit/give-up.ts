@@ -4,7 +4,7 @@ import { RateLimitedError } from '../errors/errors.js';
 import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
 import type { Quota } from './quota.js';
 
-/** The window whose limit binds, when a quota was seen: the short one (a minute on every plan) or the daily one. */
+/** The window whose limit binds: the short one (a minute on every plan) or the daily one. */
 export type LimitWindow = 'minute' | 'day';
 
 /** A wait (Retry-After gate or an exhausted quota) longer than --max-wait. */
@@ -27,21 +27,17 @@ export type GiveUpReason =
 
 const LIMIT_NAME: Record<LimitWindow, string> = { minute: 'minute limit', day: 'daily limit' };
 
-/** " by the minute limit", " by the daily limit", or nothing when no quota told which. */
 export function byLimit(window: LimitWindow | undefined): string {
   return window ? ` by the ${LIMIT_NAME[window]}` : '';
 }
 
-/** "the minute limit resets at 14:03:12 (in 42s)" ("the limit …" when no quota told which). */
+/** "the minute limit resets at 14:03:12 (in 42s)". */
 export function limitResetPhrase(window: LimitWindow | undefined, resetAt: number, now: number): string {
   const phrase = resetPhrase(resetAt, now);
   return window ? phrase.replace(/^the limit/, `the ${LIMIT_NAME[window]}`) : phrase;
 }
 
-/**
- * Exit 6 naming the limit (minute or daily, when a quota was seen) and when it resets (absolute local
- * time and seconds from now). What to do next is advice: a seeding run adds its own continue command.
- */
+/** Exit 6 naming the limit (minute or daily, when a quota was seen) and when it resets. */
 export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: number, status?: number): RateLimitedError {
   const reset = limitResetPhrase(reason.window, resetAt, now);
   const by = byLimit(reason.window);
@@ -49,7 +45,6 @@ export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: numb
   let advice = 'try again after that time, or raise --max-retries';
   if (reason.kind === 'too_long') {
     message = tooLongMessage(reason, reset, now);
-    // An earlier command's figures may no longer hold (the server's windows reset, a new plan): petstore quota asks.
     advice =
       reason.cause === 'quota' && reason.seenAt !== undefined
         ? 'try again after that time, raise --max-wait, or run "petstore quota": it asks the server whether that still holds'

@@ -1,29 +1,25 @@
 // The rate-limit state of one key (environment + API key) and the pure rules over it. It lives in a
-// RateStateStore: in memory for one process, or in a file shared by every petstore process (rate-state.ts).
+// RateStateStore: in memory, or in a file shared by every petstore process (rate-state.ts).
 
 import { processAlive, thisHost } from '../fs/local-process.js';
 import type { Quota } from './quota.js';
 
 export interface KeyRateState {
-  /** The latest quota the server reported for the key. */
   quota?: Quota | undefined;
   /** Epoch ms before which no request may leave (after a 429); 0 when open. */
   gateUntil: number;
   /**
-   * Reserved slots: id -> epoch ms at which the reservation lapses if never settled. A limiter's ids are
-   * "<holder>#<n>" for slots in flight and "<holder>~<n>" for unused slots of a block; "<holder>~<n>*<count>"
-   * stands for `count` unused slots in one entry. Any other id is one slot. Count with slotCount().
+   * Reserved slots: id -> epoch ms at which it lapses. "<holder>#<n>": in flight; "<holder>~<n>": an unused slot of
+   * a block, "<holder>~<n>*<count>" `count` of them. Any other id is one slot.
    */
   leases: Record<string, number>;
 }
 
-/** Where key states live. `update` must be atomic with respect to every other user of the same state. */
+/** Where key states live. `update` runs `change` exactly once, atomically; `saved` gets stamp() as of the save. */
 export interface RateStateStore {
-  /** Runs `change` exactly once on the key's current state and saves it; `saved` gets stamp() as of the save. */
   update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T>;
-  /** The key's state as last saved (no lock, may be stale). */
   get(key: string): Promise<KeyRateState | undefined>;
-  /** A cheap token that differs whenever the saved state may have changed since it was last returned. */
+  /** A cheap token that differs whenever the saved state may have changed. */
   stamp?(): unknown;
 }
 
@@ -31,17 +27,13 @@ export function emptyState(): KeyRateState {
   return { gateUntil: 0, leases: {} };
 }
 
-/** Keeps state in this process only. */
 export class MemoryRateStateStore implements RateStateStore {
   readonly #states = new Map<string, KeyRateState>();
   #generation = 0;
 
   async update<T>(key: string, change: (state: KeyRateState) => T, _signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
-    let s = this.#states.get(key);
-    if (!s) {
-      s = emptyState();
-      this.#states.set(key, s);
-    }
+    const s = this.#states.get(key) ?? emptyState();
+    this.#states.set(key, s);
     this.#generation++;
     const value = change(s);
     saved?.(this.#generation);
@@ -59,26 +51,21 @@ export class MemoryRateStateStore implements RateStateStore {
 }
 
 /**
- * Combines a newly seen quota with the stored one. Within one window (same reset) the lower remaining
- * wins, whatever order the answers arrive in; of two windows, the later one, or the one whose request
- * left (`sentAt`) after the other was seen (the server's windows were reset, the plan changed).
+ * Combines a newly seen quota with the stored one: within one window the lower remaining wins; of two windows,
+ * the later one, or the one whose request left (`sentAt`) after the other was seen (the server's windows were reset).
  */
 export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.NEGATIVE_INFINITY): Quota {
   if (!old) return seen;
   if (seen.resetAt === old.resetAt) {
     return { limit: seen.limit, remaining: Math.min(old.remaining, seen.remaining), resetAt: seen.resetAt, seenAt: Math.max(old.seenAt, seen.seenAt) };
   }
-  return takesOver(old, seen, sentAt) ? seen : old;
-}
-
-function takesOver(old: Quota, seen: Quota, sentAt: number): boolean {
-  return seen.resetAt > old.resetAt || sentAt > old.seenAt;
+  return seen.resetAt > old.resetAt || sentAt > old.seenAt ? seen : old;
 }
 
 export type Decision =
   | { kind: 'go'; probe: boolean }
   | { kind: 'wait'; reason: 'gate' | 'quota'; until: number }
-  /** Other requests are in flight (or reserved and maybe handed back) and decide; look again shortly. */
+  /** Other requests in flight (or reserved and maybe handed back) decide; look again shortly. */
   | { kind: 'poll' };
 
 /** How many slots a lease id stands for: `count` of "…~<n>*<count>", else 1. */
@@ -89,7 +76,6 @@ function slotsOf(id: string): number {
   return Number.isSafeInteger(n) && n > 0 ? n : 1;
 }
 
-/** The slots counted as reserved in a key's state. */
 export function slotCount(leases: Record<string, number>): number {
   let n = 0;
   for (const id in leases) n += slotsOf(id);
@@ -106,10 +92,7 @@ export function pruneLeases(state: KeyRateState, now: number, gone?: (holder: st
   }
 }
 
-/**
- * Whether a holder ("<pid>@<host>/<n>") is a process of this host that no longer runs: its slots are free
- * at once (a run killed with kill -9 would otherwise hold up the next one). Other hosts' holders lapse.
- */
+/** Whether a holder ("<pid>@<host>/<n>") is a process of this host that no longer runs: its slots are free at once. */
 export function deadHolder(alive: (pid: number) => boolean = processAlive): (holder: string) => boolean {
   return (holder) => {
     const m = /^(\d+)@(.+)\/[0-9a-z]+$/.exec(holder);
@@ -117,13 +100,12 @@ export function deadHolder(alive: (pid: number) => boolean = processAlive): (hol
   };
 }
 
-/** The holder of a slot id: "<holder>" of "<holder>#<n>" / "<holder>~<n>"; the process id of any other. */
+/** The holder of a slot id ("<holder>#<n>", "<holder>~<n>"); the process id of any other. */
 function leaseHolder(id: string): string {
   const m = /^(.+)[#~][0-9a-z]+(?:\*\d+)?$/.exec(id);
   return m ? m[1]! : (id.split('.')[0] ?? id);
 }
 
-/** How many holders other than `holder` have slots in `leases`. */
 export function otherHolders(leases: Record<string, number>, holder: string): number {
   return new Set(
     Object.keys(leases)
@@ -132,11 +114,7 @@ export function otherHolders(leases: Record<string, number>, holder: string): nu
   ).size;
 }
 
-/**
- * Rewrites `holder`'s slots in the state: those in flight (their expiries), then returns `add`, which
- * writes more: spare ones ("~", a block's unused slots, one entry for all) or taken ones ("#").
- * `add` returns how many entries the holder has.
- */
+/** Rewrites `holder`'s slots in flight; `add` writes more (unused "~", in one entry, or taken "#") and returns the holder's entries. */
 export function writeSlots(s: KeyRateState, holder: string, inFlight: Iterable<number>, until: number): (count: number, mark: '#' | '~') => number {
   for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
   let n = 0;
@@ -149,15 +127,11 @@ export function writeSlots(s: KeyRateState, holder: string, inFlight: Iterable<n
   };
 }
 
-/** Whether a lease id is one of `holder`'s slots. */
 const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
-/** An unused slot of a block (may be handed back). */
+/** An unused slot of a block (it may be handed back). */
 const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
 
-/**
- * Whether a quota describes a window still running: until its reset plus the margin (the reset is whole
- * seconds on the server's clock), and not ended by a gate that opened at or after the reset.
- */
+/** Whether a quota's window still runs: until its reset plus the margin, unless a gate ended it (opened at or after the reset). */
 export function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
   if (!q) return false;
   const gateEndedWindow = gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil;
@@ -165,9 +139,8 @@ export function windowCurrent(q: Quota | undefined, gateUntil: number, now: numb
 }
 
 /**
- * Whether a request may leave now (`state` pruned first). It may when the gate is open and the window's
- * remaining is more than the slots reserved (plus `reserve`, kept for users of the key on other machines,
- * fleet.ts); with no current quota, only alone, as a probe. `self`'s own unused slots are no reason to poll.
+ * Whether a request may leave now (`state` pruned first): while the gate is open and remaining is more than the slots
+ * reserved plus `reserve` (kept for other machines); with no current quota, alone as a probe.
  */
 export function decide(state: KeyRateState, now: number, marginMs: number, self?: string, reserve = 0): Decision {
   if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };

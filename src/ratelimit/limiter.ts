@@ -1,9 +1,7 @@
-// The per-key rate-limit gate every request passes before it leaves (the rules it applies: key-state.ts).
-// A slot stays reserved in the store until the quota of its answer is published, so processes sharing
-// the store never send more than the server said it would accept.
-// With `batch` (the shared file: each store operation is a lock, a read and a rename), while the quota is
-// plentiful it reserves blocks of slots in one operation and hands them out without the store, and
-// publishes answers at most every flushMs (at once for a gate or a low quota). Otherwise: one at a time.
+// The per-key rate-limit gate every request passes before it leaves (the rules: key-state.ts). A slot stays
+// reserved in the store until its answer's quota is published, so processes sharing the store never send
+// more than the server will accept. With `batch` (the shared file), while the quota is plentiful it reserves
+// blocks of slots in one store operation and publishes answers every flushMs; otherwise one at a time.
 
 import { InterruptedError } from '../errors/errors.js';
 import { thisHost } from '../fs/local-process.js';
@@ -45,7 +43,7 @@ export class RateLimiter {
   readonly #batch: boolean;
   readonly #fleet: FleetEstimator | undefined;
   readonly #othersCounted: (() => boolean) | undefined;
-  /** This limiter's name in the store's lease ids. */
+  /** This limiter's name in lease ids. */
   readonly #holder = `${process.pid}@${thisHost}/${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   readonly #gone: (holder: string) => boolean;
   readonly #waker = new Waker();
@@ -55,12 +53,11 @@ export class RateLimiter {
   /** What this process knows: its own answers plus what it last read from the store. */
   #quota: Quota | undefined;
   #gateUntil = 0;
-  /** Permits out, by the order they were issued in. */
   readonly #out = new Map<number, Out>();
   /** Slots reserved and not handed out yet, and one for a probe. */
   #free = 0;
   #probeFree = false;
-  /** This limiter's probe while it is in flight: its answer, not the store, says what comes next. */
+  /** This limiter's probe in flight: its answer, not the store, says what comes next. */
   #probe: Out | undefined;
   /** The window the free slots were reserved in; they are not used after #usableUntil. */
   #blockWindow = 0;
@@ -68,22 +65,17 @@ export class RateLimiter {
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
-  /** How many slots the store holds for this limiter. */
   #written = 0;
-  /** Something to publish (an answer's quota, used-up or voided slots), and when the store was last written. */
+  /** Something to publish, and when the store was last written. */
   #dirty = false;
   #lastSync = Number.NEGATIVE_INFINITY;
-  /** Acquirers that want a slot now (in a store operation or polling). */
   #demand = 0;
   #issued = 0;
   #prefetch = false;
-  /** The most permits out at once. */
   #peak = 1;
-  /** What the last store operation that asked for slots decided. */
   #asked: Asked = {};
   /** When the store last showed another holder's slots (a process on this machine). */
   #localPeersAt = Number.NEGATIVE_INFINITY;
-  /** The store operations, one at a time. */
   readonly #ops = new Serial(() => this.#runSync());
   /** The store's stamp as of this limiter's last read or write, and a read under way. */
   #seen: unknown;
@@ -113,13 +105,12 @@ export class RateLimiter {
     });
   }
 
-  /** Others' use of the key as this process has measured it (for --debug and tests). */
   get fleet(): { active: boolean; othersPerSecond: number; rttMs: number } | undefined {
     const f = this.#fleet;
     return f && { active: f.active, othersPerSecond: f.othersPerSecond, rttMs: f.rttMs };
   }
 
-  /** Whose limit `q` (by default the latest quota) is: the daily or the minute one; undefined when no quota was seen. */
+  /** Whose limit `q` (by default the latest quota) is: the daily or the minute one. */
   windowOf(q: Quota | undefined = this.#quota): LimitWindow | undefined {
     if (!q) return undefined;
     const w = this.#fleet ? this.#fleet.window(q) : quotaWindow(q);
@@ -130,12 +121,11 @@ export class RateLimiter {
     return this.#fixedMarginMs ?? this.#serverClock.marginMs;
   }
 
-  /** Takes in an answer's Date header, with when its request left and it arrived: the margin follows (server-clock.ts). */
   observeServerDate(date: string | undefined, sentAt: number, receivedAt: number): void {
     this.#serverClock.observe(date, sentAt, receivedAt);
   }
 
-  /** The stored state, with what this process knows and has not published yet (for messages and `petstore quota --cached`). */
+  /** The stored state, with what this process knows and has not published yet. */
   async state(): Promise<KeyRateState | undefined> {
     const s = await this.#store.get(this.key);
     if (!s && !this.#quota && this.#gateUntil === 0) return undefined;
@@ -145,7 +135,14 @@ export class RateLimiter {
     return out;
   }
 
-  /** Waits until a request may leave and reserves a slot for it. */
+  /** A slot reserved earlier, once any change to the store since the last look is read. */
+  async #reserved(): Promise<Out | undefined> {
+    if (!(this.#free > 0 || this.#probeFree)) return undefined;
+    const looking = this.#look();
+    if (looking) await looking;
+    return this.#take();
+  }
+
   async acquire(opts: AcquireOptions = {}): Promise<Permit> {
     for (;;) {
       if (opts.signal?.aborted) throw new InterruptedError();
@@ -160,38 +157,27 @@ export class RateLimiter {
       const asked = await this.#ask(opts.signal);
       if (asked !== undefined && 'settle' in asked) return asked;
       const d = asked?.decision;
-      // 'go' whose slots others took, or no decision: ask again.
       if (!asked || d?.kind !== 'wait') continue;
       if (this.#asksAlone(d, opts)) return this.#issue(this.#clock.now(), true);
-      // Used up while requests of ours are in flight: an answer may show room after all (answers arrive in
-      // any order), so decide again when one settles; a wait for the reset is announced only when none is out.
+      // Used up while requests of ours are in flight: decide again when one settles (an answer may show room).
       const silent = d.reason === 'quota' && this.#out.size > 0;
       await this.#waitOut(d, asked, opts, silent ? wakes : undefined);
     }
   }
 
-  /** A request that asks the server the quota goes alone, like a probe, past a quota wait beyond maxWaitMs (AcquireOptions.asksQuota). */
+  /** A request that asks the server the quota goes alone, like a probe, past a quota wait beyond maxWaitMs. */
   #asksAlone(d: { reason: 'gate' | 'quota'; until: number }, opts: AcquireOptions): boolean {
     const now = this.#clock.now();
     return opts.asksQuota === true && d.reason === 'quota' && this.#out.size === 0 && d.until - now > (opts.maxWaitMs ?? Infinity) && this.#gateUntil <= now;
   }
 
-  /** Publishes what this process learnt and gives back its unused slots (ApiClient.close); it stays usable, one request at a time. */
+  /** Publishes what this process learnt and gives back its unused slots; it stays usable, one request at a time. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#alarm.cancel();
     this.#free = 0;
     this.#probeFree = false;
     if (this.#written > 0 || this.#dirty || this.#ops.running) await this.#ops.run();
-    this.#alarm.cancel();
-  }
-
-  /** A slot reserved earlier, once any change to the store since the last look is read. */
-  async #reserved(): Promise<Out | undefined> {
-    if (!(this.#free > 0 || this.#probeFree)) return undefined;
-    const looking = this.#look();
-    if (looking) await looking;
-    return this.#take();
   }
 
   /** Asks the store for slots (or waits for this limiter's probe); a permit, or what the store operation decided. */
@@ -199,7 +185,7 @@ export class RateLimiter {
     this.#demand++;
     try {
       if (this.#ops.running) {
-        // A store operation is under way (perhaps fetching the next block): see what it brings first.
+        // A store operation is under way (perhaps fetching the next block): see what it brings.
         const running = this.#ops.running.catch(() => {});
         await abortable(running, signal);
         const permit = this.#take();
@@ -207,7 +193,6 @@ export class RateLimiter {
       }
       const probe = this.#probe;
       if (probe && this.#clock.now() - probe.issuedAt < this.#o.leaseMs) {
-        // The probe's answer (its settle wakes this) will say more than the store.
         await this.#waker.pause(this.#clock, this.#o.pollMs, signal);
         return undefined;
       }
@@ -224,13 +209,13 @@ export class RateLimiter {
 
   /** Sleeps until `d.until`; with `wakes`, silently and only until the next wake-up (at once if one came since). */
   async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, asked: Asked, opts: AcquireOptions, wakes?: number): Promise<void> {
-    // Never call onWait from inside the caller's acquire() call itself (it may start another request).
+    // Never call onWait from inside the caller's acquire() itself (it may start another request).
     await Promise.resolve();
     const now = this.#clock.now();
     const ms = Math.max(0, d.until - now);
     const { quota } = asked;
     const window = this.windowOf(quota ?? this.#quota);
-    // A day's figures from before this process sent anything are an earlier command's: they may no longer hold.
+    // A day's figures from before this process sent anything are an earlier command's.
     const earlier = this.#issued === 0 && window === 'day';
     if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, ms, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
     if (wakes !== undefined) {
@@ -242,7 +227,7 @@ export class RateLimiter {
     await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, ...why })));
   }
 
-  /** Notices a gate or a newer quota another process saved since this one last looked (a stat, no read, when unchanged). */
+  /** Notices a gate or a newer quota another process saved since this one last looked (a stat when unchanged). */
   #look(): Promise<void> | undefined {
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return this.#looking;
@@ -261,7 +246,7 @@ export class RateLimiter {
     this.#schedule();
   }
 
-  /** Takes in what the store says; true when that voids the free slots (a gate someone saved). */
+  /** True when what the store says voids the free slots (a gate someone saved). */
   #learn(s: KeyRateState, now: number): boolean {
     if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
     if (s.gateUntil <= this.#gateUntil) return false;
@@ -271,12 +256,12 @@ export class RateLimiter {
     return true;
   }
 
-  /** Below this many remaining (less those kept for others) one request at a time; from half the limit with others on other machines. */
+  /** Below this many remaining (less those kept for others), one request at a time. */
   #lowWater(limit: number): number {
     return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / (this.#fleet?.active ? 2 : 10)));
   }
 
-  /** So much is left that this process at its most and the others at their pace could not use half of it before the reset. */
+  /** So much is left that this process at its most and the others at their pace could not use half before the reset. */
   #plentiful(q: Quota | undefined, reserve: number, now: number): boolean {
     if (!q) return false;
     const rtt = Math.max(this.#fleet?.rttMs ?? 0, 1);
@@ -289,14 +274,13 @@ export class RateLimiter {
     return this.#fleet === undefined || this.#othersCounted?.() ? 0 : this.#fleet.reserve(now);
   }
 
-  /** Whether the free slots may still be handed out: in the window they were reserved in, while the quota is not scarce. */
+  /** Whether the free slots may still be handed out: in their window, while the quota is not scarce. */
   #usable(now: number): boolean {
     const q = this.#quota;
     if (!windowCurrent(q, this.#gateUntil, now, this.marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
     return this.#eager || this.#closed || q.remaining - this.#keptForOthers(now) >= this.#lowWater(q.limit);
   }
 
-  /** Hands out a free slot, if there is one and it is still good. */
   #take(): Out | undefined {
     const now = this.#clock.now();
     if (this.#gateUntil > now) return undefined;
@@ -333,7 +317,6 @@ export class RateLimiter {
     out.settled = true;
     this.#out.delete(out.order);
     if (this.#probe === out) this.#probe = undefined;
-    // Already dirty: the timer that publishes it is set, and nothing it depends on changes here.
     const scheduled = this.#dirty && this.#alarm.pending;
     this.#dirty = true;
     let urgent = !this.#batch || this.#eager || this.#closed;
@@ -345,7 +328,6 @@ export class RateLimiter {
       urgent = true;
     }
     if (urgent) return this.#ops.run().finally(() => this.#waker.notify());
-    // Published within flushMs: now when that is due, else by the timer.
     if (this.#clock.now() - this.#lastSync >= this.#o.flushMs) this.#background();
     else if (!scheduled) this.#schedule();
     this.#waker.notify();
@@ -365,7 +347,7 @@ export class RateLimiter {
   }
 
   async #runSync(): Promise<void> {
-    // Let the requests started in the same turn say they are waiting: one operation reserves for all.
+    // Requests started in the same turn say they are waiting first: one operation reserves for all.
     await Promise.resolve();
     const granted = await this.#store.update(
       this.key,
@@ -379,12 +361,16 @@ export class RateLimiter {
     if (granted > 0) this.#waker.notify();
   }
 
-  /** The store operation (under the store's lock): publish, learn, rewrite this limiter's slots, reserve. Returns the slots granted. */
+  /** The store operation (under its lock): publish, learn, rewrite this limiter's slots, reserve. Returns the slots granted. */
   #apply(s: KeyRateState): number {
     const now = this.#clock.now();
     pruneLeases(s, now, this.#gone);
-    this.#publish(s, now);
-    // Slots in flight lapse leaseMs after they left, as if never settled.
+    // Publish what this process learnt: the slots its answers used are dropped in the same write.
+    this.#unpublished.publish(s);
+    this.#dirty = false;
+    this.#lastSync = now;
+    this.#learn(s, now);
+    if (s.quota) this.#quota = s.quota;
     for (const out of this.#out.values()) {
       if (out.issuedAt + this.#o.leaseMs > now) continue;
       this.#out.delete(out.order);
@@ -409,19 +395,7 @@ export class RateLimiter {
     return granted;
   }
 
-  /** Publishes what this process learnt: the slots its answers used are dropped in the same write. */
-  #publish(s: KeyRateState, now: number): void {
-    this.#unpublished.publish(s);
-    this.#dirty = false;
-    this.#lastSync = now;
-    this.#learn(s, now);
-    if (s.quota) this.#quota = s.quota;
-  }
-
-  /**
-   * One request at a time while the pace of others on other machines is being learnt (fleet.ts), so each
-   * decision is made on a fresh answer; not when so much is left that it cannot matter.
-   */
+  /** One request at a time while the pace of others on other machines is being learnt, unless so much is left it cannot matter. */
   #learning(s: KeyRateState, reserve: number, now: number): boolean {
     const fleet = this.#fleet;
     if (!fleet || !windowCurrent(s.quota, s.gateUntil, now, this.marginMs)) return false;
@@ -429,7 +403,7 @@ export class RateLimiter {
     return (fleet.learning || (fleet.active && alone)) && !this.#plentiful(s.quota, reserve, now);
   }
 
-  /** Reserves slots for the acquirers waiting (or the next block, when prefetching); returns how many. */
+  /** Reserves slots for the acquirers waiting (or the next block); returns how many. */
   #grant(s: KeyRateState, now: number, reserve: number, learning: boolean, add: (count: number, mark?: '#' | '~') => void): number {
     this.#asked = {};
     let wanted = Math.max(this.#demand - this.#free, this.#prefetch && !this.#eager ? 1 : 0);
@@ -453,7 +427,7 @@ export class RateLimiter {
     return k;
   }
 
-  /** decide(); and late into a window the others have probably used up by now (fleet.ts), a wait for the next one. */
+  /** decide(); late into a window the others have probably used up, a wait for the next one. */
   #decide(s: KeyRateState, now: number, reserve: number): Decision {
     const q = s.quota;
     const d = decide(s, now, this.marginMs, this.#holder, reserve);
@@ -467,9 +441,8 @@ export class RateLimiter {
   }
 
   /**
-   * How many slots to reserve. One request at a time: what is wanted. Batching: at most a share of what
-   * nobody has reserved, floor(unreserved / (2 × other holders + 1)); the first block what is wanted, then
-   * twice the last, or a full one once more than one request wants a slot while the quota is plentiful.
+   * How many slots to reserve: what is wanted, one at a time. Batching: at most a share of the unreserved; the first
+   * block what is wanted, then twice the last, or a full one once more than one request wants a slot while plentiful.
    */
   #blockSize(s: KeyRateState, q: Quota, wanted: number, reserve: number, now: number): number {
     const unreserved = q.remaining - slotCount(s.leases);
@@ -483,7 +456,6 @@ export class RateLimiter {
     return k;
   }
 
-  /** Sets the alarm for the next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
   #schedule(): void {
     let at = Number.POSITIVE_INFINITY;
     if (this.#batch && !this.#closed) {

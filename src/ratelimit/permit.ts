@@ -5,18 +5,8 @@ import type { LimitWindow } from './give-up.js';
 import type { Decision, RateStateStore } from './key-state.js';
 import type { Quota } from './quota.js';
 
-interface BatchOptions {
-  /** The most slots reserved in one store operation. Default 64. */
-  maxBlock?: number;
-  /** The longest answers' quotas wait in memory before they are published. Default 100 ms. */
-  flushMs?: number;
-  /** How long reserved slots stay usable after the last store operation. Default 2 s. */
-  holdMs?: number;
-}
-
 export interface LimiterOptions {
   clock: Clock;
-  /** The state key: "<env>:<hash of the API key>". */
   key: string;
   store?: RateStateStore;
   /** Added to reset instants. Default: what the server's Date headers prove of its clock (server-clock.ts). */
@@ -25,13 +15,12 @@ export interface LimiterOptions {
   pollMs?: number;
   /** How long a reservation holds if its request never settles (process killed). Default 60 s. */
   leaseMs?: number;
-  /** Reserve slots in blocks and publish answers lazily while the quota is plentiful. Off by default. */
-  batch?: boolean | BatchOptions;
-  /** Problems of background store operations. */
+  /** Reserve slots in blocks (at most maxBlock, default 64) usable for holdMs (2 s), publish answers every flushMs (100 ms). */
+  batch?: boolean | { maxBlock?: number; flushMs?: number; holdMs?: number };
   debug?: (line: string) => void;
-  /** Whether a process of this host runs (the slots of one that does not are freed). Default: ask the OS. */
+  /** Whether a process of this host runs (the slots of one that does not are freed). */
   processAlive?: (pid: number) => boolean;
-  /** Learn how fast users of the key on other machines use it and keep a margin for them (fleet.ts). On by default. */
+  /** Learn the pace of users of the key on other machines and keep a margin for them (fleet.ts). On by default. */
   fleet?: boolean;
   /** True while a budget shared by the fleet (--limiter) counts every request: nothing is kept back for others. */
   othersCounted?: () => boolean;
@@ -39,34 +28,28 @@ export interface LimiterOptions {
 
 export interface WaitInfo {
   reason: 'gate' | 'quota';
-  /** How long this wait lasts, and the epoch ms at which it ends. */
   ms: number;
   until: number;
   /** The stored quota, with `remaining` less the slots already reserved. */
   quota: Quota | undefined;
-  /** The window whose quota binds: 'day' when it is the daily limit (see quotaWindow in fleet.ts). */
   window?: LimitWindow | undefined;
-  /** Requests of the remaining kept for other users of the key (separate machines), when that is why it waits. */
+  /** Requests kept for other users of the key (separate machines), when that is why it waits. */
   kept?: number | undefined;
-  /** It waits for the next window because other users of the key have probably used this one up (an estimate). */
+  /** Waits for the next window because the others have probably used this one up (an estimate). */
   usedByOthers?: boolean | undefined;
 }
 
 export interface AcquireOptions {
   signal?: AbortSignal | undefined;
-  /** A gate or quota wait longer than this fails with RateLimitedError (exit 6). Default: no limit. */
+  /** A gate or quota wait longer than this fails with RateLimitedError (exit 6). */
   maxWaitMs?: number | undefined;
   /** Called before each wait; may return a function called when the wait ends (a spinner's stop). */
   onWait?: ((info: WaitInfo) => void | (() => void) | Promise<void | (() => void)>) | undefined;
-  /**
-   * The request asks the server what the quota is (petstore quota, auth status): a used-up quota whose
-   * reset is beyond maxWaitMs does not hold it back, since only the server can say whether it still holds.
-   */
+  /** The request asks the server the quota (petstore quota): a used-up quota beyond maxWaitMs does not hold it back. */
   asksQuota?: boolean | undefined;
 }
 
 export interface SettleInfo {
-  /** Quota from the response's headers, if any. */
   quota?: Quota | undefined;
   /** After a 429: no request with this key leaves before this instant. */
   gateUntil?: number | undefined;
@@ -80,15 +63,14 @@ export interface Permit {
   settle(info?: SettleInfo): Promise<void> | undefined;
 }
 
-/** A permit handed out and not settled yet. */
+/** A permit handed out and not settled yet; `order` counts this limiter's permits. */
 export interface Out extends Permit {
   readonly issuedAt: number;
-  /** 1, 2, 3...: the order this limiter's permits were issued in. */
   readonly order: number;
   settled: boolean;
 }
 
-/** A decision of a store operation, with the quota (less the slots reserved) and the reasons a wait's message names. */
+/** A store operation's decision, with the quota (less the slots reserved) and the reasons a wait's message names. */
 export interface Asked {
   decision?: Decision;
   quota?: Quota | undefined;

@@ -7,18 +7,13 @@ export function quotaLine(remaining: number, limit: number, resetInMs: number): 
   return `quota: ${remaining}/${limit} left, resets in ${wholeSeconds(resetInMs)}s`;
 }
 
-/** Under this share of the limit left, the quota line follows a command on a terminal; above it only with --verbose. */
-const SHOWN_UNDER = 0.2;
-
 /** Whether the quota line follows a command: always with --verbose, otherwise once under 20% of the limit is left. */
 export function quotaLineWanted(quota: Quota, verbose: boolean): boolean {
-  return verbose || quota.remaining < quota.limit * SHOWN_UNDER;
+  return verbose || quota.remaining < quota.limit * 0.2;
 }
 
-export type QuotaLevel = 'normal' | 'low' | 'exhausted';
-
 /** exhausted at 0, low under 10% of the limit, normal otherwise. */
-export function quotaLevel(remaining: number, limit: number): QuotaLevel {
+export function quotaLevel(remaining: number, limit: number): 'normal' | 'low' | 'exhausted' {
   if (remaining <= 0) return 'exhausted';
   if (limit > 0 && remaining < limit * 0.1) return 'low';
   return 'normal';
@@ -28,12 +23,6 @@ export function quotaLevel(remaining: number, limit: number): QuotaLevel {
 export function renderQuotaLine(quota: Quota, now: number, color: boolean): string {
   const line = quotaLine(quota.remaining, quota.limit, quota.resetAt - now);
   const chalk = new Chalk({ level: color ? 1 : 0 });
-  switch (quotaLevel(quota.remaining, quota.limit)) {
-    case 'exhausted':
-      return chalk.red(line);
-    case 'low':
-      return chalk.yellow(line);
-    default:
-      return chalk.dim(line);
-  }
+  const level = quotaLevel(quota.remaining, quota.limit);
+  return (level === 'exhausted' ? chalk.red : level === 'low' ? chalk.yellow : chalk.dim)(line);
 }

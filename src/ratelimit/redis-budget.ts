@@ -1,57 +1,41 @@
 // --limiter redis://HOST:PORT/N: one exact budget per key, shared by every petstore process that points at
-// the same Redis or Valkey (a CI fleet on separate machines). It follows the server's own windows: the
-// requests sent in the window an answer's X-RateLimit-Reset names are counted in one Redis counter
-// (rate-limiter-flexible), and a request leaves only while the count is within X-RateLimit-Limit.
-//   - A window is used until shortly before its reset (the guard), then nobody sends until the reset + margin.
-//   - With no window known, one process wins `<prefix>:open` (SET NX) and sends alone; its answer publishes
-//     the window (`<prefix>:window`), whose counter starts at what the server already counted in it.
-//   - The prefix holds the key's hash (rateStateKey()), never the key.
-//   - Redis unreachable: one warning, and the local limiter paces alone. Every command is bounded (2 s),
-//     and the client never reconnects or retries.
-// ioredis and rate-limiter-flexible load only on the first take().
+// the same Redis (a CI fleet on separate machines); docs/rate-limits.md describes the protocol.
+// Redis unreachable: one warning, and the local limiter paces alone. ioredis loads on the first take().
 
 import { FALLBACK_MARGIN_MS } from './server-clock.js';
 import type { Redis } from 'ioredis';
 import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import { InterruptedError, RateLimitedError } from '../errors/errors.js';
 import { sleep, type Clock } from '../time/clock.js';
-import type { FleetBudget } from './fleet-budget.js';
 import { quotaWindow } from './fleet.js';
 import { waitTooLong } from './give-up.js';
 import type { Quota } from './quota.js';
 
 export interface RedisBudgetOptions {
-  /** redis:// or rediss:// URL; the path is the database number. */
   url: string;
-  /** The key's hash, e.g. rateStateKey('fleet', baseUrl, apiKey). */
+  /** The key's hash, never the key: rateStateKey('fleet', baseUrl, apiKey). */
   keyHash: string;
   clock: Clock;
   /** How long a lone first request may hold the right to open a window (request timeout + margin). */
   probeMs: number;
-  /** The one warning line when Redis cannot be used. */
   warn: (line: string) => void;
   debug?: (line: string) => void;
-  /** Connect and per-command timeout. Default 2000 ms. */
-  timeoutMs?: number;
-  /** Look again this often while another process opens a window. Default 50 ms. */
-  pollMs?: number;
   /** --max-wait: a wait for the window's reset longer than this ends with exit 6. */
   maxWaitMs?: number;
-  /** How long after a reset instant nobody sends: the local limiter's margin (server-clock.ts). */
+  /** How long after a reset instant nobody sends: the local limiter's margin. */
   marginMs?: () => number;
 }
 
-/** Nothing is sent this close to a window's reset (it could arrive in the next window): at least, and at most (#guardMs). */
-const GUARD_MS = 50;
-const MAX_GUARD_MS = 2000;
+/** Connect and per-command timeout; the pause while another process opens a window. */
+const TIMEOUT_MS = 2000;
+const POLL_MS = 50;
 
 interface Window {
   limit: number;
-  /** Epoch ms. */
   resetAt: number;
 }
 
-/** host:port of a limiter URL, for messages (never its password). */
+/** A limiter URL without its password, for messages. */
 function limiterAddress(url: string): string {
   try {
     const u = new URL(url);
@@ -66,7 +50,8 @@ function hangUp(client: Redis): void {
   if (client.status !== 'end') client.disconnect();
 }
 
-export class RedisBudget implements FleetBudget {
+/** A budget shared by the fleet: take() before each request leaves, learn() its answer's quota. */
+export class RedisBudget {
   readonly #o: RedisBudgetOptions;
   readonly #margin: () => number;
   readonly #prefix: string;
@@ -77,13 +62,11 @@ export class RedisBudget implements FleetBudget {
   #RateLimiterRedis: typeof RateLimiterRedis | undefined;
   #down = false;
   #window: Window | undefined;
-  /** The count this process last saw for #window. */
   #counted = 0;
   /** This process holds `open`: its next answer tells the fleet the window. */
   #probing = false;
-  /** When each slot this process holds was taken (oldest first), for the round-trip time. */
+  /** When each slot this process holds was taken (oldest first), and the longest recent round trip. */
   readonly #taken: number[] = [];
-  /** The longest recent time from a slot taken to its answer, decaying (ms). */
   #rttMs = 0;
 
   constructor(options: RedisBudgetOptions) {
@@ -96,6 +79,7 @@ export class RedisBudget implements FleetBudget {
     return !this.#down;
   }
 
+  /** Waits until the budget has room for one more request and counts it (at once when Redis is down). */
   async take(signal?: AbortSignal): Promise<void> {
     if (this.#down) return;
     try {
@@ -113,7 +97,8 @@ export class RedisBudget implements FleetBudget {
   /** One look at the budget: true when a slot is this process's; false after a wait (look again). */
   async #tryTake(signal: AbortSignal | undefined): Promise<boolean> {
     const now = this.#o.clock.now();
-    const guard = this.#guardMs();
+    // Nothing is sent this close to a reset: a request taken now reaches the server within about a round trip.
+    const guard = Math.min(2000, Math.max(50, Math.ceil(this.#rttMs * 1.5)));
     let w = this.#window;
     if (!w || now >= w.resetAt - guard) w = await this.#adoptShared(w);
     if (w && now < w.resetAt - guard) return this.#countOne(w, now, signal);
@@ -125,10 +110,10 @@ export class RedisBudget implements FleetBudget {
     // No window known: one request of the fleet goes alone (it wins `open`), and its answer tells the others.
     const won = await this.#client!.set(`${this.#prefix}:open`, this.#holder, 'PX', Math.max(1000, Math.ceil(this.#o.probeMs)), 'NX');
     if (won !== 'OK') {
-      await sleep(this.#o.clock, this.#o.pollMs ?? 50, signal);
+      await sleep(this.#o.clock, POLL_MS, signal);
       return false;
     }
-    // The window's opener publishes it before it lets go of `open`: one published since this process looked is seen now.
+    // The opener publishes the window before it lets go of `open`.
     if ((await this.#adoptShared(w)) !== w) {
       await this.#client!.del(`${this.#prefix}:open`);
       return false;
@@ -138,7 +123,6 @@ export class RedisBudget implements FleetBudget {
     return true;
   }
 
-  /** The window other processes published, when it is newer than `w`. */
   async #adoptShared(w: Window | undefined): Promise<Window | undefined> {
     const shared = await this.#sharedWindow();
     if (!shared || (w && shared.resetAt <= w.resetAt)) return w;
@@ -188,7 +172,7 @@ export class RedisBudget implements FleetBudget {
     const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
     if (!newWindow && used <= this.#counted) return;
     const seen = { limit: quota.limit, resetAt: quota.resetAt };
-    const have = await this.#count(seen);
+    const have = (await this.#counter(seen.limit).get(String(seen.resetAt / 1000)))?.consumedPoints ?? 0;
     if (used > have) await this.#consume(seen, used - have);
     if (newWindow) {
       const shared = await this.#sharedWindow();
@@ -207,31 +191,22 @@ export class RedisBudget implements FleetBudget {
     hangUp(client);
   }
 
-  /** How close to a reset a slot is still handed out: a request taken now reaches the server within about a round trip. */
-  #guardMs(): number {
-    return Math.min(MAX_GUARD_MS, Math.max(GUARD_MS, Math.ceil(this.#rttMs * 1.5)));
-  }
-
   async #connect(): Promise<void> {
     this.#connecting ??= (async () => {
-      const timeout = this.#o.timeoutMs ?? 2000;
       const [ioredis, rlf] = await Promise.all([import('ioredis'), import('rate-limiter-flexible')]);
       // Both are CommonJS: bundled (dist/), only `default` (their module.exports) is sure to be there.
       const Redis = (typeof ioredis.Redis === 'function' ? ioredis.Redis : ioredis.default) as typeof ioredis.Redis;
       this.#RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
       const client = new Redis(this.#o.url, {
         lazyConnect: true,
-        // The connect timeout is ours (below): ioredis's own timer outlives a refused connection and
-        // would keep the process alive for its full length.
+        // Our own connect timeout (below): ioredis's timer outlives a refused connection and holds the process.
         connectTimeout: 0,
-        commandTimeout: timeout,
-        // One connection attempt, no reconnects, no queue: a Redis that goes away fails the next
-        // command at once and the budget switches off.
+        commandTimeout: TIMEOUT_MS,
+        // One connection attempt, no reconnects, no queue: a Redis that goes away switches the budget off.
         retryStrategy: () => null,
         maxRetriesPerRequest: 0,
         enableOfflineQueue: false,
         enableAutoPipelining: false,
-        // disconnect() waits this long for the socket to close (with a timer that keeps the process alive).
         disconnectTimeout: 200,
       });
       let lastError: Error | undefined;
@@ -247,13 +222,13 @@ export class RedisBudget implements FleetBudget {
         await Promise.race([
           client.connect(),
           new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no connection within ${timeout / 1000}s`)), timeout);
+            timer = setTimeout(() => reject(new Error(`no connection within ${TIMEOUT_MS / 1000}s`)), TIMEOUT_MS);
             timer.unref();
           }),
         ]);
       } catch (error) {
         hangUp(client);
-        // ioredis rejects with "Connection is closed."; the 'error' before it says why (ECONNREFUSED...).
+        // The 'error' before "Connection is closed." says why (ECONNREFUSED...).
         throw lastError ?? error;
       } finally {
         clearTimeout(timer);
@@ -273,22 +248,16 @@ export class RedisBudget implements FleetBudget {
     return c;
   }
 
-  /** Adds `points` to the window's count; returns the count. */
   async #consume(w: Window, points: number): Promise<number> {
     const customDuration = Math.max(1, Math.ceil((w.resetAt - this.#o.clock.now()) / 1000) + 60);
     try {
       const res = await this.#counter(w.limit).consume(String(w.resetAt / 1000), points, { customDuration });
       return res.consumedPoints;
     } catch (rejection) {
-      // rate-limiter-flexible rejects with the RateLimiterRes when the count is over the limit, with an Error when Redis failed.
+      // Over the limit it rejects with the count; an Error when Redis failed.
       if (rejection instanceof Error) throw rejection;
       return (rejection as { consumedPoints: number }).consumedPoints;
     }
-  }
-
-  async #count(w: Window): Promise<number> {
-    const res = await this.#counter(w.limit).get(String(w.resetAt / 1000));
-    return res?.consumedPoints ?? 0;
   }
 
   async #sharedWindow(): Promise<Window | undefined> {

@@ -1,23 +1,20 @@
-// How far the server's clock is from ours, as its Date headers prove: the margin the limiter waits after a
-// reset instant (X-RateLimit-Reset is whole seconds on the server's clock). An answer's Date D was read
-// between our sending (sentAt) and receiving (receivedAt) it, so D - receivedAt <= offset < D + 1 s - sentAt;
-// the margin is -(the best lower bound). Until the bounds show the server's clock further behind ours than
-// FALLBACK_MARGIN_MS, the margin is at most that; it is never negative.
+// The margin the limiter waits after a reset instant, from how far behind ours the server's Date headers prove
+// its clock to be (docs/rate-limits.md, "The margin after a reset").
 
 import { parseHttpDate } from '../wire/http-date.js';
 
 /** The margin while no answer has carried a usable Date header. */
 export const FALLBACK_MARGIN_MS = 250;
 
-/** An offset bound this far from ours is not believed (a broken Date header, not a clock). */
+/** An offset this far from ours is a broken Date header, not a clock. */
 const MAX_OFFSET_MS = 24 * 3600 * 1000;
 
 export class ServerClock {
-  /** Proven: #low ≤ server clock − our clock ≤ #high (ms). */
+  /** Proven: #low ≤ server clock − our clock ≤ #high. */
   #low = Number.NEGATIVE_INFINITY;
   #high = Number.POSITIVE_INFINITY;
 
-  /** Takes in one answer's Date header and when (our clock) its request left and its answer arrived. */
+  /** Its Date D was read between sentAt and receivedAt: D - receivedAt <= offset < D + 1 s - sentAt. */
   observe(date: string | undefined, sentAt: number, receivedAt: number): void {
     if (date === undefined || !(receivedAt >= sentAt)) return;
     const d = parseHttpDate(date, receivedAt);
@@ -35,7 +32,7 @@ export class ServerClock {
     if (high < this.#high) this.#high = high;
   }
 
-  /** How long after a reset instant (by our clock) a request may leave so that it arrives in the new window. */
+  /** How long after a reset instant a request may leave to arrive in the new window: at most the fallback unless proven more. */
   get marginMs(): number {
     if (this.#low === Number.NEGATIVE_INFINITY) return FALLBACK_MARGIN_MS;
     const proven = Math.max(0, Math.ceil(-this.#low));

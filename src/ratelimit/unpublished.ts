@@ -9,7 +9,6 @@ export class Unpublished {
   #sentAt = Number.NEGATIVE_INFINITY;
   gate = 0;
 
-  /** Takes in the quota of an answer to a request sent at `sentAt`. */
   add(q: Quota, sentAt: number): void {
     const pending = this.quota;
     if (pending === undefined) this.#sentAt = sentAt;
@@ -18,7 +17,6 @@ export class Unpublished {
     this.quota = mergeQuota(pending, q, sentAt);
   }
 
-  /** Writes it into the state and starts again empty. */
   publish(s: KeyRateState): void {
     if (this.quota) s.quota = mergeQuota(s.quota, this.quota, this.#sentAt);
     if (this.gate > s.gateUntil) s.gateUntil = this.gate;

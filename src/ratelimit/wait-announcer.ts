@@ -1,5 +1,4 @@
-// Announces retry and rate-limit waits on stderr: one line, or a spinner with a
-// countdown when stderr is a terminal. Nothing with --quiet.
+// Announces retry and rate-limit waits on stderr: one line, or a spinner with a countdown on a terminal.
 
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
@@ -8,7 +7,6 @@ import type { Clock } from '../time/clock.js';
 export interface WaitNotice {
   reason: 'rate_limited' | 'gate' | 'quota' | 'server' | 'network';
   ms: number;
-  /** Epoch ms at which the wait ends. */
   until: number;
   /** The announcement with the time left, e.g. "rate limited; retrying in 12s (attempt 2/3)". */
   text(msLeft: number): string;
@@ -17,17 +15,10 @@ export interface WaitNotice {
 /** Announces a wait; may return a function called when the wait ends (to stop a spinner). */
 export type WaitAnnouncer = (notice: WaitNotice) => void | (() => void) | Promise<void | (() => void)>;
 
-export interface AnnouncerDeps {
-  io: IO;
-  clock: Clock;
-  quiet: boolean;
-}
-
-export function createWaitAnnouncer({ io, clock, quiet }: AnnouncerDeps): WaitAnnouncer {
+export function createWaitAnnouncer({ io, clock, quiet }: { io: IO; clock: Clock; quiet: boolean }): WaitAnnouncer {
   return async (notice) => {
     if (quiet) return;
     const line = notice.text(notice.ms);
-    // ora redraws with the cursor functions of a real terminal stream.
     const terminal = io.stderr as Partial<Pick<NodeJS.WriteStream, 'cursorTo' | 'clearLine' | 'moveCursor'>>;
     const canSpin = io.spinner && typeof terminal.cursorTo === 'function' && typeof terminal.clearLine === 'function';
     if (!canSpin) {

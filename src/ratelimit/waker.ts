@@ -20,17 +20,14 @@ export class Waker {
     wake?.();
   }
 
-  /** Sleeps up to `ms`, or less when notify() is called. */
   async pause(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
     this.#woken ??= new Promise<void>((resolve) => (this.#wake = resolve));
     const woken = this.#woken;
     const stop = new AbortController();
     const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     try {
+      // sleep() turns the caller's abort into InterruptedError; `stop` ends it once this wait is over.
       await Promise.race([sleep(clock, ms, both), woken]);
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError();
-      if (!stop.signal.aborted) throw error;
     } finally {
       stop.abort(STOPPED);
     }

@@ -8,7 +8,6 @@ import { UsageError } from './errors/errors.js';
 export { PET_STATUSES };
 export type PetStatus = (typeof PET_STATUSES)[number];
 
-/** -o/--output of the commands that print data. */
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 
 /** --format of `pets add --file`. */
@@ -17,17 +16,13 @@ export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 /** -o/--output of `pets add --file`: its results as NDJSON lines (the default) or a summary table. */
 export const FILE_RESULT_FORMATS = ['ndjson', 'table'] as const;
 
-/** -X/--method of `petstore api`. */
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 
-/** `petstore completion <shell>`. */
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
-/** --plan of `petstore sandbox`. */
 export const PLANS = ['free', 'pro', 'business'] as const;
 
-/** An argParser for a whole number from `min` to `max`; the usage error names `flag`. */
 export function wholeNumber(flag: string, min: number, max: number): (text: string) => number {
   return (text) => {
     if (!/^\s*\d+\s*$/.test(text) || Number(text) < min || Number(text) > max) {
@@ -48,7 +43,6 @@ export function parseLineList(flag: string): (text: string) => ReadonlySet<numbe
   };
 }
 
-/** The usage error for a value outside its list: `invalid --format "xml": must be one of json, ndjson, csv`. */
 export function notOneOf(what: string, text: string, values: readonly string[]): UsageError {
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
 }
@@ -61,7 +55,6 @@ export const GET_PET_REMOVAL = (() => {
   return `${day} ${MONTHS[month - 1]} ${year}`;
 })();
 
-/** --limit of `pets list`: the interface's page size (GET /pets limit). */
 export const PAGE_SIZE = { min: LIST_LIMIT.min, max: LIST_LIMIT.max, serverDefault: LIST_LIMIT.default } as const;
 
 export function parseLimit(text: string, flag = '--limit'): number {

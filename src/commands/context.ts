@@ -14,20 +14,15 @@ export interface CommandContext {
   fullProgram(): Command;
 }
 
-/** A repeatable option's parser for commander: each use appends its value. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** Adds an "Examples" block to a command's --help. */
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
-/**
- * An option whose value is one of `values`, for help ("a|b|c" in `describe`), completion (argChoices) and a
- * usage error as commander parses it; `parse` replaces that check when a value needs more.
- */
+/** A choice option: its values show in help ("a|b|c"), in completion (argChoices) and in commander's usage error. */
 export function choiceOption(flags: string, values: readonly string[], describe: (list: string) => string, parse?: (text: string) => unknown): Option {
   const option = new Option(flags, describe(values.join('|'))).choices(values);
   const check =

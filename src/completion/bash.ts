@@ -2,7 +2,6 @@
 
 import { fnName, flagNames, shellCaseArms, shQuote, subcommandWords, sharedShellFunctions, type CompletionSpec, type ValueSource } from './model.js';
 
-/** Shell code that fills COMPREPLY with the values of `source` for the word in $cur. */
 function valuesCode(source: ValueSource, fn: string): string | undefined {
   switch (source.kind) {
     case 'none':

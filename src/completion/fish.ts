@@ -13,7 +13,6 @@ import {
   type ValueSource,
 } from './model.js';
 
-/** Single-quotes a string for fish. */
 function fishQuote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
@@ -47,7 +46,6 @@ interface FishParts {
   lines: string[];
 }
 
-/** The switch arms and `complete` lines of one command. */
 function commandParts(c: CommandSpec, p: string, fn: string, out: FishParts): void {
   const key = pathKey(c.path);
   if (c.subcommands.length > 0) {

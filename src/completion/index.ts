@@ -13,7 +13,6 @@ export function isShell(value: string): value is Shell {
   return (SHELLS as readonly string[]).includes(value);
 }
 
-/** The completion script for `shell`, generated from the commander program. */
 export function completionScript(shell: Shell, program: Command): string {
   const spec = completionSpec(program);
   switch (shell) {

@@ -4,9 +4,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { FORMATS, PET_STATUSES } from '../flag-values.js';
 
-/** What a flag's value or a positional argument completes to. */
 export type ValueSource =
-  /** Free text: nothing to offer. */
   | { kind: 'none' }
   | { kind: 'words'; words: readonly string[] }
   /** Environment names, asked from the CLI at completion time (`petstore __complete envs`). */
@@ -29,20 +27,15 @@ export interface CommandSpec {
   name: string;
   aliases: readonly string[];
   description: string;
-  /** Own flags first, then inherited ones; no duplicates. */
   flags: readonly FlagSpec[];
   subcommands: readonly CommandSpec[];
-  /** One per declared positional argument. */
   args: readonly ValueSource[];
-  /** The last argument repeats. */
   variadic: boolean;
 }
 
 export interface CompletionSpec {
-  /** The program name the scripts register for (`petstore`). */
   program: string;
   root: CommandSpec;
-  /** Arguments that make the CLI print environment names, one a line. */
   envsCommand: readonly string[];
 }
 
@@ -68,10 +61,8 @@ function pipeList(description: string): string[] | undefined {
   return m?.[1]?.split('|');
 }
 
-/** The usual values of these flags, for an option declared without choices whose description lists none. */
 const USUAL_VALUES: Readonly<Record<string, readonly string[]>> = { '--status': PET_STATUSES, '--output': FORMATS };
 
-/** The values of an option that takes one. */
 export function optionValues(option: Option): ValueSource {
   if (!option.required && !option.optional) return NONE;
   if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
@@ -82,7 +73,6 @@ export function optionValues(option: Option): ValueSource {
   return listed ? words(listed) : NONE;
 }
 
-/** The values of positional argument `index` of the command at `path`. */
 export function argumentValues(path: readonly string[], arg: Argument, index: number): ValueSource {
   if (arg.argChoices && arg.argChoices.length > 0) return words(arg.argChoices);
   const name = arg.name();
@@ -133,7 +123,6 @@ export function completionSpec(program: Command): CompletionSpec {
   return { program: program.name(), root: describe(program, [], []), envsCommand: [COMPLETE_COMMAND, 'envs'] };
 }
 
-/** Every command of the tree, the program first, parents before children. */
 export function allCommands(spec: CompletionSpec): CommandSpec[] {
   const out: CommandSpec[] = [];
   const walk = (c: CommandSpec) => {
@@ -144,32 +133,26 @@ export function allCommands(spec: CompletionSpec): CommandSpec[] {
   return out;
 }
 
-/** "pets list" */
 export function pathKey(path: readonly string[]): string {
   return path.join(' ');
 }
 
-/** The words the subcommands of `c` are typed as (each name, then its aliases), with their descriptions. */
 export function subcommandWords(c: CommandSpec): { word: string; description: string }[] {
   return c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((word) => ({ word, description: s.description })));
 }
 
-/** The names a flag is typed as: --long and -s. */
 export function flagNames(flag: FlagSpec): string[] {
   return [flag.long, flag.short].filter((x): x is string => x !== undefined);
 }
 
-/** The program name as a shell function-name part (petstore -> petstore, my-cli -> my_cli). */
 export function fnName(program: string): string {
   return program.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-/** Single-quotes a string for POSIX shells (bash, zsh). */
 export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** First line of a description, trimmed for a completion menu. */
 export function shortDescription(text: string, max = 80): string {
   const line = (text.split('\n')[0] ?? '').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
@@ -207,13 +190,9 @@ ${arms.arg.join('\n')}
 
 /** What bash and zsh differ in when they build their case arms (the arms' layout is the same). */
 export interface ShellArms {
-  /** Shell code that completes the values of `source` for the current word, or undefined for nothing. */
   valuesCode(source: ValueSource, fn: string): string | undefined;
-  /** The inner case body that names the subcommand `name` (typed as one of its aliases). */
   pickChild(name: string): string;
-  /** The body offering the subcommands of `c`. */
   offerSubcommands(c: CommandSpec): string;
-  /** The body offering the flags of `c`. */
   offerFlags(c: CommandSpec): string;
 }
 
@@ -221,7 +200,6 @@ function caseArm(pattern: string, body: string): string {
   return `    ${pattern}) ${body} ;;`;
 }
 
-/** The case arms of the bash and zsh scripts' helper functions, one list per function. */
 export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms) {
   const arms = { child: [] as string[], valueFlag: [] as string[], flag: [] as string[], sub: [] as string[], value: [] as string[], arg: [] as string[] };
   for (const c of allCommands(spec)) {

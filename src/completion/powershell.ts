@@ -5,12 +5,9 @@ import { allCommands, flagNames, pathKey, subcommandWords, type CommandSpec, typ
 
 /** What the script's walker knows of one command (key: its path, "" for the program). */
 export interface PowerShellNode {
-  /** Subcommand words (names and aliases) and the name each one means. */
   children: Record<string, string>;
   subcommands: string[];
-  /** Every flag name, long and short. */
   flags: string[];
-  /** The flags that take a value, with what the value completes to. */
   values: Record<string, ValueSource>;
   args: ValueSource[];
   variadic: boolean;
@@ -30,12 +27,10 @@ function node(c: CommandSpec): PowerShellNode {
   };
 }
 
-/** The command tree as the script embeds it. */
 export function powerShellTree(spec: CompletionSpec): Record<string, PowerShellNode> {
   return Object.fromEntries(allCommands(spec).map((c) => [pathKey(c.path), node(c)]));
 }
 
-/** Single-quotes a string for PowerShell ('' inside). */
 function psQuote(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }

@@ -19,7 +19,6 @@ function isLoopback(hostname: string): boolean {
 }
 
 export interface CheckedBaseUrl {
-  /** Normalised: no trailing slash. */
   url: string;
   warning: string | undefined;
 }
@@ -59,7 +58,6 @@ export interface ResolvedEnv {
 
 /** Which environment this invocation uses (--env, PETSTORE_ENV, "env use", then the built-in default); throws a usage error if it is unknown. */
 export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): ResolvedEnv {
-  // An empty PETSTORE_ENV means unset.
   const fromEnv = env.PETSTORE_ENV || undefined;
   const stored = config.storedCurrentEnv();
   const envName = flagEnv ?? fromEnv ?? config.currentEnv();
@@ -114,7 +112,6 @@ export function checkKeyText(key: string, source: string): string {
   return trimmed;
 }
 
-/** Which environment, URL and key this invocation uses, and where each came from. */
 export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
   const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
   const base = resolveBaseUrl(entry, env, envName);
@@ -126,7 +123,6 @@ export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string
   return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
 }
 
-/** How a message names what chose the environment. */
 export const ENV_SOURCE_TEXT: Record<Target['envSource'], string> = {
   flag: '--env',
   PETSTORE_ENV: 'PETSTORE_ENV',

@@ -14,9 +14,7 @@ export type ErrorKind =
   | 'malformed';
 
 export interface ErrorDetails {
-  /** Machine-readable code: the API's Error.code, or one of ours. */
   code?: string;
-  /** HTTP status, when a response was received. */
   status?: number;
   /** A command to run next, shown after the message as "run: <command>". */
   hint?: string;
@@ -59,7 +57,6 @@ export class AuthError extends CliError {
   }
 }
 
-/** No key for the environment: not stored and not in PETSTORE_API_KEY (exit 4). */
 export function noApiKeyError(envName: string): AuthError {
   return new AuthError(`no API key for environment "${envName}"`, {
     code: 'no_api_key',
@@ -82,7 +79,6 @@ export class NotFoundError extends CliError {
 }
 
 export class RateLimitedError extends CliError {
-  /** Epoch ms at which the server said the limit resets, when known. */
   readonly resetAt: number | undefined;
   constructor(message: string, details: ErrorDetails & { resetAt?: number } = {}) {
     super('rate_limited', message, { code: 'rate_limited', ...details });
@@ -109,7 +105,6 @@ export class PartialFailureError extends CliError {
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export class InterruptedError extends CliError {
-  /** The signal that stopped the run, when one did (src/main.ts aborts with it). */
   readonly signal: StopSignal | undefined;
 
   constructor(message = 'interrupted', details: ErrorDetails & { signal?: StopSignal } = {}) {

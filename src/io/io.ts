@@ -12,11 +12,9 @@ export interface IO {
   stdinIsTTY: boolean;
   colorStdout: boolean;
   colorStderr: boolean;
-  /** Animated progress on stderr is allowed. */
   spinner: boolean;
   /** A human can answer a prompt (stdin and stderr are TTYs, --no-input not given). */
   canPrompt: boolean;
-  /** Terminal width of stdout when it is a TTY. */
   columns: number | undefined;
   /** Aborted at the first failed write to stdout (EPIPE, ENOSPC), with the error: src/cli.ts checks it after every command. */
   stdoutFailed: AbortSignal;
@@ -27,7 +25,6 @@ export interface IO {
 interface ColorInputs {
   isTTY: boolean;
   env: EnvVars;
-  /** false when --no-color was given. */
   colorFlag?: boolean | undefined;
 }
 
@@ -46,9 +43,7 @@ type Stdin = Readable & { isTTY?: boolean };
 export interface IOInputs {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean; columns?: number };
-  /** The stream, or a function that makes it on first use. */
   stdin: Stdin | (() => Stdin);
-  /** Whether stdin is a terminal, when known without the stream: a value, or a function asked on first use. */
   stdinIsTTY?: boolean | (() => boolean) | undefined;
   env: EnvVars;
   colorFlag?: boolean | undefined;

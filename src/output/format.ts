@@ -6,10 +6,7 @@ function isFormat(value: string): value is Format {
   return (FORMATS as readonly string[]).includes(value);
 }
 
-/**
- * The output format from -o/--output and --json (same as -o json); table by default.
- * Validated before anything is sent.
- */
+/** The output format from -o/--output and --json, table by default; checked before anything is sent. */
 export function resolveFormat(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): Format {
   const raw = opts.output;
   const json = opts.json === true;
@@ -24,7 +21,6 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
   return value;
 }
 
-/** How a command prints: the format, and false for --no-headers. */
 export interface OutputOptions {
   format: Format;
   headers: boolean;

@@ -1,6 +1,5 @@
 import { stringifyJson } from '../json/int64.js';
 
-/** JSON with exact int64: pretty (2 spaces) for a terminal, compact for a pipe. */
 export function renderJson(value: unknown, pretty: boolean): string {
   return `${stringifyJson(value, pretty ? 2 : undefined)}\n`;
 }

@@ -9,7 +9,6 @@ import { escapeControl } from './text.js';
 
 interface Column<T> {
   header: string;
-  /** The cell as text (table, csv); empty when the value is absent. */
   text(row: T): string;
   tone?(row: T): Tone | undefined;
   /** On a terminal narrower than the table: `first` to give way, `never` for ids; others after `first`. */
@@ -23,7 +22,6 @@ export interface View<T> {
 }
 
 export interface PrintOptions {
-  /** false (--no-headers): no header line in a table, TSV or CSV. */
   headers?: boolean | undefined;
 }
 
@@ -57,19 +55,16 @@ async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T
   }
 }
 
-/** Where data is printed; `redact` masks any key a server echoed in it (src/output/redact.ts). */
 interface Printer {
   io: IO;
   redact?: (text: string) => string;
 }
 
-/** Prints a list: a table (header only when empty), a JSON array, NDJSON lines or CSV. */
 export async function printList<T>(f: Printer, format: Format, view: View<T>, rows: readonly T[], opts: PrintOptions = {}): Promise<void> {
   const text = await render(f.io, format, view, rows, false, opts);
   f.io.stdout.write(f.redact ? f.redact(text) : text);
 }
 
-/** Prints one record: a one-row table or CSV, a JSON object, or one NDJSON line. */
 export async function printRecord<T>(f: Printer, format: Format, view: View<T>, row: T, opts: PrintOptions = {}): Promise<void> {
   const text = await render(f.io, format, view, [row], true, opts);
   f.io.stdout.write(f.redact ? f.redact(text) : text);

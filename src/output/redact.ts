@@ -1,7 +1,6 @@
 // The one rule for secrets in what petstore prints: every secret it knows is masked in each form a server
 // might echo it in (raw, JSON-escaped, URL-encoded, base64 at each alignment), before any cut.
 
-/** Headers whose value is a credential, masked whole. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
 /** A key as petstore shows it: its last four characters at most, and nothing for a short one. */
@@ -53,7 +52,6 @@ interface Form {
 export class Redactor {
   readonly #forms: Form[];
 
-  /** `secrets`: every key this run knows (the active one, the stored ones), proxy passwords and the like. */
   constructor(secrets: Iterable<string>) {
     const seen = new Map<string, string>();
     for (const secret of new Set(secrets)) {

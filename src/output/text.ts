@@ -8,10 +8,7 @@ const UNSAFE_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e
 // JSON text holds C0 only as its layout: JSON.stringify writes those within strings as escapes.
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/**
- * `cell`: one line, `\` doubled so two names never look the same; `line`: prose, `\` left alone;
- * `text`: many lines, tab and newline kept; `json`: JSON.stringify's output (C0 already escaped).
- */
+// `cell`: one line, `\` doubled; `line`: prose; `text`: many lines, tab and newline kept; `json`: JSON.stringify's output.
 export type EscapeStyle = 'cell' | 'line' | 'text' | 'json';
 
 const PATTERN: Record<EscapeStyle, RegExp> = { cell: UNSAFE_OR_BACKSLASH, line: UNSAFE, text: UNSAFE_BUT_LAYOUT, json: UNSAFE_IN_JSON };
@@ -37,12 +34,10 @@ function literal(ch: string): string {
 
 const jsonEscape = (ch: string) => `\\u${hex(ch.charCodeAt(0), 4)}`;
 
-/** Makes every unsafe code point of `text` visible (see EscapeStyle); the only such function. */
 export function escapeControl(text: string, style: EscapeStyle = 'line'): string {
   return text.replace(PATTERN[style], style === 'json' ? jsonEscape : literal);
 }
 
-/** A tab-separated field: one line, escaped as a table cell (as MySQL/PostgreSQL text output does). */
 export function tsvField(text: string): string {
   return escapeControl(text, 'cell');
 }

@@ -16,10 +16,7 @@ function unendable(out: Terminal): Writable {
   });
 }
 
-/**
- * Asks a yes/no question on stderr with @inquirer/confirm; No is the default. Ctrl-C or an abort of
- * `signal` rejects with InterruptedError (exit 130); Ctrl-D answers No.
- */
+/** A yes/no question on stderr, No by default; Ctrl-C or `signal` rejects with InterruptedError, Ctrl-D answers No. */
 export async function confirm(io: { stdin: Readable; stderr: Writable }, question: string, signal?: AbortSignal): Promise<boolean> {
   const { default: ask } = await import('@inquirer/confirm');
   if (signal?.aborted) throw new InterruptedError();

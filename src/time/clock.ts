@@ -3,9 +3,7 @@
 import { InterruptedError } from '../errors/errors.js';
 
 export interface Clock {
-  /** Epoch milliseconds. */
   now(): number;
-  /** Resolves after ms, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
@@ -51,7 +49,6 @@ export const systemClock: Clock = {
   },
 };
 
-/** clock.sleep that turns an abort into InterruptedError. */
 export async function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) throw new InterruptedError();
   try {

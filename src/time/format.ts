@@ -9,12 +9,10 @@ export function formatInstant(at: number, now: number): string {
   return sameDay ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
 }
 
-/** A duration in whole seconds, rounded up, never negative. */
 export function wholeSeconds(ms: number): number {
   return Math.max(0, Math.ceil(ms / 1000));
 }
 
-/** Whole seconds until `at`, rounded up, never negative. */
 export function secondsUntil(at: number, now: number): number {
   return wholeSeconds(at - now);
 }

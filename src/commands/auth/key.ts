@@ -19,7 +19,6 @@ function checkKey(raw: string): string {
   return key;
 }
 
-/** Reads the key: all of stdin when it is piped, a hidden prompt on a terminal. */
 export async function readKey(f: Factory, question: string): Promise<string> {
   if (!f.io.stdinIsTTY) {
     const text = await readAll(f.io.stdin);

@@ -14,10 +14,8 @@ export interface AuthStatusRow {
   env: string;
   current: boolean;
   baseUrl: string | null;
-  /** PETSTORE_API_KEY, the config file, or none. */
   keySource: 'PETSTORE_API_KEY' | 'config' | null;
   configFile: string;
-  /** Masked to its last four characters. */
   key: string | null;
   server: ServerVerdict;
   detail: string | null;
@@ -48,7 +46,6 @@ export function authStatusView(format: Format): View<AuthStatusRow> {
 export interface AuthStatusOptions {
   all: boolean;
   format: Format;
-  /** false: --no-headers. */
   headers?: boolean;
 }
 

@@ -8,11 +8,9 @@ import type { CommandModule } from '../context.js';
 
 export interface CompletionOptions {
   shell: Shell;
-  /** The whole tree (this run may have registered only the `completion` group). */
   program: Command;
 }
 
-/** The command, given the builder of the whole tree (CommandContext.fullProgram). */
 export function completionCommand(fullProgram: () => Command): CommandModule {
   return {
     async command(f, args) {

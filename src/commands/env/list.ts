@@ -12,7 +12,6 @@ export interface EnvRow {
   keyStored: boolean;
 }
 
-/** The table marks the current environment with `*`; csv says true or false, as JSON does. */
 export function envView(format: Format): View<EnvRow> {
   return {
     columns: [
@@ -27,7 +26,6 @@ export function envView(format: Format): View<EnvRow> {
 
 export interface EnvListOptions {
   format: Format;
-  /** false: --no-headers. */
   headers?: boolean;
 }
 
@@ -54,7 +52,6 @@ export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key of every environment');
 }
 
-/** "current: staging (from PETSTORE_ENV; the default is production)": why the marked one is current. */
 function currentLine(envName: string, source: Target['envSource'], defaultEnv: string): string {
   const overridden = (source === 'flag' || source === 'PETSTORE_ENV') && defaultEnv !== envName ? `; the default is ${defaultEnv}` : '';
   return `current: ${envName} (from ${ENV_SOURCE_TEXT[source]}${overridden})`;

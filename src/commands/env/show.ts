@@ -5,12 +5,10 @@ import { printRecord, type View } from '../../output/print.js';
 
 export interface EnvShowRow {
   name: string;
-  /** Why this environment: --env, PETSTORE_ENV, the default from "env use", or the built-in default. */
   nameSource: Target['envSource'];
   baseUrl: string | null;
   baseUrlSource: Target['baseUrlSource'] | null;
   keyStored: boolean;
-  /** The stored key, masked. */
   key: string | null;
   /** PETSTORE_API_KEY is set (it takes precedence over the stored key). */
   keyFromEnv: boolean;
@@ -30,7 +28,6 @@ export const envShowView: View<EnvShowRow> = {
 
 export interface EnvShowOptions {
   format: Format;
-  /** false: --no-headers. */
   headers?: boolean;
 }
 

@@ -12,7 +12,6 @@ import { GET_PET_REMOVAL } from '../../flag-values.js';
 export interface GetOptions {
   id: bigint;
   format: Format;
-  /** false: --no-headers. */
   headers?: boolean;
 }
 

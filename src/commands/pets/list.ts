@@ -10,7 +10,6 @@ export interface ListOptions {
   limit: number | undefined;
   status: PetStatus | undefined;
   format: Format;
-  /** false: --no-headers. */
   headers?: boolean;
 }
 

@@ -35,7 +35,7 @@ export class CliError extends Error {
     details: ErrorDetails = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = 'CliError';
+    this.name = new.target.name;
     this.code = details.code;
     this.status = details.status;
     this.hint = details.hint;
@@ -46,14 +46,12 @@ export class CliError extends Error {
 export class UsageError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('usage', message, { code: 'usage', ...details });
-    this.name = 'UsageError';
   }
 }
 
 export class AuthError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('auth', message, { code: 'unauthorized', ...details });
-    this.name = 'AuthError';
   }
 }
 
@@ -74,7 +72,6 @@ export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | '
 export class NotFoundError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('not_found', message, { code: 'not_found', ...details });
-    this.name = 'NotFoundError';
   }
 }
 
@@ -82,7 +79,6 @@ export class RateLimitedError extends CliError {
   readonly resetAt: number | undefined;
   constructor(message: string, details: ErrorDetails & { resetAt?: number } = {}) {
     super('rate_limited', message, { code: 'rate_limited', ...details });
-    this.name = 'RateLimitedError';
     this.resetAt = details.resetAt;
   }
 }
@@ -90,14 +86,12 @@ export class RateLimitedError extends CliError {
 export class NetworkError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('network', message, { code: 'network', ...details });
-    this.name = 'NetworkError';
   }
 }
 
 export class PartialFailureError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('partial', message, { code: 'partial_failure', ...details });
-    this.name = 'PartialFailureError';
   }
 }
 
@@ -110,7 +104,6 @@ export class InterruptedError extends CliError {
   constructor(message = 'interrupted', details: ErrorDetails & { signal?: StopSignal } = {}) {
     const { signal, ...rest } = details;
     super('interrupted', message, { code: 'interrupted', ...rest });
-    this.name = 'InterruptedError';
     this.signal = signal;
   }
 }
@@ -119,7 +112,6 @@ export class InterruptedError extends CliError {
 export class StdoutClosedError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('stdout_closed', message, { code: 'stdout_closed', ...details });
-    this.name = 'StdoutClosedError';
   }
 }
 
@@ -127,7 +119,6 @@ export class StdoutClosedError extends CliError {
 export class ServerError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('server', message, { code: 'server_error', ...details });
-    this.name = 'ServerError';
   }
 }
 
@@ -135,6 +126,5 @@ export class ServerError extends CliError {
 export class MalformedResponseError extends CliError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('malformed', message, { code: 'malformed_response', ...details });
-    this.name = 'MalformedResponseError';
   }
 }

@@ -23,7 +23,7 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
 
 export interface OutputOptions {
   format: Format;
-  headers: boolean;
+  headers?: boolean;
 }
 
 /** The format and --no-headers (declared with -o in src/commands/context.ts outputOptions). */

@@ -1,5 +1,5 @@
 import type { Truncate } from './fit.js';
-import { escapeControl, tsvField } from './text.js';
+import { escapeControl } from './text.js';
 
 export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'gray';
 
@@ -19,8 +19,8 @@ export interface TableTarget {
 const GAP = '  ';
 
 export function renderTsv(headers: readonly string[] | false, rows: readonly (readonly Cell[])[]): string {
-  const lines = rows.map((r) => r.map((c) => tsvField(c.text)));
-  if (headers) lines.unshift(headers.map((h) => tsvField(h)));
+  const lines = rows.map((r) => r.map((c) => escapeControl(c.text, 'cell')));
+  if (headers) lines.unshift(headers.map((h) => escapeControl(h, 'cell')));
   return lines.map((r) => `${r.join('\t')}\n`).join('');
 }
 

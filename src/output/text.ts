@@ -15,29 +15,15 @@ const PATTERN: Record<EscapeStyle, RegExp> = { cell: UNSAFE_OR_BACKSLASH, line: 
 
 const hex = (code: number, digits: number) => code.toString(16).padStart(digits, '0');
 
+const NAMED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
 function literal(ch: string): string {
-  switch (ch) {
-    case '\\':
-      return '\\\\';
-    case '\t':
-      return '\\t';
-    case '\n':
-      return '\\n';
-    case '\r':
-      return '\\r';
-    default: {
-      const code = ch.charCodeAt(0);
-      return code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`;
-    }
-  }
+  const code = ch.charCodeAt(0);
+  return NAMED[ch] ?? (code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
 }
 
 const jsonEscape = (ch: string) => `\\u${hex(ch.charCodeAt(0), 4)}`;
 
 export function escapeControl(text: string, style: EscapeStyle = 'line'): string {
   return text.replace(PATTERN[style], style === 'json' ? jsonEscape : literal);
-}
-
-export function tsvField(text: string): string {
-  return escapeControl(text, 'cell');
 }

@@ -1,5 +1,3 @@
-// Time is injected so retry and rate-limit tests run on a fake clock in milliseconds.
-
 import { InterruptedError } from '../errors/errors.js';
 
 export interface Clock {

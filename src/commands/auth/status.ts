@@ -4,7 +4,7 @@ import { AuthError, CliError, InterruptedError, noApiKeyError, refusedKeyFix, Us
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
 import { probe } from '../../api/pets.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type Format, type OutputOptions } from '../../output/format.js';
 import { printList, printRecord, type View } from '../../output/print.js';
 import type { Tone } from '../../output/table.js';
 
@@ -43,10 +43,8 @@ export function authStatusView(format: Format): View<AuthStatusRow> {
   };
 }
 
-export interface AuthStatusOptions {
+export interface AuthStatusOptions extends OutputOptions {
   all: boolean;
-  format: Format;
-  headers?: boolean;
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {

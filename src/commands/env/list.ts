@@ -1,6 +1,6 @@
 import { ENV_SOURCE_TEXT, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type Format, type OutputOptions } from '../../output/format.js';
 import { printList, type View } from '../../output/print.js';
 
 export interface EnvRow {
@@ -24,10 +24,7 @@ export function envView(format: Format): View<EnvRow> {
   };
 }
 
-export interface EnvListOptions {
-  format: Format;
-  headers?: boolean;
-}
+export type EnvListOptions = OutputOptions;
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, resolveOutput(opts));

@@ -1,6 +1,6 @@
 import { ENV_SOURCE_TEXT, maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 export interface EnvShowRow {
@@ -26,10 +26,7 @@ export const envShowView: View<EnvShowRow> = {
   json: (r) => r,
 };
 
-export interface EnvShowOptions {
-  format: Format;
-  headers?: boolean;
-}
+export type EnvShowOptions = OutputOptions;
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, resolveOutput(opts));

@@ -2,17 +2,15 @@ import type { Factory } from '../../factory.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { malformed } from '../../api/errors.js';
 import { getPet } from '../../api/pets.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';
 import { parseId, toPet } from '../../pets/pet.js';
 import { petView } from './view.js';
 import { GET_PET_REMOVAL } from '../../flag-values.js';
 
-export interface GetOptions {
+export interface GetOptions extends OutputOptions {
   id: bigint;
-  format: Format;
-  headers?: boolean;
 }
 
 export const DEPRECATION_WARNING =
@@ -21,8 +19,7 @@ export const DEPRECATION_WARNING =
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
   const output = resolveOutput(opts);
-  const id = parseId(args[0] ?? '', 'pet id');
-  await run(f, { id, ...output });
+  await run(f, { id: parseId(args[0] ?? '', 'pet id'), ...output });
 }
 
 function header(res: ApiResponse | undefined, name: string): string | undefined {

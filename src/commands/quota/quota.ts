@@ -5,15 +5,11 @@ import { secondsUntil } from '../../time/format.js';
 import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
-export type QuotaFormat = Format;
-
-export interface QuotaOptions {
-  format: QuotaFormat;
+export interface QuotaOptions extends OutputOptions {
   cached: boolean;
-  headers?: boolean;
 }
 
 /** What `petstore quota -o json` prints. */

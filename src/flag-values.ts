@@ -4,16 +4,13 @@
 import { GET_PET_SUNSET, LIST_LIMIT, PET_STATUSES } from './contract/petstore.js';
 import { UsageError } from './errors/errors.js';
 
-// The statuses and the page size are the interface's (openapi/petstore.yaml).
 export { PET_STATUSES };
 export type PetStatus = (typeof PET_STATUSES)[number];
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 
-/** --format of `pets add --file`. */
 export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 
-/** -o/--output of `pets add --file`: its results as NDJSON lines (the default) or a summary table. */
 export const FILE_RESULT_FORMATS = ['ndjson', 'table'] as const;
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -32,7 +29,6 @@ export function wholeNumber(flag: string, min: number, max: number): (text: stri
   };
 }
 
-/** `--retry-unknown 12,40`: input line numbers, each a whole number from 1. */
 export function parseLineList(flag: string): (text: string) => ReadonlySet<number> {
   return (text) => {
     const parts = text.split(',').map((part) => part.trim());
@@ -49,7 +45,6 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-/** When the deprecated GET /pets/{petId} goes (the interface's x-sunset), in words: "5 December 2030". */
 export const GET_PET_REMOVAL = (() => {
   const [year, month, day] = GET_PET_SUNSET.split('-').map(Number) as [number, number, number];
   return `${day} ${MONTHS[month - 1]} ${year}`;
@@ -67,7 +62,6 @@ export function parseStatus(text: string, flag = '--status'): PetStatus {
   return status;
 }
 
-/** Any case, surrounding spaces allowed: `-X post` is POST. */
 export function parseMethod(raw: string): HttpMethod {
   const upper = raw.trim().toUpperCase();
   const method = METHODS.find((m) => m === upper);

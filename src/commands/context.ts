@@ -2,13 +2,11 @@ import { type Command, Option } from 'commander';
 import type { Factory } from '../factory.js';
 import { FORMATS, notOneOf } from '../flag-values.js';
 
-/** A command module: turns the flags commander parsed into typed options, then runs. */
 export interface CommandModule {
   command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void>;
 }
 
 export interface CommandContext {
-  /** The commander action for a lazily imported command module. */
   lazy(load: () => Promise<CommandModule>): (...actionArgs: unknown[]) => Promise<void>;
   /** The whole command tree with actions that do nothing, for `petstore completion` (given by src/cli.ts). */
   fullProgram(): Command;
@@ -36,7 +34,6 @@ export function choiceOption(flags: string, values: readonly string[], describe:
   return option.argParser((text: string) => check(text.startsWith('=') ? text.slice(1) : text));
 }
 
-/** Declares -o/--output, --json and --no-headers (read by resolveOutput); `more` adds to the help of -o. */
 export function outputOptions(cmd: Command, more = ''): Command {
   return cmd
     .addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}${more}`))

@@ -4,12 +4,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { FORMATS, PET_STATUSES } from '../flag-values.js';
 
-export type ValueSource =
-  | { kind: 'none' }
-  | { kind: 'words'; words: readonly string[] }
-  /** Environment names, asked from the CLI at completion time (`petstore __complete envs`). */
-  | { kind: 'envs' }
-  | { kind: 'files' };
+export type ValueSource = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'envs' } | { kind: 'files' };
 
 export interface FlagSpec {
   long: string | undefined;
@@ -118,7 +113,6 @@ function describe(cmd: Command, path: readonly string[], inheritedFlags: readonl
   };
 }
 
-/** Reads the completion model from a commander program. Hidden commands and options are left out. */
 export function completionSpec(program: Command): CompletionSpec {
   return { program: program.name(), root: describe(program, [], []), envsCommand: [COMPLETE_COMMAND, 'envs'] };
 }

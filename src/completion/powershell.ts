@@ -3,7 +3,6 @@
 
 import { allCommands, flagNames, pathKey, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
-/** What the script's walker knows of one command (key: its path, "" for the program). */
 export interface PowerShellNode {
   children: Record<string, string>;
   subcommands: string[];

@@ -242,7 +242,6 @@ export class ConfigStore {
     this.tightenPermissions();
   }
 
-  /** Forgets an environment's URL and key (a built-in one stays, with neither); returns whether the default fell back. */
   async removeEnv(name: string): Promise<{ defaultReset: boolean }> {
     let defaultReset = false;
     await this.#locked((conf) => {

@@ -4,7 +4,6 @@ import type { ConfigStore, EnvEntry } from './store.js';
 
 export interface Target {
   envName: string;
-  /** What chose the environment: --env, PETSTORE_ENV, the default stored by `env use`, or the built-in default. */
   envSource: 'flag' | 'PETSTORE_ENV' | 'config' | 'default';
   baseUrl: string;
   baseUrlSource: 'PETSTORE_BASE_URL' | 'config';
@@ -70,7 +69,6 @@ export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: strin
   return { envName, envSource, entry };
 }
 
-/** An environment's base URL (checked) and its source: PETSTORE_BASE_URL wins; undefined when neither has one. */
 export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): { url: string; source: Target['baseUrlSource'] } | undefined {
   const overrideUrl = env.PETSTORE_BASE_URL;
   const rawUrl = overrideUrl || entry.baseUrl;
@@ -79,7 +77,6 @@ export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): 
   return { url, source: overrideUrl ? 'PETSTORE_BASE_URL' : 'config' };
 }
 
-/** An environment's API key (trimmed; blank counts as unset) and its source: PETSTORE_API_KEY wins over the stored key. */
 export function resolveKey(entry: EnvEntry, env: EnvVars): Pick<Target, 'apiKey' | 'keySource'> {
   const envKey = env.PETSTORE_API_KEY?.trim();
   const stored = entry.apiKey?.trim();
@@ -100,7 +97,6 @@ export function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
-/** The key as it will be sent; a UsageError (exit 2, nothing sent) naming its source and the problem, never the key. */
 export function checkKeyText(key: string, source: string): string {
   const trimmed = key.trim();
   const problem = keyProblem(trimmed);

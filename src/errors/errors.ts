@@ -43,17 +43,18 @@ export class CliError extends Error {
   }
 }
 
-export class UsageError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('usage', message, { code: 'usage', ...details });
-  }
+// A CliError subclass with a fixed kind and default code; the name comes from the class that extends it.
+function kindOf(kind: ErrorKind, code: string) {
+  return class extends CliError {
+    constructor(message: string, details: ErrorDetails = {}) {
+      super(kind, message, { code, ...details });
+    }
+  };
 }
 
-export class AuthError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('auth', message, { code: 'unauthorized', ...details });
-  }
-}
+export class UsageError extends kindOf('usage', 'usage') {}
+
+export class AuthError extends kindOf('auth', 'unauthorized') {}
 
 export function noApiKeyError(envName: string): AuthError {
   return new AuthError(`no API key for environment "${envName}"`, {
@@ -62,18 +63,13 @@ export function noApiKeyError(envName: string): AuthError {
   });
 }
 
-/** What to do about a refused key: log in again, unless it came from PETSTORE_API_KEY (which overrides any stored key). */
 export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | 'config' | undefined): Pick<ErrorDetails, 'hint' | 'advice'> {
   return keySource === 'PETSTORE_API_KEY'
     ? { advice: 'PETSTORE_API_KEY is set and overrides the stored key: fix or unset it' }
     : { hint: `petstore auth login --env ${envName}` };
 }
 
-export class NotFoundError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('not_found', message, { code: 'not_found', ...details });
-  }
-}
+export class NotFoundError extends kindOf('not_found', 'not_found') {}
 
 export class RateLimitedError extends CliError {
   readonly resetAt: number | undefined;
@@ -83,19 +79,10 @@ export class RateLimitedError extends CliError {
   }
 }
 
-export class NetworkError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('network', message, { code: 'network', ...details });
-  }
-}
+export class NetworkError extends kindOf('network', 'network') {}
 
-export class PartialFailureError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('partial', message, { code: 'partial_failure', ...details });
-  }
-}
+export class PartialFailureError extends kindOf('partial', 'partial_failure') {}
 
-/** The signals that stop a run gracefully (src/main.ts); each has its own exit code. */
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export class InterruptedError extends CliError {
@@ -109,22 +96,8 @@ export class InterruptedError extends CliError {
 }
 
 /** stdout's reader left (`| head -1`) before a run that writes its results there had finished (exit 141). */
-export class StdoutClosedError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('stdout_closed', message, { code: 'stdout_closed', ...details });
-  }
-}
+export class StdoutClosedError extends kindOf('stdout_closed', 'stdout_closed') {}
 
-/** A 5xx or an unexpected status with an API error body. */
-export class ServerError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('server', message, { code: 'server_error', ...details });
-  }
-}
+export class ServerError extends kindOf('server', 'server_error') {}
 
-/** The server answered, but not with what the interface promises. */
-export class MalformedResponseError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('malformed', message, { code: 'malformed_response', ...details });
-  }
-}
+export class MalformedResponseError extends kindOf('malformed', 'malformed_response') {}

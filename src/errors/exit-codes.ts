@@ -62,7 +62,6 @@ export function exitCodeTable(): { code: number; meaning: string }[] {
   return [...codes, ...signals].sort((a, b) => a.code - b.code);
 }
 
-/** The exit code for what a run threw; an interruption exits with its signal's code (`stop`: the abort's reason). */
 export function exitCodeFor(error: unknown, stop?: unknown): number {
   if (!(error instanceof CliError)) return ExitCode.failure;
   if (error.kind === 'interrupted') {

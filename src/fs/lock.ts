@@ -41,7 +41,6 @@ export class FileLock {
     this.#guard = `${path}.break`;
   }
 
-  /** Takes the lock; false when its folder cannot hold one (the caller goes on without). */
   async acquire(signal: AbortSignal | undefined = this.opts.signal): Promise<boolean> {
     const token = Math.random().toString(36).slice(2, 12) || 't';
     const mine = `${this.path}.${process.pid}.${token}`;
@@ -56,7 +55,6 @@ export class FileLock {
     }
   }
 
-  /** The live petstore process holding the lock now, if any (for a refusal naming it). */
   holder(): { pid: number } | undefined {
     const now = this.#inspect();
     return now.kind === 'live' ? { pid: now.pid } : undefined;
@@ -160,7 +158,6 @@ export class FileLock {
     return { kind: 'live', pid, staleInMs: this.opts.staleMs - age };
   }
 
-  /** Removes a stale lock under the takeover guard, only if it is still stale there. True when the lock is gone. */
   #breakStale(): boolean {
     if (!this.#takeGuard()) return false;
     try {

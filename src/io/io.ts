@@ -2,7 +2,6 @@ import type { Readable, Writable } from 'node:stream';
 
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
-/** Where output goes and how it may look: built from the process in src/cli.ts, from buffers in tests. */
 export interface IO {
   stdout: Writable;
   stderr: Writable;

@@ -1,6 +1,5 @@
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** `text` cut between graphemes to fit `width` terminal columns, with "…" when it was cut. */
 export function cut(text: string, width: number, measure: (s: string) => number): string {
   if (measure(text) <= width) return text;
   if (width <= 0) return '';

@@ -9,11 +9,9 @@ export interface RenderErrorOptions {
   debug: boolean;
   json: boolean;
   red?: (s: string) => string;
-  /** Texts never to print (the API keys this run knows), masked in every form (redact.ts). */
   secrets?: readonly string[];
 }
 
-/** One line on stderr (plus a JSON object with -o json); stack traces only with --debug. */
 export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): void {
   const redactor = new Redactor(opts.secrets ?? []);
   const scrub = (text: string) => redactor.text(text);

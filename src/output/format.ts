@@ -6,7 +6,6 @@ function isFormat(value: string): value is Format {
   return (FORMATS as readonly string[]).includes(value);
 }
 
-/** The output format from -o/--output and --json, table by default; checked before anything is sent. */
 export function resolveFormat(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): Format {
   const raw = opts.output;
   const json = opts.json === true;
@@ -26,7 +25,6 @@ export interface OutputOptions {
   headers?: boolean;
 }
 
-/** The format and --no-headers (declared with -o in src/commands/context.ts outputOptions). */
 export function resolveOutput(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): OutputOptions {
   return { format: resolveFormat(opts, allowed), headers: opts.headers !== false };
 }

@@ -1,6 +1,5 @@
 import { escapeControl } from './text.js';
 
-/** A string (a key when a colon follows), true/false, null, or a number: JSON text has nothing else but punctuation. */
 const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false)\b|\bnull\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /** JSON text with DEL, C1 and bidi controls escaped the JSON way (same value), coloured by token kind. */

@@ -15,7 +15,6 @@ interface Column<T> {
   truncate?: Truncate;
 }
 
-/** How one kind of record prints: its columns, and its JSON form (the API's JSON for pets). */
 export interface View<T> {
   columns: readonly Column<T>[];
   json(row: T): unknown;

@@ -66,7 +66,6 @@ export class Redactor {
     this.#forms = [...seen].map(([text, mask]) => ({ text, mask }));
   }
 
-  /** The text with every form of every secret masked; overlapping matches are masked together as one span. */
   text(text: string): string {
     const spans: Array<[number, number, string]> = [];
     for (const f of this.#forms) {
@@ -92,7 +91,6 @@ export class Redactor {
     return out + text.slice(done);
   }
 
-  /** A header's value as shown: a credential header masked whole after its scheme (or as a known key's mask), others as text. */
   header(name: string, value: string): string {
     if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) return this.text(value);
     const m = /^(Bearer|Basic|Digest|Token)\s+(.*)$/is.exec(value);

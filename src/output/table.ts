@@ -15,7 +15,6 @@ export interface TableTarget {
   headers?: boolean | undefined;
 }
 
-/** Between two columns, as in `gh pr list` and kubectl. */
 const GAP = '  ';
 
 export function renderTsv(headers: readonly string[] | false, rows: readonly (readonly Cell[])[]): string {

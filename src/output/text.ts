@@ -1,6 +1,5 @@
-// The one escaping rule for server data on its way to a terminal: C0 and C1 controls, DEL and the bidi
-// overrides (which make "gpj.exe" look like "exe.jpg") are written as JavaScript-style escapes, or in
-// JSON as \u00HH so the text stays valid JSON with the same value.
+// The one escaping rule for server data on its way to a terminal: C0/C1 controls, DEL and bidi overrides (which make
+// "gpj.exe" look like "exe.jpg") become JavaScript-style escapes, or \u00HH in JSON (still valid, the same value).
 
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 const UNSAFE_OR_BACKSLASH = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\\]/g;

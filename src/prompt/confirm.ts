@@ -60,7 +60,6 @@ export async function confirm(io: { stdin: Readable; stderr: Writable }, questio
   }
 }
 
-/** Why no question can be asked, for a refusal that names --yes: --no-input, or the stream that is not a terminal. */
 export function noPromptReason(io: Pick<IO, 'stdinIsTTY'>, input: boolean): string {
   return !input ? '--no-input was given' : !io.stdinIsTTY ? 'stdin is not a terminal' : 'stderr is not a terminal';
 }

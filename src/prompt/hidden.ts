@@ -85,7 +85,6 @@ class KeyReader {
   }
 }
 
-/** All of a piped stdin as text, up to maxBytes (a key is short; a mistaken pipe of a large file is refused). */
 export async function readAll(stdin: Readable, maxBytes = 64 * 1024): Promise<string> {
   let text = '';
   for await (const chunk of stdin) {

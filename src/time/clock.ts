@@ -57,7 +57,6 @@ export async function sleep(clock: Clock, ms: number, signal: AbortSignal | unde
   }
 }
 
-/** Announces a wait, then sleeps as sleep() does; the announcement may return a function called when it ends. */
 export async function announcedSleep(
   clock: Clock,
   ms: number,

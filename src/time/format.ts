@@ -1,6 +1,5 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** Local wall-clock time of `at`, with the date when it is not today. */
 export function formatInstant(at: number, now: number): string {
   const d = new Date(at);
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
@@ -17,7 +16,6 @@ export function secondsUntil(at: number, now: number): number {
   return wholeSeconds(at - now);
 }
 
-/** "the limit resets at 14:03:12 (in 42s)" */
 export function resetPhrase(at: number, now: number): string {
   return `the limit resets at ${formatInstant(at, now)} (in ${secondsUntil(at, now)}s)`;
 }

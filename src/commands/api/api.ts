@@ -25,7 +25,6 @@ const REFUSED_HEADERS: Readonly<Record<string, string>> = {
   ),
 };
 
-/** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface ApiOptions {
@@ -38,7 +37,6 @@ export interface ApiOptions {
   include: boolean;
 }
 
-/** Parses repeated -H 'Name: value' into lower-case names; repeated names are joined with ", ". */
 export function parseHeaders(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const item of raw) {
@@ -183,7 +181,6 @@ async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
   if (!res.text.endsWith('\n')) f.io.stdout.write('\n');
 }
 
-/** Sends the request, prints the body (even for an error status) and maps a non-2xx status to its exit code. */
 export async function run(f: Factory, o: ApiOptions): Promise<void> {
   const target = await f.target();
   const { path, note } = resolveApiPath(o.path, target.baseUrl, target.envName);

@@ -5,7 +5,6 @@ import { readAll, readHidden } from '../../prompt/hidden.js';
 
 const PIPE_HINT = 'pipe it instead (echo "$KEY" | petstore auth login) or set PETSTORE_API_KEY';
 
-/** A key is one token of visible ASCII: it goes into an HTTP header as is. The key is never quoted in a message. */
 function checkKey(raw: string): string {
   const key = raw.trim();
   if (key.length === 0) throw new UsageError('no API key given: the input was empty', { code: 'empty_key' });

@@ -23,7 +23,6 @@ export interface AuthStatusRow {
 
 const TONE: Record<ServerVerdict, Tone> = { accepted: 'green', rejected: 'red', unknown: 'yellow', not_checked: 'gray' };
 
-/** The table marks the current environment with `*` after its name; csv has a `current` column of true or false instead, as JSON does. */
 export function authStatusView(format: Format): View<AuthStatusRow> {
   const csv = format === 'csv';
   return {
@@ -53,7 +52,6 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   await run(f, { all: opts.all === true, ...output });
 }
 
-/** One cheap authenticated request: does the server take this key? */
 async function check(
   f: Factory,
   target: { envName: string; baseUrl: string; keySource: AuthStatusRow['keySource'] },

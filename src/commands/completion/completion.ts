@@ -1,5 +1,3 @@
-// petstore completion bash|zsh|fish|powershell: a script generated from the command tree itself.
-
 import type { Command } from 'commander';
 import { completionScript, isShell, SHELLS, type Shell } from '../../completion/index.js';
 import { notOneOf } from '../../flag-values.js';

@@ -6,7 +6,6 @@ import { printList, type View } from '../../output/print.js';
 export interface EnvRow {
   name: string;
   current: boolean;
-  /** On the current row: what chose it (--env, PETSTORE_ENV, "env use", the built-in default); null on the others. */
   currentSource: Target['envSource'] | null;
   baseUrl: string | null;
   keyStored: boolean;
@@ -32,7 +31,6 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 
 export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   const config = await f.config();
-  // The one marked is the one a command would use now (--env, PETSTORE_ENV, "env use", then the built-in default).
   const { envName, envSource } = resolveEnvName(config, f.env, f.globals.env);
   const rows: EnvRow[] = Object.entries(config.envs())
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

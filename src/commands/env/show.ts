@@ -10,7 +10,6 @@ export interface EnvShowRow {
   baseUrlSource: Target['baseUrlSource'] | null;
   keyStored: boolean;
   key: string | null;
-  /** PETSTORE_API_KEY is set (it takes precedence over the stored key). */
   keyFromEnv: boolean;
   configFile: string;
 }

@@ -27,7 +27,6 @@ function header(res: ApiResponse | undefined, name: string): string | undefined 
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** `@1767225600` (RFC 9745) also shown as a date. */
 function describeDeprecation(value: string): string {
   const m = /^@(-?\d+)$/.exec(value.trim());
   if (!m) return value;
@@ -35,7 +34,6 @@ function describeDeprecation(value: string): string {
   return Number.isNaN(date.getTime()) ? value : `${value} (${date.toISOString()})`;
 }
 
-/** One line naming the date and the replacement, plus one with the server's own headers when it sent any. */
 export function deprecationLines(res: ApiResponse | undefined): string[] {
   const lines = [DEPRECATION_WARNING];
   const deprecation = header(res, 'deprecation');

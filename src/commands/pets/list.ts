@@ -11,7 +11,6 @@ export interface ListOptions extends OutputOptions {
   status: PetStatus | undefined;
 }
 
-/** --limit and --status were checked as commander parsed them (src/commands/pets/index.ts). */
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { ...resolveOutput(opts), limit: opts.limit as number | undefined, status: opts.status as PetStatus | undefined });
 }

@@ -12,13 +12,11 @@ export interface QuotaOptions extends OutputOptions {
   cached: boolean;
 }
 
-/** What `petstore quota -o json` prints. */
 export interface QuotaReport {
   env: string;
   limit: number;
   remaining: number;
   reset: string;
-  /** Unix seconds of the reset (X-RateLimit-Reset). */
   resetEpoch: number;
   resetInSeconds: number;
   source: 'live' | 'cached';

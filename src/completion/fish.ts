@@ -4,7 +4,6 @@ import {
   allCommands,
   fnName,
   flagNames,
-  pathKey,
   shortDescription,
   subcommandWords,
   type CommandSpec,
@@ -40,14 +39,10 @@ function flagLine(p: string, fn: string, flag: FlagSpec, condition: string | und
   return parts.join(' ');
 }
 
-interface FishParts {
-  childArms: string[];
-  valueFlagArms: string[];
-  lines: string[];
-}
+type FishParts = Record<'childArms' | 'valueFlagArms' | 'lines', string[]>;
 
 function commandParts(c: CommandSpec, p: string, fn: string, out: FishParts): void {
-  const key = pathKey(c.path);
+  const key = c.path.join(' ');
   if (c.subcommands.length > 0) {
     out.childArms.push(`        case ${fishQuote(key)}`, '            switch $word');
     for (const s of c.subcommands) {

@@ -45,11 +45,6 @@ function words(list: readonly string[]): ValueSource {
   return safe.length > 0 ? { kind: 'words', words: safe } : NONE;
 }
 
-/** "<file>" from "--input <file>". */
-function placeholder(flags: string): string | undefined {
-  return /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1];
-}
-
 /** "available|pending|sold" in a description. */
 function pipeList(description: string): string[] | undefined {
   const m = /(?:^|[\s:(])([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)(?=$|[\s,;.)])/.exec(description);
@@ -62,7 +57,7 @@ export function optionValues(option: Option): ValueSource {
   if (!option.required && !option.optional) return NONE;
   if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
   if (option.long === '--env') return { kind: 'envs' };
-  const ph = placeholder(option.flags);
+  const ph = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]; // "file" from "--input <file>"
   if (ph !== undefined && /^(file|dir|directory)$/i.test(ph)) return { kind: 'files' };
   const listed = pipeList(option.description) ?? (option.long === undefined ? undefined : USUAL_VALUES[option.long]);
   return listed ? words(listed) : NONE;
@@ -92,12 +87,8 @@ function flagSpec(option: Option, inherited: boolean): FlagSpec {
 function describe(cmd: Command, path: readonly string[], inheritedFlags: readonly FlagSpec[]): CommandSpec {
   const help = cmd.createHelp();
   const own = help.visibleOptions(cmd).map((o) => flagSpec(o, false));
-  const seen = new Set(own.flatMap((f) => [f.long, f.short]).filter((x): x is string => x !== undefined));
-  const flags = [...own];
-  for (const f of inheritedFlags) {
-    if ((f.long && seen.has(f.long)) || (f.short && seen.has(f.short))) continue;
-    flags.push(f);
-  }
+  const seen = new Set(own.flatMap(flagNames));
+  const flags = [...own, ...inheritedFlags.filter((f) => !flagNames(f).some((name) => seen.has(name)))];
   // What the children inherit: everything but help (each command has its own) and version (program only).
   const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version').map((f) => (f.inherited ? f : { ...f, inherited: true }));
   const args = cmd.registeredArguments;
@@ -118,17 +109,8 @@ export function completionSpec(program: Command): CompletionSpec {
 }
 
 export function allCommands(spec: CompletionSpec): CommandSpec[] {
-  const out: CommandSpec[] = [];
-  const walk = (c: CommandSpec) => {
-    out.push(c);
-    c.subcommands.forEach(walk);
-  };
-  walk(spec.root);
-  return out;
-}
-
-export function pathKey(path: readonly string[]): string {
-  return path.join(' ');
+  const walk = (c: CommandSpec): CommandSpec[] => [c, ...c.subcommands.flatMap(walk)];
+  return walk(spec.root);
 }
 
 export function subcommandWords(c: CommandSpec): { word: string; description: string }[] {
@@ -197,7 +179,7 @@ function caseArm(pattern: string, body: string): string {
 export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms) {
   const arms = { child: [] as string[], valueFlag: [] as string[], flag: [] as string[], sub: [] as string[], value: [] as string[], arg: [] as string[] };
   for (const c of allCommands(spec)) {
-    const key = shQuote(pathKey(c.path));
+    const key = shQuote(c.path.join(' '));
     if (c.subcommands.length > 0) {
       const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) ${shell.pickChild(s.name)} ;;`)).join(' ');
       arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
@@ -209,7 +191,7 @@ export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms
     for (const flag of c.flags) {
       const code = shell.valuesCode(flag.values, fn);
       if (code === undefined) continue;
-      for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${pathKey(c.path)}|${name}`), code));
+      for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${c.path.join(' ')}|${name}`), code));
     }
     // Every argument index gets an arm, so a repeating last argument ("*") never catches an earlier one.
     const argCodes = c.args.map((source) => shell.valuesCode(source, fn));

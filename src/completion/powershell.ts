@@ -1,7 +1,7 @@
 // PowerShell completion script, generated from the command tree (see model.ts): the tree travels as JSON
 // inside the script and one walker reads it as the bash script's case arms do.
 
-import { allCommands, flagNames, pathKey, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
+import { allCommands, flagNames, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
 export interface PowerShellNode {
   children: Record<string, string>;
@@ -27,7 +27,7 @@ function node(c: CommandSpec): PowerShellNode {
 }
 
 export function powerShellTree(spec: CompletionSpec): Record<string, PowerShellNode> {
-  return Object.fromEntries(allCommands(spec).map((c) => [pathKey(c.path), node(c)]));
+  return Object.fromEntries(allCommands(spec).map((c) => [c.path.join(' '), node(c)]));
 }
 
 function psQuote(text: string): string {

@@ -88,12 +88,7 @@ function readConfig(file: string): ConfigData {
   return data as ConfigData;
 }
 
-export interface LoosePermission {
-  path: string;
-  mode: number;
-  risk: string;
-  fix: string;
-}
+export type LoosePermission = { path: string; mode: number; risk: string; fix: string };
 
 const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 

@@ -17,13 +17,8 @@ function isLoopback(hostname: string): boolean {
   return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-export interface CheckedBaseUrl {
-  url: string;
-  warning: string | undefined;
-}
-
 /** https anywhere, http only on loopback, never with credentials, query or fragment. */
-export function checkBaseUrl(raw: string, what = 'base URL'): CheckedBaseUrl {
+export function checkBaseUrl(raw: string, what = 'base URL'): { url: string; warning: string | undefined } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -49,14 +44,12 @@ export function checkBaseUrl(raw: string, what = 'base URL'): CheckedBaseUrl {
   return { url: normalised, warning };
 }
 
-export interface ResolvedEnv {
-  envName: string;
-  envSource: Target['envSource'];
-  entry: EnvEntry;
-}
-
 /** Which environment this invocation uses (--env, PETSTORE_ENV, "env use", then the built-in default); throws a usage error if it is unknown. */
-export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): ResolvedEnv {
+export function resolveEnvName(
+  config: ConfigStore,
+  env: EnvVars,
+  flagEnv: string | undefined,
+): { envName: string; envSource: Target['envSource']; entry: EnvEntry } {
   const fromEnv = env.PETSTORE_ENV || undefined;
   const stored = config.storedCurrentEnv();
   const envName = flagEnv ?? fromEnv ?? config.currentEnv();

@@ -21,14 +21,8 @@ export interface IO {
   stderrFailed: AbortSignal;
 }
 
-interface ColorInputs {
-  isTTY: boolean;
-  env: EnvVars;
-  colorFlag?: boolean | undefined;
-}
-
 /** NO_COLOR, --no-color and TERM=dumb switch colour off; FORCE_COLOR forces it; otherwise a TTY gets colour. */
-function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
+function colorEnabled(isTTY: boolean, env: EnvVars, colorFlag: boolean | undefined): boolean {
   if (colorFlag === false) return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return force !== '0' && force !== 'false';
@@ -114,8 +108,8 @@ export function createIO(inputs: IOInputs): IO {
     get stdinIsTTY() {
       return stdinIsTTY();
     },
-    colorStdout: colorEnabled({ isTTY: stdoutIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
-    colorStderr: colorEnabled({ isTTY: stderrIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
+    colorStdout: colorEnabled(stdoutIsTTY, inputs.env, inputs.colorFlag),
+    colorStderr: colorEnabled(stderrIsTTY, inputs.env, inputs.colorFlag),
     spinner: stderrIsTTY && !dumb && inputs.quiet !== true,
     get canPrompt() {
       return stderrIsTTY && inputs.input !== false && stdinIsTTY();

@@ -20,9 +20,7 @@ export interface View<T> {
   json(row: T): unknown;
 }
 
-export interface PrintOptions {
-  headers?: boolean | undefined;
-}
+type PrintOptions = { headers?: boolean | undefined };
 
 // Piped, every format is the data exactly (the table is TSV); on a terminal it is escaped (src/output/text.ts).
 async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T[], single: boolean, opts: PrintOptions): Promise<string> {

@@ -3,14 +3,9 @@ import { InterruptedError, UsageError } from '../errors/errors.js';
 
 type TtyIn = Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?: (raw: boolean) => unknown };
 
-export interface HiddenPromptIO {
-  stdin: TtyIn;
-  stderr: Writable;
-}
-
 // Reads one line from a terminal without echo; raw mode turns Ctrl-C into a key, so it rejects with InterruptedError.
 // Not @inquirer/password (issue #13): it re-renders on every key, and a blind Ctrl-U cleared only part of the key.
-export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortSignal): Promise<string> {
+export function readHidden(io: { stdin: TtyIn; stderr: Writable }, question: string, signal?: AbortSignal): Promise<string> {
   const { stdin, stderr } = io;
   return new Promise<string>((resolve, reject) => {
     const keys = new KeyReader();

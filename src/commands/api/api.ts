@@ -84,10 +84,7 @@ function isUnder(pathname: string, basePath: string): boolean {
   return basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`);
 }
 
-export interface ResolvedPath {
-  path: string;
-  note: string | undefined;
-}
+type ResolvedPath = { path: string; note: string | undefined };
 
 // What the user typed, as a path below the base URL: the key never goes to a host the user did not configure.
 // A repeat of the base URL's own path is dropped with a note; a full URL must match its origin and prefix.

@@ -52,12 +52,8 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   await run(f, { all: opts.all === true, ...output });
 }
 
-async function check(
-  f: Factory,
-  target: { envName: string; baseUrl: string; keySource: AuthStatusRow['keySource'] },
-  key: string,
-): Promise<{ server: ServerVerdict; detail: string | null }> {
-  const client = await f.clientFor({ envName: target.envName, baseUrl: target.baseUrl, keySource: target.keySource ?? undefined }, key);
+async function check(f: Factory, target: Parameters<Factory['clientFor']>[0], key: string): Promise<Pick<AuthStatusRow, 'server' | 'detail'>> {
+  const client = await f.clientFor(target, key);
   try {
     const res = await probe(client);
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
@@ -101,7 +97,7 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
     row.detail = `invalid API key from ${source}: ${keyProblem(key)}`;
     return row;
   }
-  if (key) Object.assign(row, await check(f, { envName, baseUrl, keySource: row.keySource }, key));
+  if (key) Object.assign(row, await check(f, { envName, baseUrl, keySource }, key));
   return row;
 }
 

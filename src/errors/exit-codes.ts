@@ -54,11 +54,8 @@ const SIGNAL_MEANING: Record<Exclude<StopSignal, 'SIGINT'>, string> = {
 };
 
 export function exitCodeTable(): { code: number; meaning: string }[] {
-  const codes = (Object.keys(ExitCode) as (keyof typeof ExitCode)[]).map((name) => ({ code: ExitCode[name], meaning: EXIT_CODE_MEANING[name] }));
-  const signals = (Object.keys(SIGNAL_MEANING) as (keyof typeof SIGNAL_MEANING)[]).map((signal) => ({
-    code: SIGNAL_EXIT[signal],
-    meaning: SIGNAL_MEANING[signal],
-  }));
+  const codes = Object.entries(ExitCode).map(([name, code]) => ({ code, meaning: EXIT_CODE_MEANING[name as keyof typeof ExitCode] }));
+  const signals = Object.entries(SIGNAL_MEANING).map(([signal, meaning]) => ({ code: SIGNAL_EXIT[signal as StopSignal], meaning }));
   return [...codes, ...signals].sort((a, b) => a.code - b.code);
 }
 

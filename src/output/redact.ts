@@ -44,13 +44,8 @@ function base64Forms(secret: string): string[] {
   return out;
 }
 
-interface Form {
-  text: string;
-  mask: string;
-}
-
 export class Redactor {
-  readonly #forms: Form[];
+  readonly #forms: Map<string, string>; // each form of each secret, and its mask
 
   constructor(secrets: Iterable<string>) {
     const seen = new Map<string, string>();
@@ -63,13 +58,13 @@ export class Redactor {
         if (f.length >= MIN_FORM && !seen.has(f)) seen.set(f, '****');
       }
     }
-    this.#forms = [...seen].map(([text, mask]) => ({ text, mask }));
+    this.#forms = seen;
   }
 
   text(text: string): string {
     const spans: Array<[number, number, string]> = [];
-    for (const f of this.#forms) {
-      for (let at = text.indexOf(f.text); at !== -1; at = text.indexOf(f.text, at + 1)) spans.push([at, at + f.text.length, f.mask]);
+    for (const [form, mask] of this.#forms) {
+      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) spans.push([at, at + form.length, mask]);
     }
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

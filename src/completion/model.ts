@@ -135,9 +135,22 @@ export function shortDescription(text: string, max = 80): string {
 }
 
 /** The functions the bash and zsh scripts share word for word. */
-export function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: { valueFlag: string[]; value: string[]; arg: string[] }): string {
+export function sharedShellFunctions(
+  spec: CompletionSpec,
+  fn: string,
+  arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>,
+  childVar: string,
+): string {
   return `__${fn}_envs() {
   ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
+}
+
+# __${fn}_child PATH WORD: sets ${childVar} to the subcommand WORD names below PATH (or empty).
+__${fn}_child() {
+  ${childVar}=
+  case "$1" in
+${arms.child.join('\n')}
+  esac
 }
 
 # __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.

@@ -4,30 +4,22 @@
 import { GET_PET_SUNSET, LIST_LIMIT, PET_STATUSES } from './contract/petstore.js';
 import { UsageError } from './errors/errors.js';
 
-// The statuses and the page size are the interface's (openapi/petstore.yaml).
 export { PET_STATUSES };
 export type PetStatus = (typeof PET_STATUSES)[number];
 
-/** -o/--output of the commands that print data. */
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 
-/** --format of `pets add --file`. */
 export const INPUT_FORMATS = ['json', 'ndjson', 'csv'] as const;
 
-/** -o/--output of `pets add --file`: its results as NDJSON lines (the default) or a summary table. */
 export const FILE_RESULT_FORMATS = ['ndjson', 'table'] as const;
 
-/** -X/--method of `petstore api`. */
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 
-/** `petstore completion <shell>`. */
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
-/** --plan of `petstore sandbox`. */
 export const PLANS = ['free', 'pro', 'business'] as const;
 
-/** An argParser for a whole number from `min` to `max`; the usage error names `flag`. */
 export function wholeNumber(flag: string, min: number, max: number): (text: string) => number {
   return (text) => {
     if (!/^\s*\d+\s*$/.test(text) || Number(text) < min || Number(text) > max) {
@@ -37,7 +29,6 @@ export function wholeNumber(flag: string, min: number, max: number): (text: stri
   };
 }
 
-/** `--retry-unknown 12,40`: input line numbers, each a whole number from 1. */
 export function parseLineList(flag: string): (text: string) => ReadonlySet<number> {
   return (text) => {
     const parts = text.split(',').map((part) => part.trim());
@@ -48,20 +39,17 @@ export function parseLineList(flag: string): (text: string) => ReadonlySet<numbe
   };
 }
 
-/** The usage error for a value outside its list: `invalid --format "xml": must be one of json, ndjson, csv`. */
 export function notOneOf(what: string, text: string, values: readonly string[]): UsageError {
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-/** When the deprecated GET /pets/{petId} goes (the interface's x-sunset), in words: "5 December 2030". */
 export const GET_PET_REMOVAL = (() => {
   const [year, month, day] = GET_PET_SUNSET.split('-').map(Number) as [number, number, number];
   return `${day} ${MONTHS[month - 1]} ${year}`;
 })();
 
-/** --limit of `pets list`: the interface's page size (GET /pets limit). */
 export const PAGE_SIZE = { min: LIST_LIMIT.min, max: LIST_LIMIT.max, serverDefault: LIST_LIMIT.default } as const;
 
 export function parseLimit(text: string, flag = '--limit'): number {
@@ -74,7 +62,6 @@ export function parseStatus(text: string, flag = '--status'): PetStatus {
   return status;
 }
 
-/** Any case, surrounding spaces allowed: `-X post` is POST. */
 export function parseMethod(raw: string): HttpMethod {
   const upper = raw.trim().toUpperCase();
   const method = METHODS.find((m) => m === upper);

@@ -2,32 +2,25 @@ import { type Command, Option } from 'commander';
 import type { Factory } from '../factory.js';
 import { FORMATS, notOneOf } from '../flag-values.js';
 
-/** A command module: turns the flags commander parsed into typed options, then runs. */
 export interface CommandModule {
   command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void>;
 }
 
 export interface CommandContext {
-  /** The commander action for a lazily imported command module. */
   lazy(load: () => Promise<CommandModule>): (...actionArgs: unknown[]) => Promise<void>;
   /** The whole command tree with actions that do nothing, for `petstore completion` (given by src/cli.ts). */
   fullProgram(): Command;
 }
 
-/** A repeatable option's parser for commander: each use appends its value. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** Adds an "Examples" block to a command's --help. */
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
-/**
- * An option whose value is one of `values`, for help ("a|b|c" in `describe`), completion (argChoices) and a
- * usage error as commander parses it; `parse` replaces that check when a value needs more.
- */
+/** A choice option: its values show in help ("a|b|c"), in completion (argChoices) and in commander's usage error. */
 export function choiceOption(flags: string, values: readonly string[], describe: (list: string) => string, parse?: (text: string) => unknown): Option {
   const option = new Option(flags, describe(values.join('|'))).choices(values);
   const check =
@@ -41,7 +34,6 @@ export function choiceOption(flags: string, values: readonly string[], describe:
   return option.argParser((text: string) => check(text.startsWith('=') ? text.slice(1) : text));
 }
 
-/** Declares -o/--output, --json and --no-headers (read by resolveOutput); `more` adds to the help of -o. */
 export function outputOptions(cmd: Command, more = ''): Command {
   return cmd
     .addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}${more}`))

@@ -2,7 +2,6 @@
 
 import { fnName, flagNames, shellCaseArms, shQuote, subcommandWords, sharedShellFunctions, type CompletionSpec, type ValueSource } from './model.js';
 
-/** Shell code that fills COMPREPLY with the values of `source` for the word in $cur. */
 function valuesCode(source: ValueSource, fn: string): string | undefined {
   switch (source.kind) {
     case 'none':
@@ -36,19 +35,11 @@ export function bashScript(spec: CompletionSpec): string {
 # Install:  ${p} completion bash > ~/.local/share/bash-completion/completions/${p}
 #     or:   echo 'source <(${p} completion bash)' >> ~/.bashrc
 
-${sharedShellFunctions(spec, fn, arms)}
+${sharedShellFunctions(spec, fn, arms, `__${fn}_next`)}
 __${fn}_files() {
   local IFS=$'\\n'
   compopt -o filenames 2>/dev/null
   COMPREPLY=($(compgen -f -- "$cur"))
-}
-
-# __${fn}_child PATH WORD: sets __${fn}_next to the subcommand WORD names below PATH (or empty).
-__${fn}_child() {
-  __${fn}_next=
-  case "$1" in
-${arms.child.join('\n')}
-  esac
 }
 
 # __${fn}_flags PATH / __${fn}_subcommands PATH: set __${fn}_words.

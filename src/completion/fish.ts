@@ -4,7 +4,6 @@ import {
   allCommands,
   fnName,
   flagNames,
-  pathKey,
   shortDescription,
   subcommandWords,
   type CommandSpec,
@@ -13,7 +12,6 @@ import {
   type ValueSource,
 } from './model.js';
 
-/** Single-quotes a string for fish. */
 function fishQuote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
@@ -41,15 +39,10 @@ function flagLine(p: string, fn: string, flag: FlagSpec, condition: string | und
   return parts.join(' ');
 }
 
-interface FishParts {
-  childArms: string[];
-  valueFlagArms: string[];
-  lines: string[];
-}
+type FishParts = Record<'childArms' | 'valueFlagArms' | 'lines', string[]>;
 
-/** The switch arms and `complete` lines of one command. */
 function commandParts(c: CommandSpec, p: string, fn: string, out: FishParts): void {
-  const key = pathKey(c.path);
+  const key = c.path.join(' ');
   if (c.subcommands.length > 0) {
     out.childArms.push(`        case ${fishQuote(key)}`, '            switch $word');
     for (const s of c.subcommands) {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { SHELLS } from '../flag-values.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
-import { completionSpec } from './model.js';
+import { completionSpec, type CompletionSpec } from './model.js';
 import { powerShellScript } from './powershell.js';
 import { zshScript } from './zsh.js';
 
@@ -13,17 +13,8 @@ export function isShell(value: string): value is Shell {
   return (SHELLS as readonly string[]).includes(value);
 }
 
-/** The completion script for `shell`, generated from the commander program. */
+const SCRIPTS: Record<Shell, (spec: CompletionSpec) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript, powershell: powerShellScript };
+
 export function completionScript(shell: Shell, program: Command): string {
-  const spec = completionSpec(program);
-  switch (shell) {
-    case 'bash':
-      return bashScript(spec);
-    case 'zsh':
-      return zshScript(spec);
-    case 'fish':
-      return fishScript(spec);
-    case 'powershell':
-      return powerShellScript(spec);
-  }
+  return SCRIPTS[shell](completionSpec(program));
 }

@@ -4,14 +4,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { FORMATS, PET_STATUSES } from '../flag-values.js';
 
-/** What a flag's value or a positional argument completes to. */
-export type ValueSource =
-  /** Free text: nothing to offer. */
-  | { kind: 'none' }
-  | { kind: 'words'; words: readonly string[] }
-  /** Environment names, asked from the CLI at completion time (`petstore __complete envs`). */
-  | { kind: 'envs' }
-  | { kind: 'files' };
+export type ValueSource = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'envs' } | { kind: 'files' };
 
 export interface FlagSpec {
   long: string | undefined;
@@ -29,20 +22,15 @@ export interface CommandSpec {
   name: string;
   aliases: readonly string[];
   description: string;
-  /** Own flags first, then inherited ones; no duplicates. */
   flags: readonly FlagSpec[];
   subcommands: readonly CommandSpec[];
-  /** One per declared positional argument. */
   args: readonly ValueSource[];
-  /** The last argument repeats. */
   variadic: boolean;
 }
 
 export interface CompletionSpec {
-  /** The program name the scripts register for (`petstore`). */
   program: string;
   root: CommandSpec;
-  /** Arguments that make the CLI print environment names, one a line. */
   envsCommand: readonly string[];
 }
 
@@ -57,32 +45,24 @@ function words(list: readonly string[]): ValueSource {
   return safe.length > 0 ? { kind: 'words', words: safe } : NONE;
 }
 
-/** "<file>" from "--input <file>". */
-function placeholder(flags: string): string | undefined {
-  return /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1];
-}
-
 /** "available|pending|sold" in a description. */
 function pipeList(description: string): string[] | undefined {
   const m = /(?:^|[\s:(])([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)(?=$|[\s,;.)])/.exec(description);
   return m?.[1]?.split('|');
 }
 
-/** The usual values of these flags, for an option declared without choices whose description lists none. */
 const USUAL_VALUES: Readonly<Record<string, readonly string[]>> = { '--status': PET_STATUSES, '--output': FORMATS };
 
-/** The values of an option that takes one. */
 export function optionValues(option: Option): ValueSource {
   if (!option.required && !option.optional) return NONE;
   if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
   if (option.long === '--env') return { kind: 'envs' };
-  const ph = placeholder(option.flags);
+  const ph = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]; // "file" from "--input <file>"
   if (ph !== undefined && /^(file|dir|directory)$/i.test(ph)) return { kind: 'files' };
   const listed = pipeList(option.description) ?? (option.long === undefined ? undefined : USUAL_VALUES[option.long]);
   return listed ? words(listed) : NONE;
 }
 
-/** The values of positional argument `index` of the command at `path`. */
 export function argumentValues(path: readonly string[], arg: Argument, index: number): ValueSource {
   if (arg.argChoices && arg.argChoices.length > 0) return words(arg.argChoices);
   const name = arg.name();
@@ -107,12 +87,8 @@ function flagSpec(option: Option, inherited: boolean): FlagSpec {
 function describe(cmd: Command, path: readonly string[], inheritedFlags: readonly FlagSpec[]): CommandSpec {
   const help = cmd.createHelp();
   const own = help.visibleOptions(cmd).map((o) => flagSpec(o, false));
-  const seen = new Set(own.flatMap((f) => [f.long, f.short]).filter((x): x is string => x !== undefined));
-  const flags = [...own];
-  for (const f of inheritedFlags) {
-    if ((f.long && seen.has(f.long)) || (f.short && seen.has(f.short))) continue;
-    flags.push(f);
-  }
+  const seen = new Set(own.flatMap(flagNames));
+  const flags = [...own, ...inheritedFlags.filter((f) => !flagNames(f).some((name) => seen.has(name)))];
   // What the children inherit: everything but help (each command has its own) and version (program only).
   const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version').map((f) => (f.inherited ? f : { ...f, inherited: true }));
   const args = cmd.registeredArguments;
@@ -128,57 +104,53 @@ function describe(cmd: Command, path: readonly string[], inheritedFlags: readonl
   };
 }
 
-/** Reads the completion model from a commander program. Hidden commands and options are left out. */
 export function completionSpec(program: Command): CompletionSpec {
   return { program: program.name(), root: describe(program, [], []), envsCommand: [COMPLETE_COMMAND, 'envs'] };
 }
 
-/** Every command of the tree, the program first, parents before children. */
 export function allCommands(spec: CompletionSpec): CommandSpec[] {
-  const out: CommandSpec[] = [];
-  const walk = (c: CommandSpec) => {
-    out.push(c);
-    c.subcommands.forEach(walk);
-  };
-  walk(spec.root);
-  return out;
+  const walk = (c: CommandSpec): CommandSpec[] => [c, ...c.subcommands.flatMap(walk)];
+  return walk(spec.root);
 }
 
-/** "pets list" */
-export function pathKey(path: readonly string[]): string {
-  return path.join(' ');
-}
-
-/** The words the subcommands of `c` are typed as (each name, then its aliases), with their descriptions. */
 export function subcommandWords(c: CommandSpec): { word: string; description: string }[] {
   return c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((word) => ({ word, description: s.description })));
 }
 
-/** The names a flag is typed as: --long and -s. */
 export function flagNames(flag: FlagSpec): string[] {
   return [flag.long, flag.short].filter((x): x is string => x !== undefined);
 }
 
-/** The program name as a shell function-name part (petstore -> petstore, my-cli -> my_cli). */
 export function fnName(program: string): string {
   return program.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-/** Single-quotes a string for POSIX shells (bash, zsh). */
 export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** First line of a description, trimmed for a completion menu. */
 export function shortDescription(text: string, max = 80): string {
   const line = (text.split('\n')[0] ?? '').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** The functions the bash and zsh scripts share word for word. */
-export function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: { valueFlag: string[]; value: string[]; arg: string[] }): string {
+export function sharedShellFunctions(
+  spec: CompletionSpec,
+  fn: string,
+  arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>,
+  childVar: string,
+): string {
   return `__${fn}_envs() {
   ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
+}
+
+# __${fn}_child PATH WORD: sets ${childVar} to the subcommand WORD names below PATH (or empty).
+__${fn}_child() {
+  ${childVar}=
+  case "$1" in
+${arms.child.join('\n')}
+  esac
 }
 
 # __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
@@ -207,13 +179,9 @@ ${arms.arg.join('\n')}
 
 /** What bash and zsh differ in when they build their case arms (the arms' layout is the same). */
 export interface ShellArms {
-  /** Shell code that completes the values of `source` for the current word, or undefined for nothing. */
   valuesCode(source: ValueSource, fn: string): string | undefined;
-  /** The inner case body that names the subcommand `name` (typed as one of its aliases). */
   pickChild(name: string): string;
-  /** The body offering the subcommands of `c`. */
   offerSubcommands(c: CommandSpec): string;
-  /** The body offering the flags of `c`. */
   offerFlags(c: CommandSpec): string;
 }
 
@@ -221,11 +189,10 @@ function caseArm(pattern: string, body: string): string {
   return `    ${pattern}) ${body} ;;`;
 }
 
-/** The case arms of the bash and zsh scripts' helper functions, one list per function. */
 export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms) {
   const arms = { child: [] as string[], valueFlag: [] as string[], flag: [] as string[], sub: [] as string[], value: [] as string[], arg: [] as string[] };
   for (const c of allCommands(spec)) {
-    const key = shQuote(pathKey(c.path));
+    const key = shQuote(c.path.join(' '));
     if (c.subcommands.length > 0) {
       const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) ${shell.pickChild(s.name)} ;;`)).join(' ');
       arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
@@ -237,7 +204,7 @@ export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms
     for (const flag of c.flags) {
       const code = shell.valuesCode(flag.values, fn);
       if (code === undefined) continue;
-      for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${pathKey(c.path)}|${name}`), code));
+      for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${c.path.join(' ')}|${name}`), code));
     }
     // Every argument index gets an arm, so a repeating last argument ("*") never catches an earlier one.
     const argCodes = c.args.map((source) => shell.valuesCode(source, fn));

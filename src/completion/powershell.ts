@@ -1,16 +1,12 @@
 // PowerShell completion script, generated from the command tree (see model.ts): the tree travels as JSON
 // inside the script and one walker reads it as the bash script's case arms do.
 
-import { allCommands, flagNames, pathKey, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
+import { allCommands, flagNames, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
-/** What the script's walker knows of one command (key: its path, "" for the program). */
 export interface PowerShellNode {
-  /** Subcommand words (names and aliases) and the name each one means. */
   children: Record<string, string>;
   subcommands: string[];
-  /** Every flag name, long and short. */
   flags: string[];
-  /** The flags that take a value, with what the value completes to. */
   values: Record<string, ValueSource>;
   args: ValueSource[];
   variadic: boolean;
@@ -30,12 +26,10 @@ function node(c: CommandSpec): PowerShellNode {
   };
 }
 
-/** The command tree as the script embeds it. */
 export function powerShellTree(spec: CompletionSpec): Record<string, PowerShellNode> {
-  return Object.fromEntries(allCommands(spec).map((c) => [pathKey(c.path), node(c)]));
+  return Object.fromEntries(allCommands(spec).map((c) => [c.path.join(' '), node(c)]));
 }
 
-/** Single-quotes a string for PowerShell ('' inside). */
 function psQuote(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }

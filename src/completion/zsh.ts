@@ -49,15 +49,7 @@ export function zshScript(spec: CompletionSpec): string {
 # Install:  ${p} completion zsh > ~/.zfunc/_${p}   with  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc
 #     or:   echo 'source <(${p} completion zsh)' >> ~/.zshrc   (after compinit)
 
-${sharedShellFunctions(spec, fn, arms)}
-# __${fn}_child PATH WORD: sets REPLY to the subcommand WORD names below PATH (or empty).
-__${fn}_child() {
-  REPLY=
-  case "$1" in
-${arms.child.join('\n')}
-  esac
-}
-
+${sharedShellFunctions(spec, fn, arms, 'REPLY')}
 __${fn}_flags() {
   local -a items
   case "$1" in

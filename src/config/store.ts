@@ -14,7 +14,6 @@ export function isBuiltin(name: string): boolean {
   return (BUILTIN_ENVS as readonly string[]).includes(name);
 }
 
-/** The environment in force when nothing chose one. */
 const DEFAULT_ENV = 'production';
 
 export interface EnvEntry {
@@ -64,7 +63,6 @@ function invalidJson(file: string, error: unknown): UsageError {
   });
 }
 
-/** The file's data ({} when there is none yet); a usage error naming the file when it is not what petstore writes. */
 function readConfig(file: string): ConfigData {
   let text: string;
   try {
@@ -90,18 +88,10 @@ function readConfig(file: string): ConfigData {
   return data as ConfigData;
 }
 
-export interface LoosePermission {
-  path: string;
-  mode: number;
-  /** What others could do, in a few words. */
-  risk: string;
-  /** The command that fixes it. */
-  fix: string;
-}
+export type LoosePermission = { path: string; mode: number; risk: string; fix: string };
 
 const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 
-/** One warning line for the loose permissions found, with the chmod that fixes them. */
 export function loosePermissionsWarning(found: readonly LoosePermission[]): string | undefined {
   if (found.length === 0) return undefined;
   const what = found.map((p) => `${p.path} is mode ${octal(p.mode)}: ${p.risk}`).join('; ');
@@ -109,22 +99,15 @@ export function loosePermissionsWarning(found: readonly LoosePermission[]): stri
 }
 
 export interface ConfigLockOptions {
-  /** Stops a wait for the config lock (Ctrl-C, SIGTERM). */
   signal?: AbortSignal | undefined;
-  /** Give up waiting for the config lock after this long (--timeout). Default 10 s. */
   lockTimeoutMs?: number | undefined;
-  /** --debug: a stale lock broken. */
   debug?: ((line: string) => void) | undefined;
 }
 
-/**
- * The CLI's settings and keys, one file (0600) in a folder of its own (0700). A broken file is reported,
- * never rewritten. Reads parse the file directly (conf would read an array or null as an empty store and
- * overwrite it); conf writes, under a lock (src/fs/lock.ts) so concurrent processes never lose an update.
- */
+// The settings and keys, one file (0600) in a folder of its own (0700). Reads parse the file directly (conf would
+// overwrite an array or null); writes go through conf under a lock, so concurrent processes never lose an update.
 export class ConfigStore {
   readonly path: string;
-  /** This process created the folder (so its mode is petstore's to set). */
   readonly #ownsDir: boolean;
 
   constructor(
@@ -154,12 +137,10 @@ export class ConfigStore {
         watch: false,
       });
     } catch (error) {
-      // Broken since it was read (edited meanwhile).
       throw invalidJson(this.path, error);
     }
   }
 
-  /** Unsafe modes, for a warning: a file others may read, a folder others may write to without the sticky bit. */
   loosePermissions(): LoosePermission[] {
     if (process.platform === 'win32') return [];
     const found: LoosePermission[] = [];
@@ -192,12 +173,10 @@ export class ConfigStore {
     }
   }
 
-  /** The default environment: the one `env use` stored, else the built-in default. */
   currentEnv(): string {
     return this.storedCurrentEnv() ?? DEFAULT_ENV;
   }
 
-  /** The default `env use` stored, if any. */
   storedCurrentEnv(): string | undefined {
     return readConfig(this.path).currentEnv;
   }
@@ -216,8 +195,7 @@ export class ConfigStore {
     return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
-  // Under the lock, conf re-reads the file on every get; the file is checked again first (conf would write over
-  // one broken since). The lock is taken before conf loads, so a signal during the wait ends the command gracefully.
+  // The file is checked again under the lock (conf would write over one broken since).
   async #locked(fn: (conf: Conf<ConfigData>) => void): Promise<void> {
     const lock = new FileLock(join(this.dir, `${CONFIG_NAME}.lock`), {
       clock: systemClock,
@@ -250,7 +228,6 @@ export class ConfigStore {
     });
   }
 
-  /** Sets the base URL; with `dropKey`, the stored key is forgotten in the same write. */
   async setBaseUrl(name: string, baseUrl: string, opts: { dropKey?: boolean } = {}): Promise<void> {
     await this.#updateEnv(name, ({ apiKey, ...rest }) => ({ ...rest, baseUrl, ...(apiKey !== undefined && !opts.dropKey ? { apiKey } : {}) }));
   }
@@ -260,7 +237,6 @@ export class ConfigStore {
     this.tightenPermissions();
   }
 
-  /** Forgets an environment's URL and key (a built-in one stays, with neither); returns whether the default fell back. */
   async removeEnv(name: string): Promise<{ defaultReset: boolean }> {
     let defaultReset = false;
     await this.#locked((conf) => {

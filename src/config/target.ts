@@ -4,7 +4,6 @@ import type { ConfigStore, EnvEntry } from './store.js';
 
 export interface Target {
   envName: string;
-  /** What chose the environment: --env, PETSTORE_ENV, the default stored by `env use`, or the built-in default. */
   envSource: 'flag' | 'PETSTORE_ENV' | 'config' | 'default';
   baseUrl: string;
   baseUrlSource: 'PETSTORE_BASE_URL' | 'config';
@@ -18,14 +17,8 @@ function isLoopback(hostname: string): boolean {
   return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-export interface CheckedBaseUrl {
-  /** Normalised: no trailing slash. */
-  url: string;
-  warning: string | undefined;
-}
-
 /** https anywhere, http only on loopback, never with credentials, query or fragment. */
-export function checkBaseUrl(raw: string, what = 'base URL'): CheckedBaseUrl {
+export function checkBaseUrl(raw: string, what = 'base URL'): { url: string; warning: string | undefined } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -51,15 +44,12 @@ export function checkBaseUrl(raw: string, what = 'base URL'): CheckedBaseUrl {
   return { url: normalised, warning };
 }
 
-export interface ResolvedEnv {
-  envName: string;
-  envSource: Target['envSource'];
-  entry: EnvEntry;
-}
-
 /** Which environment this invocation uses (--env, PETSTORE_ENV, "env use", then the built-in default); throws a usage error if it is unknown. */
-export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): ResolvedEnv {
-  // An empty PETSTORE_ENV means unset.
+export function resolveEnvName(
+  config: ConfigStore,
+  env: EnvVars,
+  flagEnv: string | undefined,
+): { envName: string; envSource: Target['envSource']; entry: EnvEntry } {
   const fromEnv = env.PETSTORE_ENV || undefined;
   const stored = config.storedCurrentEnv();
   const envName = flagEnv ?? fromEnv ?? config.currentEnv();
@@ -72,7 +62,6 @@ export function resolveEnvName(config: ConfigStore, env: EnvVars, flagEnv: strin
   return { envName, envSource, entry };
 }
 
-/** An environment's base URL (checked) and its source: PETSTORE_BASE_URL wins; undefined when neither has one. */
 export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): { url: string; source: Target['baseUrlSource'] } | undefined {
   const overrideUrl = env.PETSTORE_BASE_URL;
   const rawUrl = overrideUrl || entry.baseUrl;
@@ -81,7 +70,6 @@ export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): 
   return { url, source: overrideUrl ? 'PETSTORE_BASE_URL' : 'config' };
 }
 
-/** An environment's API key (trimmed; blank counts as unset) and its source: PETSTORE_API_KEY wins over the stored key. */
 export function resolveKey(entry: EnvEntry, env: EnvVars): Pick<Target, 'apiKey' | 'keySource'> {
   const envKey = env.PETSTORE_API_KEY?.trim();
   const stored = entry.apiKey?.trim();
@@ -102,7 +90,6 @@ export function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
-/** The key as it will be sent; a UsageError (exit 2, nothing sent) naming its source and the problem, never the key. */
 export function checkKeyText(key: string, source: string): string {
   const trimmed = key.trim();
   const problem = keyProblem(trimmed);
@@ -114,7 +101,6 @@ export function checkKeyText(key: string, source: string): string {
   return trimmed;
 }
 
-/** Which environment, URL and key this invocation uses, and where each came from. */
 export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
   const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
   const base = resolveBaseUrl(entry, env, envName);
@@ -126,7 +112,6 @@ export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string
   return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
 }
 
-/** How a message names what chose the environment. */
 export const ENV_SOURCE_TEXT: Record<Target['envSource'], string> = {
   flag: '--env',
   PETSTORE_ENV: 'PETSTORE_ENV',

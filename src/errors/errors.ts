@@ -14,9 +14,7 @@ export type ErrorKind =
   | 'malformed';
 
 export interface ErrorDetails {
-  /** Machine-readable code: the API's Error.code, or one of ours. */
   code?: string;
-  /** HTTP status, when a response was received. */
   status?: number;
   /** A command to run next, shown after the message as "run: <command>". */
   hint?: string;
@@ -37,7 +35,7 @@ export class CliError extends Error {
     details: ErrorDetails = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = 'CliError';
+    this.name = new.target.name;
     this.code = details.code;
     this.status = details.status;
     this.hint = details.hint;
@@ -45,21 +43,19 @@ export class CliError extends Error {
   }
 }
 
-export class UsageError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('usage', message, { code: 'usage', ...details });
-    this.name = 'UsageError';
-  }
+// A CliError subclass with a fixed kind and default code; the name comes from the class that extends it.
+function kindOf(kind: ErrorKind, code: string) {
+  return class extends CliError {
+    constructor(message: string, details: ErrorDetails = {}) {
+      super(kind, message, { code, ...details });
+    }
+  };
 }
 
-export class AuthError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('auth', message, { code: 'unauthorized', ...details });
-    this.name = 'AuthError';
-  }
-}
+export class UsageError extends kindOf('usage', 'usage') {}
 
-/** No key for the environment: not stored and not in PETSTORE_API_KEY (exit 4). */
+export class AuthError extends kindOf('auth', 'unauthorized') {}
+
 export function noApiKeyError(envName: string): AuthError {
   return new AuthError(`no API key for environment "${envName}"`, {
     code: 'no_api_key',
@@ -67,79 +63,41 @@ export function noApiKeyError(envName: string): AuthError {
   });
 }
 
-/** What to do about a refused key: log in again, unless it came from PETSTORE_API_KEY (which overrides any stored key). */
 export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | 'config' | undefined): Pick<ErrorDetails, 'hint' | 'advice'> {
   return keySource === 'PETSTORE_API_KEY'
     ? { advice: 'PETSTORE_API_KEY is set and overrides the stored key: fix or unset it' }
     : { hint: `petstore auth login --env ${envName}` };
 }
 
-export class NotFoundError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('not_found', message, { code: 'not_found', ...details });
-    this.name = 'NotFoundError';
-  }
-}
+export class NotFoundError extends kindOf('not_found', 'not_found') {}
 
 export class RateLimitedError extends CliError {
-  /** Epoch ms at which the server said the limit resets, when known. */
   readonly resetAt: number | undefined;
   constructor(message: string, details: ErrorDetails & { resetAt?: number } = {}) {
     super('rate_limited', message, { code: 'rate_limited', ...details });
-    this.name = 'RateLimitedError';
     this.resetAt = details.resetAt;
   }
 }
 
-export class NetworkError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('network', message, { code: 'network', ...details });
-    this.name = 'NetworkError';
-  }
-}
+export class NetworkError extends kindOf('network', 'network') {}
 
-export class PartialFailureError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('partial', message, { code: 'partial_failure', ...details });
-    this.name = 'PartialFailureError';
-  }
-}
+export class PartialFailureError extends kindOf('partial', 'partial_failure') {}
 
-/** The signals that stop a run gracefully (src/main.ts); each has its own exit code. */
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 export class InterruptedError extends CliError {
-  /** The signal that stopped the run, when one did (src/main.ts aborts with it). */
   readonly signal: StopSignal | undefined;
 
   constructor(message = 'interrupted', details: ErrorDetails & { signal?: StopSignal } = {}) {
     const { signal, ...rest } = details;
     super('interrupted', message, { code: 'interrupted', ...rest });
-    this.name = 'InterruptedError';
     this.signal = signal;
   }
 }
 
 /** stdout's reader left (`| head -1`) before a run that writes its results there had finished (exit 141). */
-export class StdoutClosedError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('stdout_closed', message, { code: 'stdout_closed', ...details });
-    this.name = 'StdoutClosedError';
-  }
-}
+export class StdoutClosedError extends kindOf('stdout_closed', 'stdout_closed') {}
 
-/** A 5xx or an unexpected status with an API error body. */
-export class ServerError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('server', message, { code: 'server_error', ...details });
-    this.name = 'ServerError';
-  }
-}
+export class ServerError extends kindOf('server', 'server_error') {}
 
-/** The server answered, but not with what the interface promises. */
-export class MalformedResponseError extends CliError {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('malformed', message, { code: 'malformed_response', ...details });
-    this.name = 'MalformedResponseError';
-  }
-}
+export class MalformedResponseError extends kindOf('malformed', 'malformed_response') {}

@@ -1,6 +1,5 @@
 import { CliError, type ErrorKind, InterruptedError, type StopSignal } from './errors.js';
 
-/** The public exit-code contract (README "Exit codes"). */
 export const ExitCode = {
   ok: 0,
   failure: 1,
@@ -29,7 +28,6 @@ const BY_KIND: Record<ErrorKind, number> = {
   malformed: ExitCode.failure,
 };
 
-/** 128 + the signal's number, as a shell reports a process the signal ended. */
 export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGHUP: 129, SIGINT: ExitCode.interrupted, SIGTERM: 143 };
 
 /** What each code tells a script: the README's table, the man page and `petstore help exit-codes` are made from it. */
@@ -50,23 +48,17 @@ export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
     'stdout closed by its reader (`| head -1`, also `2>&1 | head -1`) before `pets add --file` had sent (with `--dry-run`, listed) every record: the others were not sent (128 + SIGPIPE, what a shell shows for `yes | head -1`). Otherwise a reader that leaves early is no error, and a stderr whose reader left only loses its messages',
 };
 
-/** The exit codes of the other signals that stop a run (SIGINT is `interrupted`). */
 const SIGNAL_MEANING: Record<Exclude<StopSignal, 'SIGINT'>, string> = {
   SIGHUP: 'stopped by SIGHUP (the terminal closed); the run winds down as for Ctrl-C',
   SIGTERM: "stopped by SIGTERM (a CI runner's timeout, `kill`); the run winds down as for Ctrl-C",
 };
 
-/** Every exit code with its meaning, in ascending order: the contract as the docs and the help print it. */
 export function exitCodeTable(): { code: number; meaning: string }[] {
-  const codes = (Object.keys(ExitCode) as (keyof typeof ExitCode)[]).map((name) => ({ code: ExitCode[name], meaning: EXIT_CODE_MEANING[name] }));
-  const signals = (Object.keys(SIGNAL_MEANING) as (keyof typeof SIGNAL_MEANING)[]).map((signal) => ({
-    code: SIGNAL_EXIT[signal],
-    meaning: SIGNAL_MEANING[signal],
-  }));
+  const codes = Object.entries(ExitCode).map(([name, code]) => ({ code, meaning: EXIT_CODE_MEANING[name as keyof typeof ExitCode] }));
+  const signals = Object.entries(SIGNAL_MEANING).map(([signal, meaning]) => ({ code: SIGNAL_EXIT[signal as StopSignal], meaning }));
   return [...codes, ...signals].sort((a, b) => a.code - b.code);
 }
 
-/** The exit code for what a run threw; an interruption exits with its signal's code (`stop`: the abort's reason). */
 export function exitCodeFor(error: unknown, stop?: unknown): number {
   if (!(error instanceof CliError)) return ExitCode.failure;
   if (error.kind === 'interrupted') {

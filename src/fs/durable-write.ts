@@ -3,7 +3,6 @@
 import { closeSync, fchmodSync, fdatasyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** Syncs the folder holding `path`, so a rename or a new file in it survives a crash (best effort). */
 export function syncFolder(path: string): void {
   try {
     const fd = openSync(dirname(path), 'r');
@@ -17,10 +16,8 @@ export function syncFolder(path: string): void {
   }
 }
 
-/**
- * Makes `content` the whole of `path`: written under `temporary`, fdatasynced, renamed over `path`, the folder
- * synced. With `mode` the file gets exactly that mode, else 0666 less the umask. A failure removes `temporary`.
- */
+// `content` as the whole of `path`: written under `temporary`, fdatasynced, renamed over `path`, folder synced.
+// With `mode` the file gets exactly that mode; a failure removes `temporary`.
 export function replaceDurably(path: string, content: string | Buffer, temporary: string, mode?: number): void {
   try {
     const fd = openSync(temporary, 'w', mode ?? 0o666);

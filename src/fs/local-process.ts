@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
-/** This host's name as one word without the separators those marks use (a nodename may hold spaces, or be empty). */
 export const thisHost = hostname().replace(/[\s@/#~]/g, '_') || 'localhost';
 
 /** Whether a process of this host with this pid runs (under any user). A zombie (killed, not reaped) holds nothing. */
@@ -16,7 +15,6 @@ export function processAlive(pid: number): boolean {
   return !zombie(pid);
 }
 
-/** Linux: the state in /proc/<pid>/stat, after the command's name (which may hold spaces and parentheses). */
 function zombie(pid: number): boolean {
   if (process.platform !== 'linux') return false;
   let stat: string;

@@ -7,19 +7,14 @@ import { makeDir } from './make-dir.js';
 
 export interface FileLockOptions {
   clock: Clock;
-  /** A lock held longer than this was left by a crashed or stuck process and is broken. */
   staleMs: number;
-  /** The first pause between attempts; it doubles (with ±50 % jitter) up to maxPollMs, default 16 × pollMs. */
   pollMs: number;
   maxPollMs?: number;
-  /** Give up with an error after waiting this long; default: wait (a live holder's lock goes stale after staleMs). */
   timeoutMs?: number;
-  /** Stops the wait (Ctrl-C, SIGTERM); acquire() may be given its own. */
   signal?: AbortSignal | undefined;
   debug?: (line: string) => void;
 }
 
-/** A takeover guard older than this was left by a process that died while holding it. */
 const GUARD_STALE_MS = 2000;
 
 /** The tokens of the locks this process holds: a lock with our pid but another token is a dead process's. */
@@ -33,23 +28,10 @@ const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 const LOCK_LINE = /^(\d{1,10}) (\S{1,255}) (\d{1,16})(?: ([a-z0-9]{1,32}))?\n?$/;
 
-/**
- * An exclusive lock file shared by petstore processes, so their read-modify-write cycles of one file
- * never lose an update (the config file, the rate-limit state, a seeding journal). Hand-written rather
- * than proper-lockfile: see docs/architecture.md.
- *
- * - Taken with link(2) from a fully written private file, so the lock appears with its content:
- *   "<pid> <host> <time> <token>". Nothing else is ever a live lock.
- * - Broken when it is not that, when its process is gone (same host), when it is a dead process's
- *   that had our pid, when it is dated in the future, or once it is older than staleMs.
- * - Broken only under a second lock file (`<lock>.break`, O_EXCL) after judging it again there, so
- *   two processes that both saw a stale lock never remove a fresh one between them.
- * - Waiting backs off, honours a timeout and an AbortSignal, and never spins.
- * - Release removes the lock only if it is still this one (same inode).
- */
+// An exclusive lock file, so petstore processes never lose an update to a shared file. Taken with link(2) from a
+// fully written private file; a stale one is broken only under a second lock (`<lock>.break`) after judging it again.
 export class FileLock {
   readonly #guard: string;
-  /** The inode and token of the lock this object holds. */
   #held: { ino: number; token: string } | undefined;
 
   constructor(
@@ -59,7 +41,6 @@ export class FileLock {
     this.#guard = `${path}.break`;
   }
 
-  /** Takes the lock; false when its folder cannot hold one (the caller goes on without). */
   async acquire(signal: AbortSignal | undefined = this.opts.signal): Promise<boolean> {
     const token = Math.random().toString(36).slice(2, 12) || 't';
     const mine = `${this.path}.${process.pid}.${token}`;
@@ -74,7 +55,6 @@ export class FileLock {
     }
   }
 
-  /** The live petstore process holding the lock now, if any (for a refusal naming it). */
   holder(): { pid: number } | undefined {
     const now = this.#inspect();
     return now.kind === 'live' ? { pid: now.pid } : undefined;
@@ -93,7 +73,7 @@ export class FileLock {
     }
   }
 
-  /** The private file that becomes the lock, dated now (a lock taken after a long wait is not stale), in a folder made if missing. */
+  // Dated at each attempt: a lock taken after a long wait is not stale.
   #writeMine(mine: string, token: string): boolean {
     try {
       makeDir(dirname(this.path), 0o700);
@@ -113,7 +93,6 @@ export class FileLock {
       if (!this.#writeMine(mine, token)) return false;
       let failed: string | undefined;
       try {
-        // EEXIST when the lock exists: creation with content, atomically.
         linkSync(mine, this.path);
       } catch (error) {
         failed = errorCode(error) ?? 'EIO';
@@ -135,7 +114,6 @@ export class FileLock {
     }
   }
 
-  /** The next pause: jittered, within the timeout (else it throws), and never past the moment a live lock goes stale. */
   #nextPause(pause: number, started: number, last: Verdict): number {
     const { timeoutMs } = this.opts;
     const waited = this.opts.clock.now() - started;
@@ -146,7 +124,6 @@ export class FileLock {
     return Math.max(1, ms);
   }
 
-  /** What is at the lock's path now. Never blocks: only a regular file is read. */
   #inspect(): Verdict {
     let st: import('node:fs').Stats | undefined;
     try {
@@ -181,7 +158,6 @@ export class FileLock {
     return { kind: 'live', pid, staleInMs: this.opts.staleMs - age };
   }
 
-  /** Removes a stale lock under the takeover guard, only if it is still stale there. True when the lock is gone. */
   #breakStale(): boolean {
     if (!this.#takeGuard()) return false;
     try {
@@ -203,7 +179,6 @@ export class FileLock {
     }
   }
 
-  /** The takeover guard, O_EXCL; one left behind by a crash is removed after GUARD_STALE_MS. */
   #takeGuard(): boolean {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -235,7 +210,6 @@ export class FileLock {
   }
 }
 
-/** The signal's own reason when it is an InterruptedError (it names the signal: the exit code). */
 function interrupted(signal: AbortSignal): Error {
   return signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError();
 }

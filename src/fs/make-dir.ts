@@ -11,10 +11,8 @@ export interface DirCalls {
 
 const NODE_CALLS: DirCalls = { mkdirSync, statSync };
 
-/**
- * Makes `dir` and any missing parents with `mode`: answers the first folder it made (undefined when `dir`
- * was there), throws the system's error when it cannot. A folder another process makes meanwhile counts as there.
- */
+// Makes `dir` and missing parents: answers the first folder it made (undefined when `dir` was there).
+// A folder another process makes meanwhile counts as there.
 export function makeDir(dir: string, mode: number, calls: DirCalls = NODE_CALLS): string | undefined {
   const path = resolve(dir);
   const made = (): boolean => {

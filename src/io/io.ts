@@ -2,7 +2,6 @@ import type { Readable, Writable } from 'node:stream';
 
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
-/** Where output goes and how it may look: built from the process in src/cli.ts, from buffers in tests. */
 export interface IO {
   stdout: Writable;
   stderr: Writable;
@@ -12,11 +11,9 @@ export interface IO {
   stdinIsTTY: boolean;
   colorStdout: boolean;
   colorStderr: boolean;
-  /** Animated progress on stderr is allowed. */
   spinner: boolean;
   /** A human can answer a prompt (stdin and stderr are TTYs, --no-input not given). */
   canPrompt: boolean;
-  /** Terminal width of stdout when it is a TTY. */
   columns: number | undefined;
   /** Aborted at the first failed write to stdout (EPIPE, ENOSPC), with the error: src/cli.ts checks it after every command. */
   stdoutFailed: AbortSignal;
@@ -24,15 +21,8 @@ export interface IO {
   stderrFailed: AbortSignal;
 }
 
-interface ColorInputs {
-  isTTY: boolean;
-  env: EnvVars;
-  /** false when --no-color was given. */
-  colorFlag?: boolean | undefined;
-}
-
 /** NO_COLOR, --no-color and TERM=dumb switch colour off; FORCE_COLOR forces it; otherwise a TTY gets colour. */
-function colorEnabled({ isTTY, env, colorFlag }: ColorInputs): boolean {
+function colorEnabled(isTTY: boolean, env: EnvVars, colorFlag: boolean | undefined): boolean {
   if (colorFlag === false) return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return force !== '0' && force !== 'false';
@@ -46,9 +36,7 @@ type Stdin = Readable & { isTTY?: boolean };
 export interface IOInputs {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean; columns?: number };
-  /** The stream, or a function that makes it on first use. */
   stdin: Stdin | (() => Stdin);
-  /** Whether stdin is a terminal, when known without the stream: a value, or a function asked on first use. */
   stdinIsTTY?: boolean | (() => boolean) | undefined;
   env: EnvVars;
   colorFlag?: boolean | undefined;
@@ -120,8 +108,8 @@ export function createIO(inputs: IOInputs): IO {
     get stdinIsTTY() {
       return stdinIsTTY();
     },
-    colorStdout: colorEnabled({ isTTY: stdoutIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
-    colorStderr: colorEnabled({ isTTY: stderrIsTTY, env: inputs.env, colorFlag: inputs.colorFlag }),
+    colorStdout: colorEnabled(stdoutIsTTY, inputs.env, inputs.colorFlag),
+    colorStderr: colorEnabled(stderrIsTTY, inputs.env, inputs.colorFlag),
     spinner: stderrIsTTY && !dumb && inputs.quiet !== true,
     get canPrompt() {
       return stderrIsTTY && inputs.input !== false && stdinIsTTY();

@@ -11,7 +11,6 @@ const PROBLEMS: Record<string, string> = {
   ENOENT: 'no such file or folder',
 };
 
-/** A failed open or write in words, with its code: "no space left on the device (ENOSPC)". */
 export function storageProblem(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && PROBLEMS[code]) return `${PROBLEMS[code]} (${code})`;

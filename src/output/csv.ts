@@ -3,7 +3,6 @@ export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** A header line (unless `headers` is false) and one line per row, LF-terminated. */
 export function renderCsv(headers: readonly string[] | false, rows: readonly (readonly string[])[]): string {
   return [...(headers ? [headers] : []), ...rows].map((r) => `${r.map(csvField).join(',')}\n`).join('');
 }

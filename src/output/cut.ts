@@ -1,9 +1,5 @@
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/**
- * `text` if it fits in `width` terminal columns, else its longest start that fits with "…" after it,
- * cut between graphemes (never inside an emoji or a letter with its accents).
- */
 export function cut(text: string, width: number, measure: (s: string) => number): string {
   if (measure(text) <= width) return text;
   if (width <= 0) return '';

@@ -7,14 +7,11 @@ import { escapeControl } from './text.js';
 
 export interface RenderErrorOptions {
   debug: boolean;
-  /** -o json/ndjson: also print the error as one JSON object. */
   json: boolean;
   red?: (s: string) => string;
-  /** Texts never to print (the API keys this run knows), masked in every form (redact.ts). */
   secrets?: readonly string[];
 }
 
-/** One line on stderr (plus a JSON object with -o json); stack traces only with --debug. */
 export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): void {
   const redactor = new Redactor(opts.secrets ?? []);
   const scrub = (text: string) => redactor.text(text);
@@ -30,7 +27,6 @@ export function renderError(io: IO, error: unknown, opts: RenderErrorOptions): v
   if (opts.debug) writeStacks(io, error, scrub);
 }
 
-/** The error as -o json prints it, secrets masked. */
 function errorBody(error: unknown, scrub: (text: string) => string) {
   const cli = error instanceof CliError ? error : undefined;
   return {
@@ -43,7 +39,6 @@ function errorBody(error: unknown, scrub: (text: string) => string) {
   };
 }
 
-/** --debug: the error's stack and those of its causes. */
 function writeStacks(io: IO, error: unknown, scrub: (text: string) => string): void {
   if (!(error instanceof Error) || !error.stack) return;
   io.stderr.write(`${escapeControl(scrub(error.stack), 'text')}\n`);

@@ -1,13 +1,9 @@
-/** Which columns give way when a table is wider than the terminal. */
 export type Truncate = 'first' | 'never';
 
 /** Narrowest a truncated column gets (with its "…"), unless it is narrower already. */
 const MIN_WIDTH = 5;
 
-/**
- * Column widths that fit `available` terminal columns: the `first` columns shrink first, then all but the
- * `never` ones, the widest one column at a time, never below MIN_WIDTH.
- */
+// Widths that fit `available` columns: `first` columns shrink first, then all but `never`, widest first, down to MIN_WIDTH.
 export function fitWidths(natural: readonly number[], truncate: readonly (Truncate | undefined)[], gap: number, available: number): number[] {
   const widths = [...natural];
   let excess = widths.reduce((a, b) => a + b, 0) + gap * Math.max(widths.length - 1, 0) - available;

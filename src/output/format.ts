@@ -6,10 +6,6 @@ function isFormat(value: string): value is Format {
   return (FORMATS as readonly string[]).includes(value);
 }
 
-/**
- * The output format from -o/--output and --json (same as -o json); table by default.
- * Validated before anything is sent.
- */
 export function resolveFormat(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): Format {
   const raw = opts.output;
   const json = opts.json === true;
@@ -24,13 +20,11 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
   return value;
 }
 
-/** How a command prints: the format, and false for --no-headers. */
 export interface OutputOptions {
   format: Format;
-  headers: boolean;
+  headers?: boolean;
 }
 
-/** The format and --no-headers (declared with -o in src/commands/context.ts outputOptions). */
 export function resolveOutput(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): OutputOptions {
   return { format: resolveFormat(opts, allowed), headers: opts.headers !== false };
 }

@@ -3,7 +3,6 @@
 import type { IO } from '../io/io.js';
 import { PAGE_SIZE } from '../flag-values.js';
 
-/** The hint when `shown` pets filled the page (`limit`, else the server's default), else undefined. */
 function moreHint(shown: number, limit: number | undefined): string | undefined {
   const page = limit ?? PAGE_SIZE.serverDefault;
   if (shown < page) return undefined;

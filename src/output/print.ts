@@ -9,23 +9,18 @@ import { escapeControl } from './text.js';
 
 interface Column<T> {
   header: string;
-  /** The cell as text (table, csv); empty when the value is absent. */
   text(row: T): string;
   tone?(row: T): Tone | undefined;
   /** On a terminal narrower than the table: `first` to give way, `never` for ids; others after `first`. */
   truncate?: Truncate;
 }
 
-/** How one kind of record prints: its columns, and its JSON form (the API's JSON for pets). */
 export interface View<T> {
   columns: readonly Column<T>[];
   json(row: T): unknown;
 }
 
-export interface PrintOptions {
-  /** false (--no-headers): no header line in a table, TSV or CSV. */
-  headers?: boolean | undefined;
-}
+type PrintOptions = { headers?: boolean | undefined };
 
 // Piped, every format is the data exactly (the table is TSV); on a terminal it is escaped (src/output/text.ts).
 async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T[], single: boolean, opts: PrintOptions): Promise<string> {
@@ -57,19 +52,16 @@ async function render<T>(io: IO, format: Format, view: View<T>, rows: readonly T
   }
 }
 
-/** Where data is printed; `redact` masks any key a server echoed in it (src/output/redact.ts). */
 interface Printer {
   io: IO;
   redact?: (text: string) => string;
 }
 
-/** Prints a list: a table (header only when empty), a JSON array, NDJSON lines or CSV. */
 export async function printList<T>(f: Printer, format: Format, view: View<T>, rows: readonly T[], opts: PrintOptions = {}): Promise<void> {
   const text = await render(f.io, format, view, rows, false, opts);
   f.io.stdout.write(f.redact ? f.redact(text) : text);
 }
 
-/** Prints one record: a one-row table or CSV, a JSON object, or one NDJSON line. */
 export async function printRecord<T>(f: Printer, format: Format, view: View<T>, row: T, opts: PrintOptions = {}): Promise<void> {
   const text = await render(f.io, format, view, [row], true, opts);
   f.io.stdout.write(f.redact ? f.redact(text) : text);

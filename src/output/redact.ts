@@ -1,7 +1,6 @@
 // The one rule for secrets in what petstore prints: every secret it knows is masked in each form a server
 // might echo it in (raw, JSON-escaped, URL-encoded, base64 at each alignment), before any cut.
 
-/** Headers whose value is a credential, masked whole. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
 /** A key as petstore shows it: its last four characters at most, and nothing for a short one. */
@@ -45,15 +44,9 @@ function base64Forms(secret: string): string[] {
   return out;
 }
 
-interface Form {
-  text: string;
-  mask: string;
-}
-
 export class Redactor {
-  readonly #forms: Form[];
+  readonly #forms: Map<string, string>; // each form of each secret, and its mask
 
-  /** `secrets`: every key this run knows (the active one, the stored ones), proxy passwords and the like. */
   constructor(secrets: Iterable<string>) {
     const seen = new Map<string, string>();
     for (const secret of new Set(secrets)) {
@@ -65,14 +58,13 @@ export class Redactor {
         if (f.length >= MIN_FORM && !seen.has(f)) seen.set(f, '****');
       }
     }
-    this.#forms = [...seen].map(([text, mask]) => ({ text, mask }));
+    this.#forms = seen;
   }
 
-  /** The text with every form of every secret masked; overlapping matches are masked together as one span. */
   text(text: string): string {
     const spans: Array<[number, number, string]> = [];
-    for (const f of this.#forms) {
-      for (let at = text.indexOf(f.text); at !== -1; at = text.indexOf(f.text, at + 1)) spans.push([at, at + f.text.length, f.mask]);
+    for (const [form, mask] of this.#forms) {
+      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) spans.push([at, at + form.length, mask]);
     }
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
@@ -94,7 +86,6 @@ export class Redactor {
     return out + text.slice(done);
   }
 
-  /** A header's value as shown: a credential header masked whole after its scheme (or as a known key's mask), others as text. */
   header(name: string, value: string): string {
     if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) return this.text(value);
     const m = /^(Bearer|Basic|Digest|Token)\s+(.*)$/is.exec(value);

@@ -1,36 +1,28 @@
 import type { Truncate } from './fit.js';
-import { escapeControl, tsvField } from './text.js';
+import { escapeControl } from './text.js';
 
 export type Tone = 'green' | 'yellow' | 'red' | 'cyan' | 'gray';
 
 export interface Cell {
   text: string;
-  /** Colour on a colour terminal; ignored otherwise. */
   tone?: Tone | undefined;
 }
 
 export interface TableTarget {
-  /** stdout is a terminal: aligned columns; otherwise tab-separated rows. */
   tty: boolean;
-  /** Colour allowed on stdout (TTY, no NO_COLOR/--no-color/TERM=dumb). */
   color: boolean;
-  /** The terminal's width: rows are cut to it. Unknown: not cut. */
   columns?: number | undefined;
-  /** false (--no-headers): rows only. */
   headers?: boolean | undefined;
 }
 
-/** Between two columns, as in `gh pr list` and kubectl. */
 const GAP = '  ';
 
-/** Tab-separated: a header line (unless `headers` is false), then one line per row; no colour. */
 export function renderTsv(headers: readonly string[] | false, rows: readonly (readonly Cell[])[]): string {
-  const lines = rows.map((r) => r.map((c) => tsvField(c.text)));
-  if (headers) lines.unshift(headers.map((h) => tsvField(h)));
+  const lines = rows.map((r) => r.map((c) => escapeControl(c.text, 'cell')));
+  if (headers) lines.unshift(headers.map((h) => escapeControl(h, 'cell')));
   return lines.map((r) => `${r.join('\t')}\n`).join('');
 }
 
-/** `categoryId` -> `CATEGORY ID`: the heading of a column on a terminal. */
 export function heading(header: string): string {
   return header
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -38,12 +30,8 @@ export function heading(header: string): string {
     .toUpperCase();
 }
 
-/**
- * Aligned columns on a terminal, with no borders; tab-separated text otherwise. Cells are escaped first,
- * so widths are those of what the terminal shows. Not cli-table3: its string-width is older than ours, and
- * it cannot tell which column may be cut. string-width and chalk load only for a terminal: they take
- * longer to load than a piped `env list` takes to run.
- */
+// Aligned columns on a terminal (cells escaped first, cut to fit), TSV otherwise. Not cli-table3: it cannot tell
+// which column may be cut. string-width and chalk load only for a terminal: a piped `env list` must not wait for them.
 export async function renderTable(
   target: TableTarget,
   headers: readonly string[],

@@ -16,10 +16,7 @@ function unendable(out: Terminal): Writable {
   });
 }
 
-/**
- * Asks a yes/no question on stderr with @inquirer/confirm; No is the default. Ctrl-C or an abort of
- * `signal` rejects with InterruptedError (exit 130); Ctrl-D answers No.
- */
+/** A yes/no question on stderr, No by default; Ctrl-C or `signal` rejects with InterruptedError, Ctrl-D answers No. */
 export async function confirm(io: { stdin: Readable; stderr: Writable }, question: string, signal?: AbortSignal): Promise<boolean> {
   const { default: ask } = await import('@inquirer/confirm');
   if (signal?.aborted) throw new InterruptedError();
@@ -63,7 +60,6 @@ export async function confirm(io: { stdin: Readable; stderr: Writable }, questio
   }
 }
 
-/** Why no question can be asked, for a refusal that names --yes: --no-input, or the stream that is not a terminal. */
 export function noPromptReason(io: Pick<IO, 'stdinIsTTY'>, input: boolean): string {
   return !input ? '--no-input was given' : !io.stdinIsTTY ? 'stdin is not a terminal' : 'stderr is not a terminal';
 }

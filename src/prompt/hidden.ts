@@ -3,18 +3,9 @@ import { InterruptedError, UsageError } from '../errors/errors.js';
 
 type TtyIn = Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?: (raw: boolean) => unknown };
 
-export interface HiddenPromptIO {
-  stdin: TtyIn;
-  stderr: Writable;
-}
-
-/**
- * Asks on stderr and reads one line from a terminal without echoing it. Raw mode stops the terminal from
- * turning Ctrl-C into SIGINT, so Ctrl-C (and Ctrl-D on an empty line) rejects with InterruptedError here.
- * Not @inquirer/password (issue #13): it re-renders the question on every key, and its invisible cursor
- * makes a blind Ctrl-U clear only part of the key.
- */
-export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortSignal): Promise<string> {
+// Reads one line from a terminal without echo; raw mode turns Ctrl-C into a key, so it rejects with InterruptedError.
+// Not @inquirer/password (issue #13): it re-renders on every key, and a blind Ctrl-U cleared only part of the key.
+export function readHidden(io: { stdin: TtyIn; stderr: Writable }, question: string, signal?: AbortSignal): Promise<string> {
   const { stdin, stderr } = io;
   return new Promise<string>((resolve, reject) => {
     const keys = new KeyReader();
@@ -52,10 +43,8 @@ export function readHidden(io: HiddenPromptIO, question: string, signal?: AbortS
 /** The line typed so far: Backspace deletes a character, Ctrl-U the line; escape sequences (arrows, paste markers) are skipped. */
 class KeyReader {
   value = '';
-  /** 0 outside an escape sequence, 1 after ESC, 2 inside CSI/SS3. */
   #escape = 0;
 
-  /** Takes one character; 'enter' or 'interrupt' when it ends the prompt. */
   take(ch: string): 'enter' | 'interrupt' | undefined {
     if (this.#escape === 1) {
       this.#escape = ch === '[' || ch === 'O' ? 2 : 0;
@@ -91,7 +80,6 @@ class KeyReader {
   }
 }
 
-/** All of a piped stdin as text, up to maxBytes (a key is short; a mistaken pipe of a large file is refused). */
 export async function readAll(stdin: Readable, maxBytes = 64 * 1024): Promise<string> {
   let text = '';
   for await (const chunk of stdin) {

@@ -1,11 +1,7 @@
-// Time is injected so retry and rate-limit tests run on a fake clock in milliseconds.
-
 import { InterruptedError } from '../errors/errors.js';
 
 export interface Clock {
-  /** Epoch milliseconds. */
   now(): number;
-  /** Resolves after ms, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
@@ -51,7 +47,6 @@ export const systemClock: Clock = {
   },
 };
 
-/** clock.sleep that turns an abort into InterruptedError. */
 export async function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) throw new InterruptedError();
   try {
@@ -62,7 +57,6 @@ export async function sleep(clock: Clock, ms: number, signal: AbortSignal | unde
   }
 }
 
-/** Announces a wait, then sleeps as sleep() does; the announcement may return a function called when it ends. */
 export async function announcedSleep(
   clock: Clock,
   ms: number,

@@ -1,6 +1,5 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** Local wall-clock time of `at`, with the date when it is not today. */
 export function formatInstant(at: number, now: number): string {
   const d = new Date(at);
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
@@ -9,17 +8,14 @@ export function formatInstant(at: number, now: number): string {
   return sameDay ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
 }
 
-/** A duration in whole seconds, rounded up, never negative. */
 export function wholeSeconds(ms: number): number {
   return Math.max(0, Math.ceil(ms / 1000));
 }
 
-/** Whole seconds until `at`, rounded up, never negative. */
 export function secondsUntil(at: number, now: number): number {
   return wholeSeconds(at - now);
 }
 
-/** "the limit resets at 14:03:12 (in 42s)" */
 export function resetPhrase(at: number, now: number): string {
   return `the limit resets at ${formatInstant(at, now)} (in ${secondsUntil(at, now)}s)`;
 }

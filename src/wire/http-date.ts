@@ -30,7 +30,6 @@ function fullYear(twoDigits: number, now: number): number {
   return year;
 }
 
-/** Epoch ms of an HTTP-date in any of its three forms; undefined when it is none of them. */
 export function parseHttpDate(text: string, now: number): number | undefined {
   const t = text.trim();
   let m = IMF_FIXDATE.exec(t);

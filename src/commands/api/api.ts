@@ -25,7 +25,6 @@ const REFUSED_HEADERS: Readonly<Record<string, string>> = {
   ),
 };
 
-/** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface ApiOptions {
@@ -34,12 +33,10 @@ export interface ApiOptions {
   method: HttpMethod;
   /** Validated JSON text, sent as is (exact digits, the user's formatting). */
   body: string | undefined;
-  /** Lower-case names. */
   headers: Record<string, string>;
   include: boolean;
 }
 
-/** Parses repeated -H 'Name: value' into lower-case names; repeated names are joined with ", ". */
 export function parseHeaders(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const item of raw) {
@@ -58,7 +55,6 @@ export function parseHeaders(raw: readonly string[]): Record<string, string> {
   return headers;
 }
 
-/** Checks that text is JSON (exact int64 parser) and returns it unchanged. */
 export function checkJsonBody(text: string, source: string): string {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (body.trim().length === 0) throw new UsageError(`${source} is empty: expected a JSON request body`);
@@ -88,19 +84,10 @@ function isUnder(pathname: string, basePath: string): boolean {
   return basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`);
 }
 
-export interface ResolvedPath {
-  /** Path (and query) below the base URL, as ApiRequest.path. */
-  path: string;
-  /** A note for stderr when the path was adjusted. */
-  note: string | undefined;
-}
+type ResolvedPath = { path: string; note: string | undefined };
 
-/**
- * Turns what the user typed into a path below the base URL, refusing anything that would leave it: the key
- * must never go to a host the user did not configure. A relative path that repeats the base URL's own path
- * ("/v1/pets" under .../v1) loses the duplicate, with a note; a full URL is taken literally, and only when
- * its origin and path prefix match the base URL. Query strings are kept, fragments dropped.
- */
+// What the user typed, as a path below the base URL: the key never goes to a host the user did not configure.
+// A repeat of the base URL's own path is dropped with a note; a full URL must match its origin and prefix.
 export function resolveApiPath(input: string, baseUrl: string, envName = 'the current environment'): ResolvedPath {
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
@@ -122,7 +109,6 @@ export function resolveApiPath(input: string, baseUrl: string, envName = 'the cu
   return resolved;
 }
 
-/** The path below the base URL of a full URL, which must be under it. */
 function pathOfUrl(input: string, base: URL, basePath: string, envName: string): string {
   const shown = `${base.origin}${basePath}`;
   let url: URL;
@@ -143,7 +129,6 @@ function pathOfUrl(input: string, base: URL, basePath: string, envName: string):
   return url.pathname.slice(basePath.length) + url.search;
 }
 
-/** A path relative to the base URL, without a repeat of the base URL's own path. */
 function relativePath(input: string, basePath: string): ResolvedPath {
   let path = input.replace(/#.*$/s, '');
   if (!path.startsWith('/')) path = `/${path}`;
@@ -153,7 +138,6 @@ function relativePath(input: string, basePath: string): ResolvedPath {
   return { path: stripped.startsWith('/') ? stripped : `/${stripped}`, note };
 }
 
-/** Validates raw flags into typed options, then runs. */
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const path = args[0];
@@ -194,7 +178,6 @@ async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
   if (!res.text.endsWith('\n')) f.io.stdout.write('\n');
 }
 
-/** Sends the request, prints the body (even for an error status) and maps a non-2xx status to its exit code. */
 export async function run(f: Factory, o: ApiOptions): Promise<void> {
   const target = await f.target();
   const { path, note } = resolveApiPath(o.path, target.baseUrl, target.envName);

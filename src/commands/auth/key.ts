@@ -5,7 +5,6 @@ import { readAll, readHidden } from '../../prompt/hidden.js';
 
 const PIPE_HINT = 'pipe it instead (echo "$KEY" | petstore auth login) or set PETSTORE_API_KEY';
 
-/** A key is one token of visible ASCII: it goes into an HTTP header as is. The key is never quoted in a message. */
 function checkKey(raw: string): string {
   const key = raw.trim();
   if (key.length === 0) throw new UsageError('no API key given: the input was empty', { code: 'empty_key' });
@@ -19,7 +18,6 @@ function checkKey(raw: string): string {
   return key;
 }
 
-/** Reads the key: all of stdin when it is piped, a hidden prompt on a terminal. */
 export async function readKey(f: Factory, question: string): Promise<string> {
   if (!f.io.stdinIsTTY) {
     const text = await readAll(f.io.stdin);

@@ -29,7 +29,6 @@ export async function run(f: Factory, options: LoginOptions): Promise<void> {
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key until you unset it');
 }
 
-/** Throws unless the server takes the key and answers as the pet store does. */
 async function verify(f: Factory, envName: string, baseUrl: string, key: string): Promise<void> {
   const client = await f.clientFor({ envName, baseUrl }, key);
   let res: Awaited<ReturnType<typeof checkKey>>;

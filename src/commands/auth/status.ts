@@ -4,7 +4,7 @@ import { AuthError, CliError, InterruptedError, noApiKeyError, refusedKeyFix, Us
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
 import { probe } from '../../api/pets.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type Format, type OutputOptions } from '../../output/format.js';
 import { printList, printRecord, type View } from '../../output/print.js';
 import type { Tone } from '../../output/table.js';
 
@@ -14,10 +14,8 @@ export interface AuthStatusRow {
   env: string;
   current: boolean;
   baseUrl: string | null;
-  /** PETSTORE_API_KEY, the config file, or none. */
   keySource: 'PETSTORE_API_KEY' | 'config' | null;
   configFile: string;
-  /** Masked to its last four characters. */
   key: string | null;
   server: ServerVerdict;
   detail: string | null;
@@ -25,7 +23,6 @@ export interface AuthStatusRow {
 
 const TONE: Record<ServerVerdict, Tone> = { accepted: 'green', rejected: 'red', unknown: 'yellow', not_checked: 'gray' };
 
-/** The table marks the current environment with `*` after its name; csv has a `current` column of true or false instead, as JSON does. */
 export function authStatusView(format: Format): View<AuthStatusRow> {
   const csv = format === 'csv';
   return {
@@ -45,11 +42,8 @@ export function authStatusView(format: Format): View<AuthStatusRow> {
   };
 }
 
-export interface AuthStatusOptions {
+export interface AuthStatusOptions extends OutputOptions {
   all: boolean;
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
@@ -58,13 +52,8 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   await run(f, { all: opts.all === true, ...output });
 }
 
-/** One cheap authenticated request: does the server take this key? */
-async function check(
-  f: Factory,
-  target: { envName: string; baseUrl: string; keySource: AuthStatusRow['keySource'] },
-  key: string,
-): Promise<{ server: ServerVerdict; detail: string | null }> {
-  const client = await f.clientFor({ envName: target.envName, baseUrl: target.baseUrl, keySource: target.keySource ?? undefined }, key);
+async function check(f: Factory, target: Parameters<Factory['clientFor']>[0], key: string): Promise<Pick<AuthStatusRow, 'server' | 'detail'>> {
+  const client = await f.clientFor(target, key);
   try {
     const res = await probe(client);
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
@@ -108,7 +97,7 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
     row.detail = `invalid API key from ${source}: ${keyProblem(key)}`;
     return row;
   }
-  if (key) Object.assign(row, await check(f, { envName, baseUrl, keySource: row.keySource }, key));
+  if (key) Object.assign(row, await check(f, { envName, baseUrl, keySource }, key));
   return row;
 }
 

@@ -1,6 +1,5 @@
-// petstore __complete envs: the values the completion scripts ask for at
-// completion time. Quiet by design: never a warning, always exit 0, so a
-// broken config file only means fewer suggestions.
+// petstore __complete envs: the values the completion scripts ask for. Quiet by design: never a warning,
+// always exit 0, so a broken config file only means fewer suggestions.
 
 import { existsSync } from 'node:fs';
 import type { Factory } from '../../factory.js';
@@ -9,7 +8,6 @@ export async function command(f: Factory, args: string[], _opts: Record<string, 
   await run(f, { what: args[0] ?? '' });
 }
 
-/** Environment names: the built-in ones plus those in the config file, sorted. */
 export async function envNames(f: Factory): Promise<string[]> {
   const [{ configDir }, { BUILTIN_ENVS, ConfigStore, ENV_NAME }] = await Promise.all([import('../../config/paths.js'), import('../../config/store.js')]);
   const names = new Set<string>(BUILTIN_ENVS);

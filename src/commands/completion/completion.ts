@@ -1,5 +1,3 @@
-// petstore completion bash|zsh|fish|powershell: a script generated from the command tree itself.
-
 import type { Command } from 'commander';
 import { completionScript, isShell, SHELLS, type Shell } from '../../completion/index.js';
 import { notOneOf } from '../../flag-values.js';
@@ -8,11 +6,9 @@ import type { CommandModule } from '../context.js';
 
 export interface CompletionOptions {
   shell: Shell;
-  /** The whole tree (this run may have registered only the `completion` group). */
   program: Command;
 }
 
-/** The command, given the builder of the whole tree (CommandContext.fullProgram). */
 export function completionCommand(fullProgram: () => Command): CommandModule {
   return {
     async command(f, args) {

@@ -1,18 +1,16 @@
 import { ENV_SOURCE_TEXT, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type Format, type OutputOptions } from '../../output/format.js';
 import { printList, type View } from '../../output/print.js';
 
 export interface EnvRow {
   name: string;
   current: boolean;
-  /** On the current row: what chose it (--env, PETSTORE_ENV, "env use", the built-in default); null on the others. */
   currentSource: Target['envSource'] | null;
   baseUrl: string | null;
   keyStored: boolean;
 }
 
-/** The table marks the current environment with `*`; csv says true or false, as JSON does. */
 export function envView(format: Format): View<EnvRow> {
   return {
     columns: [
@@ -25,11 +23,7 @@ export function envView(format: Format): View<EnvRow> {
   };
 }
 
-export interface EnvListOptions {
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
-}
+export type EnvListOptions = OutputOptions;
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, resolveOutput(opts));
@@ -37,7 +31,6 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 
 export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   const config = await f.config();
-  // The one marked is the one a command would use now (--env, PETSTORE_ENV, "env use", then the built-in default).
   const { envName, envSource } = resolveEnvName(config, f.env, f.globals.env);
   const rows: EnvRow[] = Object.entries(config.envs())
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -54,7 +47,6 @@ export async function run(f: Factory, options: EnvListOptions): Promise<void> {
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key of every environment');
 }
 
-/** "current: staging (from PETSTORE_ENV; the default is production)": why the marked one is current. */
 function currentLine(envName: string, source: Target['envSource'], defaultEnv: string): string {
   const overridden = (source === 'flag' || source === 'PETSTORE_ENV') && defaultEnv !== envName ? `; the default is ${defaultEnv}` : '';
   return `current: ${envName} (from ${ENV_SOURCE_TEXT[source]}${overridden})`;

@@ -5,7 +5,6 @@ import { confirm, noPromptReason } from '../../prompt/confirm.js';
 
 export interface EnvRemoveOptions {
   name: string;
-  /** Remove without asking (needed when no one can be asked). */
   yes: boolean;
 }
 

@@ -8,7 +8,6 @@ export interface EnvSetOptions {
   name: string;
   baseUrl: string;
   warning: string | undefined;
-  /** Keep a stored key when the URL changes, without asking. */
   yes: boolean;
 }
 

@@ -1,18 +1,15 @@
 import { ENV_SOURCE_TEXT, maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 export interface EnvShowRow {
   name: string;
-  /** Why this environment: --env, PETSTORE_ENV, the default from "env use", or the built-in default. */
   nameSource: Target['envSource'];
   baseUrl: string | null;
   baseUrlSource: Target['baseUrlSource'] | null;
   keyStored: boolean;
-  /** The stored key, masked. */
   key: string | null;
-  /** PETSTORE_API_KEY is set (it takes precedence over the stored key). */
   keyFromEnv: boolean;
   configFile: string;
 }
@@ -28,11 +25,7 @@ export const envShowView: View<EnvShowRow> = {
   json: (r) => r,
 };
 
-export interface EnvShowOptions {
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
-}
+export type EnvShowOptions = OutputOptions;
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, resolveOutput(opts));

@@ -2,18 +2,15 @@ import type { Factory } from '../../factory.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { malformed } from '../../api/errors.js';
 import { getPet } from '../../api/pets.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { escapeControl } from '../../output/text.js';
 import { parseId, toPet } from '../../pets/pet.js';
 import { petView } from './view.js';
 import { GET_PET_REMOVAL } from '../../flag-values.js';
 
-export interface GetOptions {
+export interface GetOptions extends OutputOptions {
   id: bigint;
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
 }
 
 export const DEPRECATION_WARNING =
@@ -22,8 +19,7 @@ export const DEPRECATION_WARNING =
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
   const output = resolveOutput(opts);
-  const id = parseId(args[0] ?? '', 'pet id');
-  await run(f, { id, ...output });
+  await run(f, { id: parseId(args[0] ?? '', 'pet id'), ...output });
 }
 
 function header(res: ApiResponse | undefined, name: string): string | undefined {
@@ -31,7 +27,6 @@ function header(res: ApiResponse | undefined, name: string): string | undefined 
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** `@1767225600` (RFC 9745) also shown as a date. */
 function describeDeprecation(value: string): string {
   const m = /^@(-?\d+)$/.exec(value.trim());
   if (!m) return value;
@@ -39,7 +34,6 @@ function describeDeprecation(value: string): string {
   return Number.isNaN(date.getTime()) ? value : `${value} (${date.toISOString()})`;
 }
 
-/** One line naming the date and the replacement, plus one with the server's own headers when it sent any. */
 export function deprecationLines(res: ApiResponse | undefined): string[] {
   const lines = [DEPRECATION_WARNING];
   const deprecation = header(res, 'deprecation');

@@ -1,27 +1,18 @@
 import type { Factory } from '../../factory.js';
 import { listPets } from '../../api/pets.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printMoreHint } from '../../output/more-hint.js';
 import { printList } from '../../output/print.js';
 import type { PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
 
-export interface ListOptions {
+export interface ListOptions extends OutputOptions {
   limit: number | undefined;
   status: PetStatus | undefined;
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
 }
 
-/** --limit and --status were checked as commander parsed them (src/commands/pets/index.ts). */
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  const options: ListOptions = {
-    ...resolveOutput(opts),
-    limit: opts.limit as number | undefined,
-    status: opts.status as PetStatus | undefined,
-  };
-  await run(f, options);
+  await run(f, { ...resolveOutput(opts), limit: opts.limit as number | undefined, status: opts.status as PetStatus | undefined });
 }
 
 export async function run(f: Factory, options: ListOptions): Promise<void> {

@@ -4,7 +4,6 @@ import type { Pet } from '../../pets/pet.js';
 
 const STATUS_TONE: Record<string, Tone> = { available: 'green', pending: 'yellow', sold: 'gray' };
 
-/** Columns id, name, categoryId, status (empty when absent); JSON is the pet as the API sent it. */
 export const petView: View<Pet> = {
   columns: [
     { header: 'id', text: (p) => p.id.toString(), truncate: 'never' },

@@ -5,36 +5,23 @@ import { secondsUntil } from '../../time/format.js';
 import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
-export type QuotaFormat = Format;
-
-export interface QuotaOptions {
-  format: QuotaFormat;
-  /** Last-seen values from the state file; no request. */
+export interface QuotaOptions extends OutputOptions {
   cached: boolean;
-  /** false: --no-headers. */
-  headers?: boolean;
 }
 
-/** What `petstore quota -o json` prints. */
 export interface QuotaReport {
   env: string;
   limit: number;
   remaining: number;
-  /** ISO 8601 instant of the reset. */
   reset: string;
-  /** Unix seconds of the reset (X-RateLimit-Reset). */
   resetEpoch: number;
   resetInSeconds: number;
   source: 'live' | 'cached';
-  /** When the values were received. */
   seenAt: string;
-  /**
-   * The window the values describe: "day" when the daily limit is the one that binds (its reset is further
-   * ahead than a minute window's can be, or this key showed a smaller limit that resets sooner), else "minute".
-   */
+  /** "day" when the daily limit binds (its reset is beyond any minute window, or it is the smaller one), else "minute". */
   window: 'minute' | 'day';
 }
 
@@ -76,7 +63,6 @@ async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey:
 
 async function liveQuota(f: Factory): Promise<{ quota: Quota; window: QuotaWindow }> {
   const client = await f.client();
-  // The cheapest request the interface has.
   const res = await checkKey(client);
   if (!res.quota) {
     // Sent, but not usable (an absurd reset): say which value, not that there were none.

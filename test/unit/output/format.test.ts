@@ -5,7 +5,7 @@ import { csvField, renderCsv } from '../../../src/output/csv.js';
 import { resolveFormat } from '../../../src/output/format.js';
 import { renderJson, renderNdjson } from '../../../src/output/json.js';
 import { renderTable, renderTsv } from '../../../src/output/table.js';
-import { escapeControl, tsvField } from '../../../src/output/text.js';
+import { escapeControl } from '../../../src/output/text.js';
 
 describe('resolveFormat', () => {
   it('defaults to table; --json means json; -o picks any of the four', () => {
@@ -78,7 +78,7 @@ describe('csv', () => {
 
 describe('tsv and control characters', () => {
   it('escapes backslash, tab, newline, CR and other control characters', () => {
-    expect(tsvField('a\tb\nc\rd\\e\u001bf')).toBe('a\\tb\\nc\\rd\\\\e\\x1bf');
+    expect(escapeControl('a\tb\nc\rd\\e\u001bf', 'cell')).toBe('a\\tb\\nc\\rd\\\\e\\x1bf');
     expect(escapeControl('ok \u009b x')).toBe('ok \\x9b x');
   });
 

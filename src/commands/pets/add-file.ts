@@ -8,12 +8,8 @@ import { resolveFormat } from '../../output/format.js';
 const GRACE_MS = 10_000;
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  // A dry run reads as fast as the disk allows and keeps little: size-optimised GC holds its RSS
-  // under 100 MB at a million lines. Not for a run that sends: it made V8 keep a ~1 MB young
-  // generation, and a 100,000-record run spent 76 µs of CPU per record against 53 µs without it
-  // (260 scavenges and 17 full collections per 20,000 records against 44 and 3), for a peak RSS of
-  // 108 MB against 240 MB; the live set stays ~11 MB either way, and the heap stops growing after
-  // a few seconds (issue #18).
+  // A dry run keeps little: size-optimised GC holds its RSS under the memory floor (bench/README.md).
+  // Not for a run that sends, where it costs CPU per record.
   if (opts.dryRun === true) process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
   if (opts.json === true)
     throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');

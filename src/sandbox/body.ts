@@ -1,9 +1,13 @@
-// Reading the body of a POST: its declared type, its size limit, and a client that leaves halfway.
+// Reading the body of a POST: its declared type, its size limit, its UTF-8, and a client that leaves halfway.
 
 import type { IncomingMessage } from 'node:http';
 import { apiError } from './errors.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json$/;
+const MAX_BYTES = 64 * 1024;
+/** A larger body is read to its end (up to this) and refused with the connection kept; beyond, it closes. */
+const DRAIN_BYTES = 1024 * 1024;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The request's client went away before it could be answered: nothing is sent. */
 export class ClientGone extends Error {}
@@ -18,35 +22,33 @@ export function checkContentType(contentType: string | undefined): void {
   }
 }
 
-function tooLarge(maxBytes: number, close: boolean) {
-  return apiError('payload_too_large', `request body is larger than ${maxBytes} bytes`, close ? { connection: 'close' } : undefined);
+function tooLarge(close: boolean) {
+  return apiError('payload_too_large', `request body is larger than ${MAX_BYTES} bytes`, close ? { connection: 'close' } : undefined);
 }
 
-/**
- * The whole body, at most `maxBytes`. A larger one is read to its end and refused with a 413 (the
- * connection stays usable); past `drainBytes` it is refused at once and the connection closed.
- * Rejects with ClientGone when the client leaves before the end.
- */
-export function readBody(req: IncomingMessage, maxBytes: number, drainBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The whole body as text (a leading BOM dropped); rejects with a 413, or ClientGone when the client leaves first. */
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const bytes = await new Promise<Buffer>((resolve, reject) => {
     if (req.destroyed) throw new ClientGone();
     const declared = Number(req.headers['content-length']);
-    if (declared > drainBytes) throw tooLarge(maxBytes, true);
+    if (declared > DRAIN_BYTES) throw tooLarge(true);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > drainBytes) {
+      if (size > DRAIN_BYTES) {
         req.pause();
-        reject(tooLarge(maxBytes, true));
-      } else if (size <= maxBytes && !(declared > maxBytes)) chunks.push(chunk);
+        reject(tooLarge(true));
+      } else if (size <= MAX_BYTES && !(declared > MAX_BYTES)) chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (size > maxBytes || declared > maxBytes) reject(tooLarge(maxBytes, false));
-      else resolve(Buffer.concat(chunks, size));
-    });
+    req.on('end', () => (size > MAX_BYTES || declared > MAX_BYTES ? reject(tooLarge(false)) : resolve(Buffer.concat(chunks, size))));
     req.on('close', () => {
       if (!req.complete) reject(new ClientGone());
     });
   });
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw apiError('invalid_json', 'request body is not valid UTF-8');
+  }
 }

@@ -2,10 +2,10 @@
 // signal aborts (SIGINT/SIGTERM), then shut down gracefully.
 
 import { once } from 'node:events';
-import { formatDuration, type SandboxCommandOptions, toSandboxOptions } from './options.js';
+import { formatDuration, type SandboxCommandOptions } from './options.js';
 import { OPENAPI_PATH, type RecordedRequest, type SandboxHandle, startSandbox } from './server.js';
 
-export { parseSandboxOptions, parseDuration, toSandboxOptions, type SandboxCommandOptions } from './options.js';
+export { parseSandboxOptions, parseDuration, type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';
 
 export interface SandboxIO {
@@ -13,7 +13,6 @@ export interface SandboxIO {
   stdout: NodeJS.WritableStream;
 }
 
-/** The environment the banner's commands create and log in to. */
 const SANDBOX_ENV = 'sandbox';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -53,18 +52,16 @@ function logLine(r: RecordedRequest): string {
 }
 
 /**
- * Runs the sandbox until `signal` aborts, then stops accepting connections,
- * finishes requests in flight, flushes the data file and resolves.
- * Prints the banner on stderr and the base URL alone on stdout (for scripts).
- * Rejects with SandboxStartError when it cannot start.
+ * Runs the sandbox until `signal` aborts, then shuts down gracefully. Prints the banner on stderr and the
+ * base URL alone on stdout (for scripts). Rejects with SandboxStartError when it cannot start.
  */
 export async function runSandbox(opts: SandboxCommandOptions, io: SandboxIO, signal: AbortSignal): Promise<void> {
   const sandbox = await startSandbox({
-    ...toSandboxOptions(opts),
+    ...opts,
     recordRequests: false,
     ...(opts.log ? { onRequest: (r: RecordedRequest) => void io.stderr.write(logLine(r)) } : {}),
     onError: (error) => {
-      io.stderr.write(`petstore sandbox: cannot write ${opts.data ?? 'the data file'}: ${(error as Error)?.message ?? String(error)}\n`);
+      io.stderr.write(`petstore sandbox: cannot write ${opts.dataFile ?? 'the data file'}: ${(error as Error)?.message ?? String(error)}\n`);
     },
   });
   io.stderr.write(formatBanner(sandbox));

@@ -1,29 +1,30 @@
 // The sandbox: a local, in-process implementation of the pet store interface (GET/POST /v1/pets,
-// GET /v1/pets/{petId}) with the document's auth, errors, rate limits and ban, for trying the CLI and
-// for tests. Plain node:http: this module listens, sends the answers and shuts down; api.ts makes them.
+// GET /v1/pets/{petId}), for trying the CLI and for tests. This module listens, sends the answers and
+// shuts down; api.ts makes them.
 
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { Pet } from '../pets/pet.js';
 import { type Answer, type InjectedFailure, PetsApi } from './api.js';
 import { DataLog } from './data-log.js';
-import { OPENAPI_PATH, serveDescription } from './description.js';
-import { SandboxStartError } from './errors.js';
+import { apiError, SandboxStartError } from './errors.js';
+import { resolveSettings, type SandboxOptions, type Settings } from './options.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper } from './rate-limit.js';
 import { Exchange, type RecordedRequest, Recorder } from './recorder.js';
-import { resolveSettings, type SandboxOptions, type Settings } from './settings.js';
 import { PetStore } from './store.js';
 
 export type { RecordedRequest } from './recorder.js';
-export type { SandboxOptions } from './settings.js';
-export { OPENAPI_PATH } from './description.js';
+export type { SandboxOptions } from './options.js';
 export type SandboxHandle = Sandbox;
 
-/** Rate-limit headers of requests without a recognised key: a window no request ever counts in. */
-const ANONYMOUS_KEY = '\0anonymous';
+/** Where the interface's OpenAPI description is served, outside /v1 (no key, no rate limit). */
+export const OPENAPI_PATH = '/openapi.yaml';
 
 async function listen(server: Server, host: string, port: number): Promise<void> {
   server.listen(port, host);
@@ -31,10 +32,9 @@ async function listen(server: Server, host: string, port: number): Promise<void>
     await once(server, 'listening');
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    const where = `${host}:${port}`;
     if (code === 'EADDRINUSE') throw new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error });
-    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${where}; choose a port above 1023`, { cause: error });
-    throw new SandboxStartError(`cannot listen on ${where}: ${message}`, { cause: error });
+    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${host}:${port}; choose a port above 1023`, { cause: error });
+    throw new SandboxStartError(`cannot listen on ${host}:${port}: ${message}`, { cause: error });
   }
 }
 
@@ -43,6 +43,22 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Serves openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
+function serveDescription(res: ServerResponse, head: boolean): void {
+  for (let dir = dirname(fileURLToPath(import.meta.url)), i = 0; i < 5; i++, dir = dirname(dir)) {
+    let body: Buffer;
+    try {
+      body = readFileSync(join(dir, 'openapi', 'petstore.yaml'));
+    } catch {
+      continue;
+    }
+    res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
+    return;
+  }
+  const e = apiError('internal', 'openapi/petstore.yaml is not in the package');
+  res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
 }
 
 /** Starts a sandbox server; resolves once it is listening. */
@@ -65,9 +81,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 /** A running sandbox: where it listens, what it stored and received, test hooks, and close(). */
 class Sandbox {
-  /** http://host:port */
+  /** http://host:port, and with "/v1": what PETSTORE_BASE_URL should be. */
   readonly url: string;
-  /** url + "/v1": what PETSTORE_BASE_URL should be. */
   readonly baseUrl: string;
   readonly host: string;
   readonly port: number;
@@ -139,9 +154,9 @@ class Sandbox {
   /** Sends an answer with the headers every API response carries, and records it. */
   #send(ex: Exchange, res: ServerResponse, answer: Answer): void {
     if (res.destroyed) return;
-    // Answers given before the limiter ran (a 401, a failure injected by a test) carry the key's window
-    // as it stands, uncounted (for no recognised key, a fresh window of the plan).
-    const rate = ex.rate ?? this.#limiter.peek(ex.key ?? ANONYMOUS_KEY, this.#clock());
+    // An answer given before the limiter ran (a 401, an injected failure) carries the key's window
+    // uncounted; with no recognised key, a fresh window of the plan (a key no request ever counts in).
+    const rate = ex.rate ?? this.#limiter.peek(ex.key ?? '\0anonymous', this.#clock());
     const headers: Record<string, string> = {
       'x-ratelimit-limit': String(rate.limit),
       'x-ratelimit-remaining': String(rate.remaining),
@@ -160,7 +175,7 @@ class Sandbox {
   /** The recorded requests, oldest first. */
   readonly requests = (): RecordedRequest[] => this.#recorder.requests();
   readonly clearRequests = (): void => this.#recorder.clear();
-  /** Counts of requests and answers; persistWrites and persistErrors: writes to the data file that reached the disk, and that failed. */
+  /** Counts of requests and answers, and of writes to the data file that reached the disk or failed. */
   readonly stats = (): Recorder['stats'] & { persistWrites: number; persistErrors: number } => {
     const { stats } = this.#recorder;
     return { ...stats, byStatus: { ...stats.byStatus }, persistWrites: this.log?.writes ?? 0, persistErrors: this.log?.errors ?? 0 };

@@ -11,7 +11,6 @@ const NAME_MAX_LENGTH = 200;
 const NEW_PET_FIELD_SET: ReadonlySet<string> = new Set(NEW_PET_FIELDS);
 const FIELD_LIST = `${NEW_PET_FIELDS.slice(0, -1).join(', ')} and ${NEW_PET_FIELDS.at(-1)}`;
 const STATUS_LIST = PET_STATUSES.join(', ');
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A short type name of a JSON value, for messages. */
 function jsonType(value: unknown): string {
@@ -27,15 +26,6 @@ function preview(value: unknown): string {
   const text = typeof value === 'bigint' ? value.toString() : stringifyJson(value);
   if (text === undefined) return String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
-
-/** The body text of a POST: invalid UTF-8 is refused; a leading BOM is dropped (as TextDecoder does). */
-export function bodyText(bytes: Uint8Array): string {
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    throw apiError('invalid_json', 'request body is not valid UTF-8');
-  }
 }
 
 /** Parses a request body as JSON (exact int64). Throws invalid_json. */

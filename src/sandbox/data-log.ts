@@ -1,28 +1,18 @@
 // Writes the --data file (its format: persist.ts; its promises: docs/sandbox.md, "Data file"). Each
-// create's line is written whole by one synchronous write(2) before its 201, so an acknowledged create
-// survives kill -9; the file is fdatasynced at most a second later (a crash of the machine loses at most
-// that second). It is rewritten whole (compacted) at start and once the lines since outnumber the pets,
-// through `<file>.tmp-<pid>` (fs/durable-write.ts), whose debris a later start removes once the process
-// is gone. A failed write is cut back, so the file keeps only whole lines.
+// create's line is written whole by a synchronous write before its 201, so an acknowledged create
+// survives kill -9; the file is fdatasynced at most a second later. At start it is rewritten whole through
+// `<file>.tmp-<pid>` (fs/durable-write.ts). A failed write is cut back, so the file keeps only whole lines.
 
 import { closeSync, fdatasyncSync, ftruncateSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { replaceDurably } from '../fs/durable-write.js';
 import { processAlive } from '../fs/local-process.js';
 
-/** What the file should hold now: its whole text (persist.ts) and how many pets that is. */
-export interface DataSource {
-  text(): string;
-  pets(): number;
-}
-
 export class DataLog {
   #fd: number;
   /** Where the next line goes: the end of the lines. */
   #size: number;
-  /** Lines written since the file was last rewritten whole. */
-  #appended = 0;
-  /** A failed write could not be cut back: the file must be rewritten before the next one. */
+  /** A failed write could not be cut back: the file must be rewritten whole before the next one. */
   #broken = false;
   #closed = false;
   #syncTimer: NodeJS.Timeout | undefined;
@@ -30,23 +20,22 @@ export class DataLog {
   writes = 0;
   errors = 0;
 
-  /** Removes a dead run's temp files, rewrites the file whole from `source` and opens it for writing. */
+  /** Removes a dead run's temp files, rewrites the file whole with `text()` (what is stored now) and opens it. */
   constructor(
     readonly file: string,
-    private readonly source: DataSource,
+    private readonly text: () => string,
     /** A failure in the background (a rewrite, a sync), for a one-line log. */
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     removeDebris(file);
-    this.#size = rewrite(file, source.text());
+    this.#size = rewrite(file, text());
     this.#fd = openSync(file, 'r+');
   }
 
   /** Writes one line (with its newline) at the end of the file; throws when it is not there. */
   append(line: string): void {
     if (this.#closed) throw new Error(`the data file ${this.file} is closed`);
-    if (this.#broken || this.#appended > Math.max(1000, this.source.pets())) this.#compact();
-    if (this.#broken) throw new Error(`the data file ${this.file} could not be repaired after a failed write`);
+    if (this.#broken) this.#repair();
     const at = this.#size;
     const bytes = Buffer.from(line, 'utf8');
     try {
@@ -55,7 +44,6 @@ export class DataLog {
     } catch (error) {
       this.errors++;
       try {
-        // Whatever part reached the file goes: the lines before it stay the file's end.
         ftruncateSync(this.#fd, at);
       } catch {
         this.#broken = true;
@@ -64,8 +52,13 @@ export class DataLog {
     }
     this.#size += bytes.length;
     this.writes++;
-    this.#appended++;
-    this.#syncSoon();
+    this.#syncTimer ??= setTimeout(() => {
+      try {
+        this.sync();
+      } catch (error) {
+        this.onError(error);
+      }
+    }, 1000).unref();
   }
 
   /** Syncs what was written to the disk now. */
@@ -75,7 +68,6 @@ export class DataLog {
     if (!this.#closed) fdatasyncSync(this.#fd);
   }
 
-  /** Syncs the file to disk and closes it. */
   close(): void {
     if (this.#closed) return;
     try {
@@ -86,37 +78,24 @@ export class DataLog {
     }
   }
 
-  /** An fdatasync at most a second from now (a failure is logged, the lines are kept). */
-  #syncSoon(): void {
-    if (this.#syncTimer) return;
-    this.#syncTimer = setTimeout(() => {
-      try {
-        this.sync();
-      } catch (error) {
-        this.onError(error);
-      }
-    }, 1000);
-    this.#syncTimer.unref();
-  }
-
-  /** Rewrites the file whole: what is stored now (the line being added goes after it). */
-  #compact(): void {
+  /** Rewrites the file whole from what is stored (the line being added goes after it). */
+  #repair(): void {
     try {
-      const size = rewrite(this.file, this.source.text());
+      const size = rewrite(this.file, this.text());
       const fd = openSync(this.file, 'r+');
       closeSync(this.#fd);
       this.#fd = fd;
       this.#size = size;
-      this.#appended = 0;
       this.#broken = false;
     } catch (error) {
       this.errors++;
       this.onError(error);
+      throw new Error(`the data file ${this.file} could not be repaired after a failed write`, { cause: error });
     }
   }
 }
 
-/** Writes `text` as the whole of `file` (fs/durable-write.ts); an existing file keeps its mode. Returns the size written. */
+/** Writes `text` as the whole of `file`, keeping an existing file's mode. Returns the size written. */
 function rewrite(file: string, text: string): number {
   const mode = statSync(file, { throwIfNoEntry: false })?.mode;
   const bytes = Buffer.from(text, 'utf8');
@@ -124,7 +103,7 @@ function rewrite(file: string, text: string): number {
   return bytes.length;
 }
 
-/** Removes the temp files of earlier runs on this file whose process no longer runs (killed while rewriting it). */
+/** Removes the temp files of earlier runs on this file whose process is gone (killed while rewriting it). */
 function removeDebris(file: string): void {
   const prefix = `${basename(file)}.tmp-`;
   for (const name of readdirSync(dirname(file))) {

@@ -69,7 +69,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const store = new PetStore(data && data.nextId > settings.firstId ? data.nextId : settings.firstId, data?.pets ?? []);
   let log: DataLog | undefined;
   try {
-    if (dataFile !== undefined) log = new DataLog(dataFile, { text: () => store.snapshot(), pets: () => store.size }, onError);
+    if (dataFile !== undefined) log = new DataLog(dataFile, () => store.snapshot(), onError);
   } catch (error) {
     throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
   }

@@ -21,10 +21,6 @@ export class PetStore {
     this.#next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
   }
 
-  get size(): number {
-    return this.#pets.size;
-  }
-
   /**
    * The next id, used up whether or not its pet is then stored (a create whose write to the data file
    * failed): an id is never handed out twice. Throws ids_exhausted past int64.

@@ -1,7 +1,6 @@
 // The sandbox's options: startSandbox's, completed with their defaults, and the flags of
 // `petstore sandbox` checked into them.
 
-import { randomBytes } from 'node:crypto';
 import { PLANS } from '../flag-values.js';
 import { INT64_MAX } from '../json/int64.js';
 import { SandboxOptionError } from './errors.js';
@@ -43,32 +42,21 @@ export interface SandboxOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The options completed with their defaults (unchecked: the command checks its flags below, the other callers are tests). */
-export function resolveSettings(options: SandboxOptions) {
-  const keys = [...new Set(options.keys)];
+/** The rate limits of the options, completed with their defaults. */
+export function resolveLimits(options: SandboxOptions) {
   const plan = options.plan ?? 'free';
   const windowMs = options.windowMs ?? 60_000;
-  const record = options.recordRequests;
   return {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    keys: keys.length > 0 ? keys : [`sk_sandbox_${randomBytes(18).toString('base64url')}`],
-    generatedKey: keys.length === 0,
-    limits: {
-      plan,
-      perMinute: options.perMinute ?? PLAN_LIMITS[plan].perMinute,
-      perDay: options.perDay ?? PLAN_LIMITS[plan].perDay,
-      windowMs,
-      dayWindowMs: options.dayWindowMs ?? 86_400_000,
-      ban: options.ban ?? true,
-      banSeconds: options.banSeconds ?? Math.max(1, Math.ceil((5 * windowMs) / 1000)),
-    },
-    banGraceMs: options.banGraceMs ?? 100,
-    recordLimit: record === false ? 0 : record === true || record === undefined ? 10_000 : record,
-    firstId: BigInt(options.firstId ?? 1),
+    plan,
+    perMinute: options.perMinute ?? PLAN_LIMITS[plan].perMinute,
+    perDay: options.perDay ?? PLAN_LIMITS[plan].perDay,
+    windowMs,
+    dayWindowMs: options.dayWindowMs ?? 86_400_000,
+    ban: options.ban ?? true,
+    banSeconds: options.banSeconds ?? Math.max(1, Math.ceil((5 * windowMs) / 1000)),
   };
 }
-export type Settings = ReturnType<typeof resolveSettings>;
+export type Limits = ReturnType<typeof resolveLimits>;
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

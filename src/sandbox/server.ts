@@ -1,7 +1,7 @@
 // The sandbox: a local, in-process implementation of the pet store interface (GET/POST /v1/pets,
-// GET /v1/pets/{petId}), for trying the CLI and for tests. This module listens, sends the answers and
-// shuts down; api.ts makes them.
+// GET /v1/pets/{petId}) with its auth, errors, rate limits and ban, for trying the CLI and for tests.
 
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
@@ -9,15 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { stringifyJson } from '../json/int64.js';
 import type { Pet } from '../pets/pet.js';
-import { type Answer, type InjectedFailure, PetsApi } from './api.js';
+import { type Answer, bearerKey, DEPRECATED, errorAnswer, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
+import { checkContentType, ClientGone, readBody } from './body.js';
 import { DataLog } from './data-log.js';
-import { apiError, SandboxStartError } from './errors.js';
-import { resolveSettings, type SandboxOptions, type Settings } from './options.js';
+import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
+import { type Limits, resolveLimits, type SandboxOptions } from './options.js';
 import { loadData } from './persist.js';
 import { QuotaKeeper } from './rate-limit.js';
 import { Exchange, type RecordedRequest, Recorder } from './recorder.js';
 import { PetStore } from './store.js';
+import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
 
 export type { RecordedRequest } from './recorder.js';
 export type { SandboxOptions } from './options.js';
@@ -63,10 +66,10 @@ function serveDescription(res: ServerResponse, head: boolean): void {
 
 /** Starts a sandbox server; resolves once it is listening. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const settings = resolveSettings(options);
-  const { dataFile, onError = () => {} } = options;
+  const { dataFile, host = '127.0.0.1', onError = () => {} } = options;
+  const firstId = BigInt(options.firstId ?? 1);
   const data = dataFile === undefined ? undefined : await loadData(dataFile);
-  const store = new PetStore(data && data.nextId > settings.firstId ? data.nextId : settings.firstId, data?.pets ?? []);
+  const store = new PetStore(data && data.nextId > firstId ? data.nextId : firstId, data?.pets ?? []);
   let log: DataLog | undefined;
   try {
     if (dataFile !== undefined) log = new DataLog(dataFile, () => store.snapshot(), onError);
@@ -75,31 +78,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const server = createServer();
   server.keepAliveTimeout = 10_000;
-  await listen(server, settings.host, settings.port);
-  return new Sandbox(settings, options, server, store, log, data?.pets.length ?? 0);
+  await listen(server, host, options.port ?? 0);
+  return new Sandbox(host, options, server, store, log, data?.pets.length ?? 0);
 }
 
-/** A running sandbox: where it listens, what it stored and received, test hooks, and close(). */
+/** A running sandbox: where it listens, how it answers, what it stored and received, test hooks, and close(). */
 class Sandbox {
   /** http://host:port, and with "/v1": what PETSTORE_BASE_URL should be. */
   readonly url: string;
   readonly baseUrl: string;
-  readonly host: string;
   readonly port: number;
   readonly keys: string[];
-  /** True when the key was generated because none was given. */
+  /** True when the key was generated ("sk_sandbox_" and 24 random characters) because none was given. */
   readonly generatedKey: boolean;
-  readonly limits: Settings['limits'];
+  readonly limits: Limits;
   readonly dataFile: string | undefined;
+  readonly #keySet: ReadonlySet<string>;
   readonly #limiter: QuotaKeeper;
   readonly #recorder: Recorder;
-  readonly #api: PetsApi;
   readonly #clock: () => number;
+  readonly #onError: (error: unknown) => void;
+  readonly #failures: Required<InjectedFailure>[] = [];
   #latencyMs: number;
   #closing: Promise<void> | undefined;
 
   constructor(
-    settings: Settings,
+    readonly host: string,
     options: SandboxOptions,
     private readonly server: Server,
     private readonly store: PetStore,
@@ -107,16 +111,18 @@ class Sandbox {
     /** Pets loaded from dataFile at start. */
     readonly loadedPets: number,
   ) {
-    const { limits } = settings;
-    this.host = settings.host;
+    const keys = [...new Set(options.keys)];
+    this.generatedKey = keys.length === 0;
+    this.keys = this.generatedKey ? [`sk_sandbox_${randomBytes(18).toString('base64url')}`] : keys;
+    this.#keySet = new Set(this.keys);
     this.port = (server.address() as AddressInfo).port;
-    this.url = `http://${urlHost(this.host)}:${this.port}`;
+    this.url = `http://${urlHost(host)}:${this.port}`;
     this.baseUrl = `${this.url}/v1`;
-    this.keys = settings.keys;
-    this.generatedKey = settings.generatedKey;
+    const limits = resolveLimits(options);
     this.limits = limits;
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
+    this.#onError = options.onError ?? (() => {});
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.#limiter = new QuotaKeeper({
       perWindow: limits.perMinute,
@@ -125,10 +131,10 @@ class Sandbox {
       dayWindowMs: limits.dayWindowMs,
       ban: limits.ban,
       banMs: limits.banSeconds * 1000,
-      banGraceMs: settings.banGraceMs,
+      banGraceMs: options.banGraceMs ?? 100,
     });
-    this.#recorder = new Recorder(settings.recordLimit, options.onRequest);
-    this.#api = new PetsApi(settings, store, log, this.#limiter, this.#recorder.stats, options.onError ?? (() => {}));
+    const record = options.recordRequests;
+    this.#recorder = new Recorder(record === false ? 0 : record === true || record === undefined ? 10_000 : record, options.onRequest);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res));
   }
 
@@ -142,13 +148,74 @@ class Sandbox {
         await sleep(this.#latencyMs);
         ex.now = this.#clock();
       }
-      this.#send(ex, res, await this.#api.answer(ex));
+      const route = resolveRoute(ex.method, ex.path);
+      const answer = await this.#operate(ex, route).catch((error: unknown) => {
+        if (error instanceof ClientGone) throw error;
+        return errorAnswer(error);
+      });
+      if (route.kind === 'getPet') answer.headers = { ...DEPRECATED, ...answer.headers };
+      this.#send(ex, res, answer);
     } catch {
-      // The client left (body.ts ClientGone), or the answer could not be written.
+      // The client left (ClientGone), or the answer could not be written.
       res.destroy();
     } finally {
       stats.inFlight--;
     }
+  }
+
+  async #operate(ex: Exchange, route: Route): Promise<Answer> {
+    const failure = this.#failures[0];
+    if (failure !== undefined) {
+      if (--failure.count <= 0) this.#failures.shift();
+      const headers: Record<string, string> = failure.retryAfter > 0 ? { 'retry-after': String(failure.retryAfter) } : {};
+      throw new ApiError(failure.status, failure.code, `injected failure (test hook): HTTP ${failure.status}`, headers);
+    }
+    ex.key = bearerKey(ex.req.headers.authorization, this.#keySet);
+    if (ex.key === undefined) {
+      if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') throw routeError(route, ex.method, ex.path);
+      throw unauthorized(ex.req.headers.authorization);
+    }
+    // Every allowed request counts, whatever its outcome.
+    const decision = this.#limiter.check(ex.key, ex.now);
+    ex.rate = decision.headers;
+    if (decision.kind !== 'allow') throw refusal(decision, this.limits, this.#recorder.stats);
+    switch (route.kind) {
+      case 'listPets': {
+        const query = parseListQuery(ex.search);
+        return { status: 200, body: stringifyJson(this.store.list(query.limit, query.status)), headers: {} };
+      }
+      case 'getPet': {
+        const id = parsePetId(route.segment);
+        expectNoQuery(ex.search);
+        const pet = this.store.get(id);
+        if (pet === undefined) throw apiError('not_found', `pet ${id} not found`);
+        return { status: 200, body: stringifyJson(pet), headers: {} };
+      }
+      case 'createPet':
+        return this.#createPet(ex);
+      case 'notImplemented':
+        throw apiError('not_implemented', `${route.what} is only named by the interface document; the sandbox does not implement it`);
+      default:
+        throw routeError(route, ex.method, ex.path);
+    }
+  }
+
+  /** A create: stored (with a data file, once its line is written) before its 201. */
+  async #createPet(ex: Exchange): Promise<Answer> {
+    expectNoQuery(ex.search);
+    checkContentType(ex.req.headers['content-type']);
+    ex.body = await readBody(ex.req);
+    const pet: Pet = { id: this.store.takeId(), ...validateNewPet(parseBody(ex.body)) };
+    const json = stringifyJson(pet);
+    try {
+      this.log?.append(`${json}\n`);
+    } catch (error) {
+      this.#onError(error);
+      throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
+    }
+    this.store.add(pet);
+    this.#recorder.stats.created++;
+    return { status: 201, body: json, headers: { location: `/v1/pets/${pet.id}` } };
   }
 
   /** Sends an answer with the headers every API response carries, and records it. */
@@ -182,16 +249,37 @@ class Sandbox {
   };
   /** Forgets rate-limit counts, pending retries and bans. */
   readonly resetRateLimits = (): void => this.#limiter.reset();
-  /** Stores pets directly (no HTTP, no limits); returns them with their ids. */
-  readonly seed = (pets: Parameters<PetsApi['seed']>[0]): Pet[] => this.#api.seed(pets);
   /** Test hook: delay before each answer from now on, in ms. */
   readonly setLatency = (ms: number): void => {
     this.#latencyMs = Math.max(0, ms);
   };
   /** Test hook: the next requests fail with an Error body (before auth and limits, not counted). */
-  readonly failNext = (failure: InjectedFailure = {}): void => this.#api.failNext(failure);
+  readonly failNext = ({ count = 1, status = 503, code = 'injected_failure', retryAfter = 0 }: InjectedFailure = {}): void => {
+    this.#failures.push({ count, status, code, retryAfter });
+  };
   /** Syncs the data file to disk (every create is written before its 201). */
   readonly flush = async (): Promise<void> => this.log?.sync();
+
+  /** Stores pets directly (no HTTP, no limits) and returns them with their ids; a failed write of the data file is logged. */
+  readonly seed = (pets: ReadonlyArray<{ name: string; categoryId: bigint | number; status?: string }>): Pet[] => {
+    const inputs = pets.map((p, i) => {
+      try {
+        return validateNewPet(p);
+      } catch (error) {
+        throw new SandboxOptionError(`seed: pet ${i} is not a valid NewPet: ${(error as Error).message}`);
+      }
+    });
+    return inputs.map((input) => {
+      const pet: Pet = { id: this.store.takeId(), ...input };
+      this.store.add(pet);
+      try {
+        this.log?.append(`${stringifyJson(pet)}\n`);
+      } catch (error) {
+        this.#onError(error);
+      }
+      return { ...pet };
+    });
+  };
 
   /** Stops accepting connections, finishes requests in flight, closes dataFile. Idempotent. */
   readonly close = (): Promise<void> => {

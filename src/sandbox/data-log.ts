@@ -12,30 +12,27 @@ export class DataLog {
   #fd: number;
   /** Where the next line goes: the end of the lines. */
   #size: number;
-  /** A failed write could not be cut back: the file must be rewritten whole before the next one. */
-  #broken = false;
   #closed = false;
   #syncTimer: NodeJS.Timeout | undefined;
-  /** Writes that reached the file, and writes (or rewrites) that failed. */
+  /** Writes that reached the file, and writes that failed. */
   writes = 0;
   errors = 0;
 
-  /** Removes a dead run's temp files, rewrites the file whole with `text()` (what is stored now) and opens it. */
+  /** Removes a dead run's temp files, rewrites the file whole with `text` (what is stored now) and opens it. */
   constructor(
     readonly file: string,
-    private readonly text: () => string,
-    /** A failure in the background (a rewrite, a sync), for a one-line log. */
+    text: string,
+    /** A failed sync in the background, for a one-line log. */
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     removeDebris(file);
-    this.#size = rewrite(file, text());
+    this.#size = rewrite(file, text);
     this.#fd = openSync(file, 'r+');
   }
 
   /** Writes one line (with its newline) at the end of the file; throws when it is not there. */
   append(line: string): void {
     if (this.#closed) throw new Error(`the data file ${this.file} is closed`);
-    if (this.#broken) this.#repair();
     const at = this.#size;
     const bytes = Buffer.from(line, 'utf8');
     try {
@@ -46,7 +43,7 @@ export class DataLog {
       try {
         ftruncateSync(this.#fd, at);
       } catch {
-        this.#broken = true;
+        // The next line overwrites what is left; a last piece without its newline is dropped on load.
       }
       throw error;
     }
@@ -75,22 +72,6 @@ export class DataLog {
     } finally {
       this.#closed = true;
       closeSync(this.#fd);
-    }
-  }
-
-  /** Rewrites the file whole from what is stored (the line being added goes after it). */
-  #repair(): void {
-    try {
-      const size = rewrite(this.file, this.text());
-      const fd = openSync(this.file, 'r+');
-      closeSync(this.#fd);
-      this.#fd = fd;
-      this.#size = size;
-      this.#broken = false;
-    } catch (error) {
-      this.errors++;
-      this.onError(error);
-      throw new Error(`the data file ${this.file} could not be repaired after a failed write`, { cause: error });
     }
   }
 }

@@ -1,10 +1,6 @@
-// The --data file, read at start (data-log.ts writes it). Format 2, an append-only log (UTF-8, one JSON
-// value per line, int64 values as exact integer literals): a header, then one pet per line.
-//   {"petstore-sandbox-data":2,"nextId":12}
-//   {"id":1,"name":"Rex","categoryId":3,"status":"available"}
-// The lines end at the first NUL (zero-filled blocks a machine crash can leave); a last line without its
-// newline was never acknowledged (the sandbox died writing it) and is dropped. The next id is never lower
-// than the header's nor than the highest id + 1. Format 1 (read only): {"version":1,"nextId":12,"pets":[...]}.
+// The --data file, read at start (data-log.ts writes it; docs/sandbox.md, "Data file", has the format):
+// a header line {"petstore-sandbox-data":2,"nextId":12}, then one pet per line, int64 values exact.
+// Format 1 is read too: {"version":1,"nextId":12,"pets":[...]}.
 
 import { readFile } from 'node:fs/promises';
 import { INT64_MAX, parseJson, toInt64 } from '../json/int64.js';

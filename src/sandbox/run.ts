@@ -1,5 +1,4 @@
-// `petstore sandbox`: start the server, print how to use it, run until the
-// signal aborts (SIGINT/SIGTERM), then shut down gracefully.
+// `petstore sandbox`: start the server, print how to use it, run until SIGINT/SIGTERM, then shut down gracefully.
 
 import { once } from 'node:events';
 import { formatDuration, type SandboxCommandOptions } from './options.js';
@@ -36,8 +35,7 @@ function formatBanner(sb: SandboxHandle): string {
   else lines.push('  data:  in memory (pass --data FILE to keep pets across restarts)');
   lines.push(`  api:   ${sb.url}${OPENAPI_PATH} (the OpenAPI description)`);
   if (!LOOPBACK.has(sb.host)) lines.push(`  warning: listening on ${sb.host}: other machines may reach this sandbox`);
-  // An environment of its own: a key stored for production (or a PETSTORE_BASE_URL exported over every
-  // environment) would send the sandbox's key to production, or production's key to the sandbox.
+  // An environment of its own, so that no key goes to the wrong server.
   lines.push(`Point the CLI at it (an environment named "${SANDBOX_ENV}"; production is left alone):`);
   lines.push(`  petstore env set ${SANDBOX_ENV} ${sb.baseUrl}`);
   lines.push(`  echo ${shellWord(sb.keys[0] ?? '')} | petstore auth login --env ${SANDBOX_ENV}`);

@@ -72,7 +72,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const store = new PetStore(data && data.nextId > firstId ? data.nextId : firstId, data?.pets ?? []);
   let log: DataLog | undefined;
   try {
-    if (dataFile !== undefined) log = new DataLog(dataFile, () => store.snapshot(), onError);
+    if (dataFile !== undefined) log = new DataLog(dataFile, store.snapshot(), onError);
   } catch (error) {
     throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
   }

@@ -1,5 +1,4 @@
-// The in-memory pet store. Ids are handed out synchronously, so concurrent
-// requests on the single event loop always get unique, consecutive ids.
+// The in-memory pet store. Ids are handed out synchronously: concurrent requests get unique, consecutive ids.
 
 import { INT64_MAX, stringifyJson } from '../json/int64.js';
 import type { Pet, PetStatus } from '../pets/pet.js';
@@ -7,10 +6,7 @@ import { apiError } from './errors.js';
 import { HEADER_KEY } from './persist.js';
 
 export class PetStore {
-  /**
-   * Ascending id: loaded pets are sorted, and every new id is above them. Each pet's fields are in the
-   * document's order (id, name, categoryId, status), so stringifyJson writes the Pet as the interface shows it.
-   */
+  /** Ascending id (loaded pets are sorted, new ids are above them); fields in the document's order. */
   readonly #pets = new Map<bigint, Pet>();
   #next: bigint;
 
@@ -21,10 +17,7 @@ export class PetStore {
     this.#next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
   }
 
-  /**
-   * The next id, used up whether or not its pet is then stored (a create whose write to the data file
-   * failed): an id is never handed out twice. Throws ids_exhausted past int64.
-   */
+  /** The next id, used up even when its pet is not stored (a failed write): an id is never handed out twice. */
   takeId(): bigint {
     if (this.#next > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
     return this.#next++;

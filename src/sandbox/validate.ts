@@ -1,18 +1,17 @@
-// Validation of requests: NewPet bodies, query parameters and the petId path
-// segment. Every failure is a 400 ApiError whose message names the field.
+// Validation of requests: NewPet bodies, query parameters and the petId path segment. Every failure is
+// a 400 ApiError whose message names the field.
 
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
 import { isPetStatus, PET_STATUSES, type NewPet, type PetStatus } from '../pets/pet.js';
 import { apiError } from './errors.js';
 
-/** Longest accepted pet name, in Unicode code points (the document sets none: the sandbox's own lenient choice). */
+/** Longest accepted pet name, in code points (the document sets none). */
 const NAME_MAX_LENGTH = 200;
 const NEW_PET_FIELD_SET: ReadonlySet<string> = new Set(NEW_PET_FIELDS);
 const FIELD_LIST = `${NEW_PET_FIELDS.slice(0, -1).join(', ')} and ${NEW_PET_FIELDS.at(-1)}`;
 const STATUS_LIST = PET_STATUSES.join(', ');
 
-/** A short type name of a JSON value, for messages. */
 function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -22,13 +21,13 @@ function jsonType(value: unknown): string {
 }
 
 function preview(value: unknown): string {
-  // stringifyJson: a bigint nested in an array or object would make JSON.stringify throw (a 500).
+  // stringifyJson: a nested bigint would make JSON.stringify throw.
   const text = typeof value === 'bigint' ? value.toString() : stringifyJson(value);
   if (text === undefined) return String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-/** Parses a request body as JSON (exact int64). Throws invalid_json. */
+/** A request body as JSON (exact int64). */
 export function parseBody(text: string): unknown {
   if (text.trim().length === 0) {
     throw apiError('invalid_json', 'request body is empty: expected a JSON object (NewPet) with name and categoryId');
@@ -85,11 +84,6 @@ function checkStatus(status: unknown): PetStatus {
   throw apiError('invalid_field', `status must be one of ${STATUS_LIST}, got ${got}`);
 }
 
-export interface ListQuery {
-  limit: number;
-  status?: PetStatus;
-}
-
 /** Reads the query string of an operation, allowing only the given parameters, each at most once. */
 function queryParams(search: string, allowed: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -104,24 +98,17 @@ function queryParams(search: string, allowed: readonly string[]): Map<string, st
   return out;
 }
 
-/** The query of GET /pets: limit 1..100 (default 20) and an optional status. */
-export function parseListQuery(search: string): ListQuery {
+/** The query of GET /pets: limit (default 20) and an optional status. */
+export function parseListQuery(search: string): { limit: number; status?: PetStatus } {
   const params = queryParams(search, ['limit', 'status']);
-  const query: ListQuery = { limit: LIST_LIMIT.default };
   const limit = params.get('limit');
-  if (limit !== undefined) {
-    const n = /^\d{1,6}$/.test(limit) ? Number(limit) : Number.NaN;
-    if (!(n >= LIST_LIMIT.min && n <= LIST_LIMIT.max)) {
-      throw apiError('invalid_parameter', `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}, got ${preview(limit)}`);
-    }
-    query.limit = n;
+  const n = limit === undefined ? LIST_LIMIT.default : /^\d{1,6}$/.test(limit) ? Number(limit) : Number.NaN;
+  if (!(n >= LIST_LIMIT.min && n <= LIST_LIMIT.max)) {
+    throw apiError('invalid_parameter', `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}, got ${preview(limit)}`);
   }
   const status = params.get('status');
-  if (status !== undefined) {
-    if (!isPetStatus(status)) throw apiError('invalid_parameter', `status must be one of ${STATUS_LIST}, got ${preview(status)}`);
-    query.status = status;
-  }
-  return query;
+  if (status !== undefined && !isPetStatus(status)) throw apiError('invalid_parameter', `status must be one of ${STATUS_LIST}, got ${preview(status)}`);
+  return { limit: n, status };
 }
 
 /** Rejects any query parameter (operations without parameters). */

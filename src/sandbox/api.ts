@@ -2,7 +2,7 @@
 // the document's Error bodies for the refusals (server.ts answers the operations).
 
 import { GET_PET_SUNSET } from '../contract/petstore.js';
-import { ApiError, apiError } from './errors.js';
+import { type ApiError, apiError } from './errors.js';
 import { formatDuration, type Limits } from './options.js';
 import type { Decision } from './rate-limit.js';
 import type { Recorder } from './recorder.js';
@@ -86,10 +86,4 @@ export function refusal(decision: Exclude<Decision, { kind: 'allow' }>, limits: 
     ? `API key banned for ${limits.banSeconds}s: it sent a request before the reset time its 429 announced; retry after ${decision.retryAfter}s`
     : `API key is banned for retrying too early after a 429; retry after ${decision.retryAfter}s (requests during the ban do not extend it)`;
   return apiError('key_banned', message, headers);
-}
-
-/** The Error body of a refusal, or of an unexpected error (a 500). */
-export function errorAnswer(error: unknown): Answer {
-  const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
-  return { status: e.status, body: e.body(), headers: e.headers, errorCode: e.code };
 }

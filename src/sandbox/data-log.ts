@@ -1,4 +1,4 @@
-// Writes the --data file (its format: persist.ts; its promises: docs/sandbox.md, "Data file"). Each
+// Writes the --data file (its format: store.ts; its promises: docs/sandbox.md, "Data file"). Each
 // create's line is written whole by a synchronous write before its 201, so an acknowledged create
 // survives kill -9; the file is fdatasynced at most a second later. At start it is rewritten whole through
 // `<file>.tmp-<pid>` (fs/durable-write.ts). A failed write is cut back, so the file keeps only whole lines.

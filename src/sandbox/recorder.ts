@@ -60,19 +60,17 @@ export class Recorder {
   readonly stats = {
     requests: 0,
     byStatus: {} as Record<number, number>,
-    /** Pets created over HTTP, 429 answers, 403 key_banned answers and bans started. */
+    /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */
     created: 0,
     count429: 0,
     count403bans: 0,
     bansIssued: 0,
-    /** Requests being handled right now. */
     inFlight: 0,
   };
   #records: RecordedRequest[] = [];
   #seq = 0;
 
   constructor(
-    /** How many requests requests() keeps. */
     private readonly limit: number,
     private readonly onRequest?: (request: RecordedRequest) => void,
   ) {}
@@ -93,7 +91,6 @@ export class Recorder {
     this.onRequest?.(entry);
   }
 
-  /** The recorded requests, oldest first. */
   requests(): RecordedRequest[] {
     return [...this.#records];
   }

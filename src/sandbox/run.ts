@@ -7,11 +7,6 @@ import { OPENAPI_PATH, type RecordedRequest, type SandboxHandle, startSandbox } 
 export { parseSandboxOptions, parseDuration, type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';
 
-export interface SandboxIO {
-  stderr: NodeJS.WritableStream;
-  stdout: NodeJS.WritableStream;
-}
-
 const SANDBOX_ENV = 'sandbox';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -53,7 +48,11 @@ function logLine(r: RecordedRequest): string {
  * Runs the sandbox until `signal` aborts, then shuts down gracefully. Prints the banner on stderr and the
  * base URL alone on stdout (for scripts). Rejects with SandboxStartError when it cannot start.
  */
-export async function runSandbox(opts: SandboxCommandOptions, io: SandboxIO, signal: AbortSignal): Promise<void> {
+export async function runSandbox(
+  opts: SandboxCommandOptions,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  signal: AbortSignal,
+): Promise<void> {
   const sandbox = await startSandbox({
     ...opts,
     recordRequests: false,

@@ -11,16 +11,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { stringifyJson } from '../json/int64.js';
 import type { Pet } from '../pets/pet.js';
-import { type Answer, bearerKey, DEPRECATED, errorAnswer, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
-import { checkContentType, ClientGone, readBody } from './body.js';
+import { type Answer, bearerKey, DEPRECATED, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
 import { DataLog } from './data-log.js';
 import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
 import { type Limits, resolveLimits, type SandboxOptions } from './options.js';
-import { loadData } from './persist.js';
 import { QuotaKeeper } from './rate-limit.js';
 import { Exchange, type RecordedRequest, Recorder } from './recorder.js';
-import { PetStore } from './store.js';
-import { expectNoQuery, parseBody, parseListQuery, parsePetId, validateNewPet } from './validate.js';
+import { loadData, PetStore } from './store.js';
+import { checkContentType, ClientGone, expectNoQuery, parseBody, parseListQuery, parsePetId, readBody, validateNewPet } from './validate.js';
 
 export type { RecordedRequest } from './recorder.js';
 export type { SandboxOptions } from './options.js';
@@ -149,9 +147,10 @@ class Sandbox {
         ex.now = this.#clock();
       }
       const route = resolveRoute(ex.method, ex.path);
-      const answer = await this.#operate(ex, route).catch((error: unknown) => {
+      const answer = await this.#operate(ex, route).catch((error: unknown): Answer => {
         if (error instanceof ClientGone) throw error;
-        return errorAnswer(error);
+        const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
+        return { status: e.status, body: e.body(), headers: e.headers, errorCode: e.code };
       });
       if (route.kind === 'getPet') answer.headers = { ...DEPRECATED, ...answer.headers };
       this.#send(ex, res, answer);
@@ -238,7 +237,7 @@ class Sandbox {
   }
 
   /** Copies of the stored pets, ascending id, exact bigint ids. */
-  readonly pets = (): Pet[] => this.store.all();
+  readonly pets = (): Pet[] => this.store.list(Number.POSITIVE_INFINITY).map((pet) => ({ ...pet }));
   /** The recorded requests, oldest first. */
   readonly requests = (): RecordedRequest[] => this.#recorder.requests();
   readonly clearRequests = (): void => this.#recorder.clear();

@@ -67,9 +67,9 @@ export function unauthorized(authorization: string | undefined): ApiError {
 }
 
 /** The key of an `Authorization: Bearer <key>` header (any case of the scheme) when it is one of `keys`. */
-export function bearerKey(authorization: string | undefined, keys: ReadonlySet<string>): string | undefined {
+export function bearerKey(authorization: string | undefined, keys: readonly string[]): string | undefined {
   const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-  return token !== undefined && keys.has(token) ? token : undefined;
+  return token !== undefined && keys.includes(token) ? token : undefined;
 }
 
 /** The 429 or 403 of a request the limiter refused, counted in `stats`. */

@@ -1,5 +1,4 @@
-// The sandbox's options: startSandbox's, completed with their defaults, and the flags of
-// `petstore sandbox` checked into them.
+// The sandbox's options: startSandbox's, with their defaults, and the flags of `petstore sandbox` checked into them.
 
 import { PLANS } from '../flag-values.js';
 import { INT64_MAX } from '../json/int64.js';
@@ -42,7 +41,6 @@ export interface SandboxOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The rate limits of the options, completed with their defaults. */
 export function resolveLimits(options: SandboxOptions) {
   const plan = options.plan ?? 'free';
   const windowMs = options.windowMs ?? 60_000;
@@ -124,10 +122,7 @@ function parseFirstId(raw: unknown): string | undefined {
   return BigInt(t).toString();
 }
 
-/**
- * The flags of `petstore sandbox` as commander gives them (camelCase, strings, --key collected, --no-ban
- * as ban: false) checked into startSandbox's options, and --log. Throws a one-line SandboxOptionError.
- */
+/** The flags as commander gives them checked into startSandbox's options, and --log; throws a one-line SandboxOptionError. */
 export function parseSandboxOptions(raw: Record<string, unknown>) {
   const host = text(raw.host) ?? '127.0.0.1';
   if (host.trim() === '' || /\s/.test(host)) throw invalid('--host', host, 'must be a host name or IP address');

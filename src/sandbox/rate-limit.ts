@@ -95,13 +95,11 @@ export class QuotaKeeper {
     return { kind: 'allow', headers: this.headers(s.short, s.long) };
   }
 
-  /** The key's headers at `now` without counting anything. */
   peek(key: string, now: number): RateHeaders {
     const s = this.state(key);
     return this.headers(current(s.short, this.config.windowMs, now), current(s.long, this.config.dayWindowMs, now));
   }
 
-  /** Forgets all counts, pending retries and bans. */
   reset(): void {
     this.keys.clear();
   }

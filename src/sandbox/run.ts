@@ -44,10 +44,7 @@ function logLine(r: RecordedRequest): string {
   return `${new Date(r.time).toISOString()} ${r.method} ${r.url} -> ${r.status}${code} (${r.durationMs.toFixed(1)}ms)\n`;
 }
 
-/**
- * Runs the sandbox until `signal` aborts, then shuts down gracefully. Prints the banner on stderr and the
- * base URL alone on stdout (for scripts). Rejects with SandboxStartError when it cannot start.
- */
+/** Runs the sandbox until `signal` aborts: the banner on stderr, the base URL alone on stdout (for scripts). */
 export async function runSandbox(
   opts: SandboxCommandOptions,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },

@@ -2,13 +2,11 @@
 // GET /v1/pets/{petId}) with its auth, errors, rate limits and ban, for trying the CLI and for tests.
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { stringifyJson } from '../json/int64.js';
 import type { Pet } from '../pets/pet.js';
 import { type Answer, bearerKey, DEPRECATED, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
@@ -46,20 +44,17 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Serves openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
+/** openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
+const DESCRIPTION = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((url) => existsSync(url));
+
 function serveDescription(res: ServerResponse, head: boolean): void {
-  for (let dir = dirname(fileURLToPath(import.meta.url)), i = 0; i < 5; i++, dir = dirname(dir)) {
-    let body: Buffer;
-    try {
-      body = readFileSync(join(dir, 'openapi', 'petstore.yaml'));
-    } catch {
-      continue;
-    }
-    res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
+  if (DESCRIPTION === undefined) {
+    const e = apiError('internal', 'openapi/petstore.yaml is not in the package');
+    res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
     return;
   }
-  const e = apiError('internal', 'openapi/petstore.yaml is not in the package');
-  res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
+  const body = readFileSync(DESCRIPTION);
+  res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
 }
 
 /** Starts a sandbox server; resolves once it is listening. */
@@ -91,7 +86,6 @@ class Sandbox {
   readonly generatedKey: boolean;
   readonly limits: Limits;
   readonly dataFile: string | undefined;
-  readonly #keySet: ReadonlySet<string>;
   readonly #limiter: QuotaKeeper;
   readonly #recorder: Recorder;
   readonly #clock: () => number;
@@ -112,7 +106,6 @@ class Sandbox {
     const keys = [...new Set(options.keys)];
     this.generatedKey = keys.length === 0;
     this.keys = this.generatedKey ? [`sk_sandbox_${randomBytes(18).toString('base64url')}`] : keys;
-    this.#keySet = new Set(this.keys);
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://${urlHost(host)}:${this.port}`;
     this.baseUrl = `${this.url}/v1`;
@@ -169,7 +162,7 @@ class Sandbox {
       const headers: Record<string, string> = failure.retryAfter > 0 ? { 'retry-after': String(failure.retryAfter) } : {};
       throw new ApiError(failure.status, failure.code, `injected failure (test hook): HTTP ${failure.status}`, headers);
     }
-    ex.key = bearerKey(ex.req.headers.authorization, this.#keySet);
+    ex.key = bearerKey(ex.req.headers.authorization, this.keys);
     if (ex.key === undefined) {
       if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') throw routeError(route, ex.method, ex.path);
       throw unauthorized(ex.req.headers.authorization);

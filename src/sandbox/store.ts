@@ -138,7 +138,6 @@ export class PetStore {
     return out;
   }
 
-  /** The data file's whole text. */
   snapshot(): string {
     const lines = [`{"${HEADER_KEY}":2,"nextId":${this.#next}}`];
     for (const pet of this.#pets.values()) lines.push(stringifyJson(pet));

@@ -78,7 +78,6 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   }
 }
 
-/** A request body as JSON (exact int64). */
 export function parseBody(text: string): unknown {
   if (text.trim().length === 0) {
     throw apiError('invalid_json', 'request body is empty: expected a JSON object (NewPet) with name and categoryId');
@@ -91,7 +90,6 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** Validates a parsed NewPet. Unknown and read-only fields are rejected. */
 export function validateNewPet(value: unknown): NewPet {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw apiError('invalid_body', `request body must be a JSON object (NewPet), got ${jsonType(value)}`);
@@ -122,11 +120,9 @@ function checkName(name: unknown): string {
 function checkCategoryId(raw: unknown): bigint {
   const categoryId = toInt64(raw);
   if (categoryId !== undefined) return categoryId;
-  if (typeof raw === 'bigint' || (typeof raw === 'number' && Number.isInteger(raw))) {
-    throw apiError('invalid_field', `categoryId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${preview(raw)}`);
-  }
-  if (typeof raw === 'number') throw apiError('invalid_field', `categoryId must be an integer (int64), got ${preview(raw)}`);
-  throw apiError('invalid_field', `categoryId must be an integer (int64), got ${jsonType(raw)} ${preview(raw)}`);
+  const range = jsonType(raw) === 'integer' ? ` from ${INT64_MIN} to ${INT64_MAX}` : '';
+  const type = typeof raw === 'number' || typeof raw === 'bigint' ? '' : `${jsonType(raw)} `;
+  throw apiError('invalid_field', `categoryId must be an integer${range} (int64), got ${type}${preview(raw)}`);
 }
 
 function checkStatus(status: unknown): PetStatus {

@@ -18,7 +18,7 @@ export class DataLog {
   writes = 0;
   errors = 0;
 
-  /** Removes a dead run's temp files, rewrites the file whole with `text` (what is stored now) and opens it. */
+  /** Removes a dead run's temp files, rewrites the file whole with `text` (what is stored now, keeping its mode) and opens it. */
   constructor(
     readonly file: string,
     text: string,
@@ -26,7 +26,10 @@ export class DataLog {
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     removeDebris(file);
-    this.#size = rewrite(file, text);
+    const mode = statSync(file, { throwIfNoEntry: false })?.mode;
+    const bytes = Buffer.from(text, 'utf8');
+    replaceDurably(file, bytes, `${file}.tmp-${process.pid}`, mode === undefined ? undefined : mode & 0o7777);
+    this.#size = bytes.length;
     this.#fd = openSync(file, 'r+');
   }
 
@@ -74,14 +77,6 @@ export class DataLog {
       closeSync(this.#fd);
     }
   }
-}
-
-/** Writes `text` as the whole of `file`, keeping an existing file's mode. Returns the size written. */
-function rewrite(file: string, text: string): number {
-  const mode = statSync(file, { throwIfNoEntry: false })?.mode;
-  const bytes = Buffer.from(text, 'utf8');
-  replaceDurably(file, bytes, `${file}.tmp-${process.pid}`, mode === undefined ? undefined : mode & 0o7777);
-  return bytes.length;
 }
 
 /** Removes the temp files of earlier runs on this file whose process is gone (killed while rewriting it). */

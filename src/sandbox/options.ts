@@ -52,6 +52,7 @@ export function resolveLimits(options: SandboxOptions) {
     dayWindowMs: options.dayWindowMs ?? 86_400_000,
     ban: options.ban ?? true,
     banSeconds: options.banSeconds ?? Math.max(1, Math.ceil((5 * windowMs) / 1000)),
+    banGraceMs: options.banGraceMs ?? 100,
   };
 }
 export type Limits = ReturnType<typeof resolveLimits>;

@@ -115,15 +115,7 @@ class Sandbox {
     this.#clock = options.clock ?? Date.now;
     this.#onError = options.onError ?? (() => {});
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
-    this.#limiter = new QuotaKeeper({
-      perWindow: limits.perMinute,
-      windowMs: limits.windowMs,
-      perDay: limits.perDay,
-      dayWindowMs: limits.dayWindowMs,
-      ban: limits.ban,
-      banMs: limits.banSeconds * 1000,
-      banGraceMs: options.banGraceMs ?? 100,
-    });
+    this.#limiter = new QuotaKeeper({ ...limits, perWindow: limits.perMinute, banMs: limits.banSeconds * 1000 });
     const record = options.recordRequests;
     this.#recorder = new Recorder(record === false ? 0 : record === true || record === undefined ? 10_000 : record, options.onRequest);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res));

@@ -130,12 +130,7 @@ export class PetStore {
 
   /** The first `limit` pets by ascending id, optionally of one status. */
   list(limit: number, status?: PetStatus): Pet[] {
-    const out: Pet[] = [];
-    for (const pet of this.#pets.values()) {
-      if (out.length === limit) break;
-      if (status === undefined || pet.status === status) out.push(pet);
-    }
-    return out;
+    return [...this.#pets.values()].filter((pet) => status === undefined || pet.status === status).slice(0, limit);
   }
 
   snapshot(): string {

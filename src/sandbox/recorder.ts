@@ -67,7 +67,8 @@ export class Recorder {
     bansIssued: 0,
     inFlight: 0,
   };
-  #records: RecordedRequest[] = [];
+  /** The last `limit` requests, oldest first. */
+  readonly records: RecordedRequest[] = [];
   #seq = 0;
 
   constructor(
@@ -86,16 +87,8 @@ export class Recorder {
     const { time, method, url, path, key, body } = ex;
     const request = { seq: ++this.#seq, time, durationMs: performance.now() - ex.started, method, url, path, query, headers, key, body };
     const entry: RecordedRequest = { ...request, ...answer };
-    this.#records.push(entry);
-    if (this.#records.length > this.limit) this.#records.shift();
+    this.records.push(entry);
+    if (this.records.length > this.limit) this.records.shift();
     this.onRequest?.(entry);
-  }
-
-  requests(): RecordedRequest[] {
-    return [...this.#records];
-  }
-
-  clear(): void {
-    this.#records = [];
   }
 }

@@ -25,18 +25,6 @@ export type SandboxHandle = Sandbox;
 /** Where the interface's OpenAPI description is served, outside /v1 (no key, no rate limit). */
 export const OPENAPI_PATH = '/openapi.yaml';
 
-async function listen(server: Server, host: string, port: number): Promise<void> {
-  server.listen(port, host);
-  try {
-    await once(server, 'listening');
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    if (code === 'EADDRINUSE') throw new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error });
-    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${host}:${port}; choose a port above 1023`, { cause: error });
-    throw new SandboxStartError(`cannot listen on ${host}:${port}: ${message}`, { cause: error });
-  }
-}
-
 /** The host as a URL writes it; an "any address" one as the loopback address that reaches it. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
@@ -59,7 +47,7 @@ function serveDescription(res: ServerResponse, head: boolean): void {
 
 /** Starts a sandbox server; resolves once it is listening. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const { dataFile, host = '127.0.0.1', onError = () => {} } = options;
+  const { dataFile, host = '127.0.0.1', port = 0, onError = () => {} } = options;
   const firstId = BigInt(options.firstId ?? 1);
   const data = dataFile === undefined ? undefined : await loadData(dataFile);
   const store = new PetStore(data && data.nextId > firstId ? data.nextId : firstId, data?.pets ?? []);
@@ -71,7 +59,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const server = createServer();
   server.keepAliveTimeout = 10_000;
-  await listen(server, host, options.port ?? 0);
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'EADDRINUSE') throw new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error });
+    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${host}:${port}; choose a port above 1023`, { cause: error });
+    throw new SandboxStartError(`cannot listen on ${host}:${port}: ${message}`, { cause: error });
+  }
   return new Sandbox(host, options, server, store, log, data?.pets.length ?? 0);
 }
 
@@ -89,14 +85,13 @@ class Sandbox {
   readonly #limiter: QuotaKeeper;
   readonly #recorder: Recorder;
   readonly #clock: () => number;
-  readonly #onError: (error: unknown) => void;
   readonly #failures: Required<InjectedFailure>[] = [];
   #latencyMs: number;
   #closing: Promise<void> | undefined;
 
   constructor(
     readonly host: string,
-    options: SandboxOptions,
+    private readonly options: SandboxOptions,
     private readonly server: Server,
     private readonly store: PetStore,
     private readonly log: DataLog | undefined,
@@ -113,7 +108,6 @@ class Sandbox {
     this.limits = limits;
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
-    this.#onError = options.onError ?? (() => {});
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.#limiter = new QuotaKeeper({ ...limits, perWindow: limits.perMinute, banMs: limits.banSeconds * 1000 });
     const record = options.recordRequests;
@@ -194,7 +188,7 @@ class Sandbox {
     try {
       this.log?.append(`${json}\n`);
     } catch (error) {
-      this.#onError(error);
+      this.options.onError?.(error);
       throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
     }
     this.store.add(pet);
@@ -224,8 +218,10 @@ class Sandbox {
   /** Copies of the stored pets, ascending id, exact bigint ids. */
   readonly pets = (): Pet[] => this.store.list(Number.POSITIVE_INFINITY).map((pet) => ({ ...pet }));
   /** The recorded requests, oldest first. */
-  readonly requests = (): RecordedRequest[] => this.#recorder.requests();
-  readonly clearRequests = (): void => this.#recorder.clear();
+  readonly requests = (): RecordedRequest[] => [...this.#recorder.records];
+  readonly clearRequests = (): void => {
+    this.#recorder.records.length = 0;
+  };
   /** Counts of requests and answers, and of writes to the data file that reached the disk or failed. */
   readonly stats = (): Recorder['stats'] & { persistWrites: number; persistErrors: number } => {
     const { stats } = this.#recorder;
@@ -259,7 +255,7 @@ class Sandbox {
       try {
         this.log?.append(`${stringifyJson(pet)}\n`);
       } catch (error) {
-        this.#onError(error);
+        this.options.onError?.(error);
       }
       return { ...pet };
     });

@@ -1,5 +1,4 @@
-// How the sandbox routes and refuses requests: which operation a request is for, whose key it carries, and
-// the document's Error bodies for the refusals (server.ts answers the operations).
+// Which operation a request is for, whose key it carries, and the Error bodies of refusals (server.ts answers).
 
 import { GET_PET_SUNSET } from '../contract/petstore.js';
 import { type ApiError, apiError } from './errors.js';
@@ -52,7 +51,6 @@ export function routeError(route: Route, method: string, path: string): ApiError
   return apiError('unknown_path', `no such path: ${shown} (the sandbox serves GET /v1/pets, POST /v1/pets and GET /v1/pets/{petId})`);
 }
 
-/** The 401 of a request without a recognised key. */
 export function unauthorized(authorization: string | undefined): ApiError {
   const challenge = { 'www-authenticate': 'Bearer realm="petstore"' };
   if (authorization === undefined || authorization.trim() === '') {

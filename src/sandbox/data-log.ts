@@ -1,7 +1,5 @@
-// Writes the --data file (its format: store.ts; its promises: docs/sandbox.md, "Data file"). Each
-// create's line is written whole by a synchronous write before its 201, so an acknowledged create
-// survives kill -9; the file is fdatasynced at most a second later. At start it is rewritten whole through
-// `<file>.tmp-<pid>` (fs/durable-write.ts). A failed write is cut back, so the file keeps only whole lines.
+// Writes the --data file (docs/sandbox.md, "Data file"): each create's line synchronously before its 201,
+// so an acknowledged create survives kill -9, fdatasynced at most a second later; rewritten whole at start.
 
 import { closeSync, fdatasyncSync, ftruncateSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -61,7 +59,6 @@ export class DataLog {
     }, 1000).unref();
   }
 
-  /** Syncs what was written to the disk now. */
   sync(): void {
     clearTimeout(this.#syncTimer);
     this.#syncTimer = undefined;

@@ -24,7 +24,7 @@ const ERROR_CODES = {
   injected_failure: 503,
   ids_exhausted: 507,
 } as const;
-export type ErrorCode = keyof typeof ERROR_CODES;
+type ErrorCode = keyof typeof ERROR_CODES;
 
 /** An error answered with the interface's Error body `{code, message, status}`. */
 export class ApiError extends Error {

@@ -20,7 +20,6 @@ export interface SandboxOptions {
   port?: number;
   keys?: string[];
   plan?: Plan;
-  /** Override the plan's requests per window and per day. */
   perMinute?: number;
   perDay?: number;
   windowMs?: number;

@@ -1,8 +1,6 @@
-// The sandbox's side of the rate limit, per key (docs/sandbox.md, "Rate limits and the ban"). Two fixed
-// windows, a short ("per minute") and a long ("per day"): a key's first opens with its first counted
-// request and ends on a whole Unix second (X-RateLimit-Reset), the next ones follow on a fixed grid. Only
-// allowed requests count. After a 429, a request before its reset (less a grace) bans the key for banMs;
-// requests during a ban are not counted and do not extend it.
+// The sandbox's rate limit, per key (docs/sandbox.md, "Rate limits and the ban"): two fixed windows ("per
+// minute" and "per day") on a grid of whole Unix seconds, counting only allowed requests. After a 429, a
+// request before its reset (less a grace) bans the key; requests during a ban neither count nor extend it.
 
 export interface RateLimitConfig {
   /** Requests per short window ("per minute") and per long one ("per day"), and their lengths in ms. */

@@ -95,7 +95,6 @@ class Sandbox {
     private readonly server: Server,
     private readonly store: PetStore,
     private readonly log: DataLog | undefined,
-    /** Pets loaded from dataFile at start. */
     readonly loadedPets: number,
   ) {
     const keys = [...new Set(options.keys)];

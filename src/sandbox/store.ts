@@ -1,5 +1,4 @@
-// The pets: in memory (ids handed out synchronously, so concurrent requests get unique, consecutive ids)
-// and as the --data file holds them (data-log.ts writes it; docs/sandbox.md, "Data file", has the format):
+// The pets: in memory, and as the --data file holds them (docs/sandbox.md, "Data file"; data-log.ts writes it):
 // a header line {"petstore-sandbox-data":2,"nextId":12}, then one pet per line, int64 values exact.
 // Format 1 is read too: {"version":1,"nextId":12,"pets":[...]}.
 
@@ -114,7 +113,7 @@ export class PetStore {
     this.#next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
   }
 
-  /** The next id, used up even when its pet is not stored (a failed write): an id is never handed out twice. */
+  /** The next id (synchronously: concurrent creates get consecutive ids), used up even when its pet is not stored. */
   takeId(): bigint {
     if (this.#next > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
     return this.#next++;

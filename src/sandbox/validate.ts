@@ -158,7 +158,6 @@ export function parseListQuery(search: string): { limit: number; status?: PetSta
   return { limit: n, status };
 }
 
-/** Rejects any query parameter (operations without parameters). */
 export function expectNoQuery(search: string): void {
   if (search !== '') queryParams(search, []);
 }

@@ -1,52 +1,39 @@
-// Writes the --data file (its format: persist.ts; its promises: docs/sandbox.md, "Data file"). Each
-// create's line is written whole by one synchronous write(2) before its 201, so an acknowledged create
-// survives kill -9; the file is fdatasynced at most a second later (a crash of the machine loses at most
-// that second). It is rewritten whole (compacted) at start and once the lines since outnumber the pets,
-// through `<file>.tmp-<pid>` (fs/durable-write.ts), whose debris a later start removes once the process
-// is gone. A failed write is cut back, so the file keeps only whole lines.
+// Writes the --data file (docs/sandbox.md, "Data file"): each create's line synchronously before its 201,
+// so an acknowledged create survives kill -9, fdatasynced at most a second later; rewritten whole at start.
 
 import { closeSync, fdatasyncSync, ftruncateSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { replaceDurably } from '../fs/durable-write.js';
 import { processAlive } from '../fs/local-process.js';
 
-/** What the file should hold now: its whole text (persist.ts) and how many pets that is. */
-export interface DataSource {
-  text(): string;
-  pets(): number;
-}
-
 export class DataLog {
   #fd: number;
   /** Where the next line goes: the end of the lines. */
   #size: number;
-  /** Lines written since the file was last rewritten whole. */
-  #appended = 0;
-  /** A failed write could not be cut back: the file must be rewritten before the next one. */
-  #broken = false;
   #closed = false;
   #syncTimer: NodeJS.Timeout | undefined;
-  /** Writes that reached the file, and writes (or rewrites) that failed. */
+  /** Writes that reached the file, and writes that failed. */
   writes = 0;
   errors = 0;
 
-  /** Removes a dead run's temp files, rewrites the file whole from `source` and opens it for writing. */
+  /** Removes a dead run's temp files, rewrites the file whole with `text` (what is stored now, keeping its mode) and opens it. */
   constructor(
     readonly file: string,
-    private readonly source: DataSource,
-    /** A failure in the background (a rewrite, a sync), for a one-line log. */
+    text: string,
+    /** A failed sync in the background, for a one-line log. */
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     removeDebris(file);
-    this.#size = rewrite(file, source.text());
+    const mode = statSync(file, { throwIfNoEntry: false })?.mode;
+    const bytes = Buffer.from(text, 'utf8');
+    replaceDurably(file, bytes, `${file}.tmp-${process.pid}`, mode === undefined ? undefined : mode & 0o7777);
+    this.#size = bytes.length;
     this.#fd = openSync(file, 'r+');
   }
 
   /** Writes one line (with its newline) at the end of the file; throws when it is not there. */
   append(line: string): void {
     if (this.#closed) throw new Error(`the data file ${this.file} is closed`);
-    if (this.#broken || this.#appended > Math.max(1000, this.source.pets())) this.#compact();
-    if (this.#broken) throw new Error(`the data file ${this.file} could not be repaired after a failed write`);
     const at = this.#size;
     const bytes = Buffer.from(line, 'utf8');
     try {
@@ -55,27 +42,29 @@ export class DataLog {
     } catch (error) {
       this.errors++;
       try {
-        // Whatever part reached the file goes: the lines before it stay the file's end.
         ftruncateSync(this.#fd, at);
       } catch {
-        this.#broken = true;
+        // The next line overwrites what is left; a last piece without its newline is dropped on load.
       }
       throw error;
     }
     this.#size += bytes.length;
     this.writes++;
-    this.#appended++;
-    this.#syncSoon();
+    this.#syncTimer ??= setTimeout(() => {
+      try {
+        this.sync();
+      } catch (error) {
+        this.onError(error);
+      }
+    }, 1000).unref();
   }
 
-  /** Syncs what was written to the disk now. */
   sync(): void {
     clearTimeout(this.#syncTimer);
     this.#syncTimer = undefined;
     if (!this.#closed) fdatasyncSync(this.#fd);
   }
 
-  /** Syncs the file to disk and closes it. */
   close(): void {
     if (this.#closed) return;
     try {
@@ -85,46 +74,9 @@ export class DataLog {
       closeSync(this.#fd);
     }
   }
-
-  /** An fdatasync at most a second from now (a failure is logged, the lines are kept). */
-  #syncSoon(): void {
-    if (this.#syncTimer) return;
-    this.#syncTimer = setTimeout(() => {
-      try {
-        this.sync();
-      } catch (error) {
-        this.onError(error);
-      }
-    }, 1000);
-    this.#syncTimer.unref();
-  }
-
-  /** Rewrites the file whole: what is stored now (the line being added goes after it). */
-  #compact(): void {
-    try {
-      const size = rewrite(this.file, this.source.text());
-      const fd = openSync(this.file, 'r+');
-      closeSync(this.#fd);
-      this.#fd = fd;
-      this.#size = size;
-      this.#appended = 0;
-      this.#broken = false;
-    } catch (error) {
-      this.errors++;
-      this.onError(error);
-    }
-  }
 }
 
-/** Writes `text` as the whole of `file` (fs/durable-write.ts); an existing file keeps its mode. Returns the size written. */
-function rewrite(file: string, text: string): number {
-  const mode = statSync(file, { throwIfNoEntry: false })?.mode;
-  const bytes = Buffer.from(text, 'utf8');
-  replaceDurably(file, bytes, `${file}.tmp-${process.pid}`, mode === undefined ? undefined : mode & 0o7777);
-  return bytes.length;
-}
-
-/** Removes the temp files of earlier runs on this file whose process no longer runs (killed while rewriting it). */
+/** Removes the temp files of earlier runs on this file whose process is gone (killed while rewriting it). */
 function removeDebris(file: string): void {
   const prefix = `${basename(file)}.tmp-`;
   for (const name of readdirSync(dirname(file))) {

@@ -24,12 +24,10 @@ const ERROR_CODES = {
   injected_failure: 503,
   ids_exhausted: 507,
 } as const;
-export type ErrorCode = keyof typeof ERROR_CODES;
+type ErrorCode = keyof typeof ERROR_CODES;
 
 /** An error answered with the interface's Error body `{code, message, status}`. */
 export class ApiError extends Error {
-  override name = 'ApiError';
-
   constructor(
     readonly status: number,
     /** An ErrorCode; a free string only for failures injected by tests. */
@@ -51,11 +49,7 @@ export function apiError(code: ErrorCode, message: string, headers?: Record<stri
 }
 
 /** An invalid sandbox option (flag value); the CLI maps it to its usage exit code. */
-export class SandboxOptionError extends Error {
-  override name = 'SandboxOptionError';
-}
+export class SandboxOptionError extends Error {}
 
 /** The sandbox could not start (port in use, unreadable or corrupt --data file, ...). */
-export class SandboxStartError extends Error {
-  override name = 'SandboxStartError';
-}
+export class SandboxStartError extends Error {}

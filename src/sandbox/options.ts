@@ -1,23 +1,73 @@
-// Flag values of `petstore sandbox`, validated into typed options.
+// The sandbox's options: startSandbox's, with their defaults, and the flags of `petstore sandbox` checked into them.
 
 import { PLANS } from '../flag-values.js';
 import { INT64_MAX } from '../json/int64.js';
 import { SandboxOptionError } from './errors.js';
-import type { Plan, SandboxOptions } from './settings.js';
+import type { RecordedRequest } from './recorder.js';
+
+export type Plan = (typeof PLANS)[number];
+
+/** The plan table of the interface document (requests per minute and per day). */
+const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: number }>> = {
+  free: { perMinute: 60, perDay: 1_000 },
+  pro: { perMinute: 300, perDay: 10_000 },
+  business: { perMinute: 1_000, perDay: 100_000 },
+};
+
+/** Options of startSandbox; the defaults are the command's (docs/sandbox.md) but port 0 and a generated key. */
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  keys?: string[];
+  plan?: Plan;
+  perMinute?: number;
+  perDay?: number;
+  windowMs?: number;
+  dayWindowMs?: number;
+  ban?: boolean;
+  banSeconds?: number;
+  /** Tolerance for early retries before a ban, in ms (default 100). */
+  banGraceMs?: number;
+  dataFile?: string;
+  firstId?: bigint | number | string;
+  /** Test hooks: a delay before each answer (ms), and a clock in epoch ms. */
+  latencyMs?: number;
+  clock?: () => number;
+  /** Keep the last N requests for requests() (default 10,000); false or 0 disables. */
+  recordRequests?: boolean | number;
+  /** Called after each response (a request log), and when a write of dataFile fails. */
+  onRequest?: (request: RecordedRequest) => void;
+  onError?: (error: unknown) => void;
+}
+
+export function resolveLimits(options: SandboxOptions) {
+  const plan = options.plan ?? 'free';
+  const windowMs = options.windowMs ?? 60_000;
+  return {
+    plan,
+    perMinute: options.perMinute ?? PLAN_LIMITS[plan].perMinute,
+    perDay: options.perDay ?? PLAN_LIMITS[plan].perDay,
+    windowMs,
+    dayWindowMs: options.dayWindowMs ?? 86_400_000,
+    ban: options.ban ?? true,
+    banSeconds: options.banSeconds ?? Math.max(1, Math.ceil((5 * windowMs) / 1000)),
+    banGraceMs: options.banGraceMs ?? 100,
+  };
+}
+export type Limits = ReturnType<typeof resolveLimits>;
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const MAX_DURATION_MS = 7 * 86_400_000;
 
 function invalid(flag: string, value: unknown, rule: string): SandboxOptionError {
   return new SandboxOptionError(`invalid ${flag} "${String(value)}": ${rule}`);
 }
 
-/** Parses "500ms", "3s", "1.5s", "1m", "24h", "1d" (a bare number is seconds) into whole ms. */
+/** Parses "500ms", "3s", "1.5s", "1m", "24h", "1d" (a bare number is seconds) into whole ms, at most 7 days. */
 export function parseDuration(text: string, flag = 'duration'): number {
   const m = DURATION.exec(text.trim());
   const ms = m ? Number(m[1]) * (UNIT_MS[(m[2] ?? 's').toLowerCase()] ?? 1000) : Number.NaN;
-  if (!Number.isInteger(ms) || ms < 1 || ms > MAX_DURATION_MS) throw invalid(flag, text, 'must be a duration such as 500ms, 3s, 1m or 24h, from 1ms to 7d');
+  if (!Number.isInteger(ms) || ms < 1 || ms > 7 * 86_400_000) throw invalid(flag, text, 'must be a duration such as 500ms, 3s, 1m or 24h, from 1ms to 7d');
   return ms;
 }
 
@@ -41,6 +91,11 @@ function wholeNumber(value: unknown, flag: string, min: number, max: number): nu
     throw invalid(flag, t ?? value, `must be a whole number from ${min} to ${max}`);
   }
   return Number(t);
+}
+
+function duration(raw: unknown, flag: string): number | undefined {
+  const t = text(raw);
+  return t === undefined ? undefined : parseDuration(t, flag);
 }
 
 function parseKeys(raw: unknown): string[] {
@@ -67,46 +122,27 @@ function parseFirstId(raw: unknown): string | undefined {
   return BigInt(t).toString();
 }
 
-/** A duration flag as given (trimmed), once it is known to parse. */
-function durationText(raw: unknown, flag: string): string | undefined {
-  const t = text(raw);
-  if (t !== undefined) parseDuration(t, flag);
-  return t?.trim();
-}
-
-/**
- * Validates raw flag values (as commander gives them: camelCase names, strings, --key collected into an
- * array, --no-ban as ban: false) into the typed options of `petstore sandbox`: windows as given ("3s"),
- * firstId as exact digits. Throws SandboxOptionError with a one-line message for any invalid value.
- */
+/** The flags as commander gives them checked into startSandbox's options, and --log; throws a one-line SandboxOptionError. */
 export function parseSandboxOptions(raw: Record<string, unknown>) {
   const host = text(raw.host) ?? '127.0.0.1';
   if (host.trim() === '' || /\s/.test(host)) throw invalid('--host', host, 'must be a host name or IP address');
-  const data = text(raw.data);
-  if (data?.trim() === '') throw invalid('--data', data, 'must be a file path');
+  const dataFile = text(raw.data);
+  if (dataFile?.trim() === '') throw invalid('--data', dataFile, 'must be a file path');
   return {
     host,
     port: wholeNumber(raw.port, '--port', 0, 65535) ?? 4010,
-    keys: parseKeys(raw.key ?? raw.keys),
+    keys: parseKeys(raw.key),
     plan: parsePlan(raw.plan),
-    ban: raw.ban !== false && raw.noBan !== true,
+    ban: raw.ban !== false,
     log: raw.log === true,
     perMinute: wholeNumber(raw.perMinute, '--per-minute', 1, 1_000_000_000),
     perDay: wholeNumber(raw.perDay, '--per-day', 1, 1_000_000_000),
-    window: durationText(raw.window, '--window'),
-    dayWindow: durationText(raw.dayWindow, '--day-window'),
-    data,
+    windowMs: duration(raw.window, '--window'),
+    dayWindowMs: duration(raw.dayWindow, '--day-window'),
+    dataFile,
     firstId: parseFirstId(raw.firstId),
     banSeconds: wholeNumber(raw.banSeconds, '--ban-seconds', 1, 604_800),
-  };
+  } satisfies SandboxOptions & { log: boolean };
 }
 
 export type SandboxCommandOptions = ReturnType<typeof parseSandboxOptions>;
-
-/** The startSandbox options for validated command options. */
-export function toSandboxOptions(opts: SandboxCommandOptions): SandboxOptions {
-  const { host, port, keys, plan, ban, perMinute, perDay, window, dayWindow, data, firstId, banSeconds } = opts;
-  const windowMs = window === undefined ? undefined : parseDuration(window, '--window');
-  const dayWindowMs = dayWindow === undefined ? undefined : parseDuration(dayWindow, '--day-window');
-  return { host, port, keys, plan, ban, perMinute, perDay, windowMs, dayWindowMs, dataFile: data, firstId, banSeconds };
-}

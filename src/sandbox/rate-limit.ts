@@ -1,22 +1,16 @@
-// The sandbox server's side of the rate limit, per key (docs/sandbox.md, "Rate limits and the ban"; the
-// CLI's own pacing is src/ratelimit/). Two fixed windows, a short ("per minute") and a long ("per day"):
-// a key's first opens with its first counted request and ends on the first whole Unix second at or after
-// open + length, so X-RateLimit-Reset is exactly that instant; the next ones follow on a fixed grid. Only
-// allowed requests count. A 429's Retry-After = max(1, ceil(reset - now)) in seconds, reset being the end
-// of the exhausted window (the later if both are). After a 429, a request of the key that arrives before
-// that reset (less a grace for timer jitter) bans it for banMs: 403 with the seconds left; requests
-// during a ban are not counted and do not extend it.
+// The sandbox's rate limit, per key (docs/sandbox.md, "Rate limits and the ban"): two fixed windows ("per
+// minute" and "per day") on a grid of whole Unix seconds, counting only allowed requests. After a 429, a
+// request before its reset (less a grace) bans the key; requests during a ban neither count nor extend it.
 
 export interface RateLimitConfig {
-  /** Requests per short window (the plan's "per minute") and per long one (its "per day"), and their lengths in ms. */
+  /** Requests per short window ("per minute") and per long one ("per day"), and their lengths in ms. */
   perWindow: number;
   windowMs: number;
   perDay: number;
   dayWindowMs: number;
-  /** Whether an early retry after a 429 bans the key, and for how long (ms). */
+  /** Whether an early retry after a 429 bans the key, for how long, and how early a retry is still tolerated (ms). */
   ban: boolean;
   banMs: number;
-  /** A retry this many ms before the announced instant is still tolerated. */
   banGraceMs: number;
 }
 
@@ -38,22 +32,18 @@ interface Window {
   end: number;
 }
 
+/** retryNotBefore: after a 429, requests before this instant (epoch ms) start a ban; bannedUntil: 0 when not banned. */
 interface KeyState {
   short: Window;
   long: Window;
-  /** After a 429: requests before this instant (epoch ms) trigger a ban. */
   retryNotBefore: number;
-  /** Epoch ms until which the key is banned (0 = not banned). */
   bannedUntil: number;
 }
 
 const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 const secondsUntil = (ms: number, now: number) => Math.max(1, Math.ceil((ms - now) / 1000));
 
-/**
- * The window as it stands at `now`: an ended one reads as the empty window of the grid that holds `now`
- * (a client coming back a little after a reset loses only that little; issue #18).
- */
+/** The window at `now`: an ended one reads as the empty window of the grid that holds `now` (issue #18). */
 function current(w: Window, lengthMs: number, now: number): Window {
   if (now < w.end) return w;
   return { count: 0, end: ceilSecond(w.end === 0 ? now + lengthMs : w.end + (Math.floor((now - w.end) / lengthMs) + 1) * lengthMs) };
@@ -65,11 +55,8 @@ export class QuotaKeeper {
   constructor(readonly config: RateLimitConfig) {}
 
   private state(key: string): KeyState {
-    let s = this.keys.get(key);
-    if (!s) {
-      s = { short: { count: 0, end: 0 }, long: { count: 0, end: 0 }, retryNotBefore: 0, bannedUntil: 0 };
-      this.keys.set(key, s);
-    }
+    const s = this.keys.get(key) ?? { short: { count: 0, end: 0 }, long: { count: 0, end: 0 }, retryNotBefore: 0, bannedUntil: 0 };
+    this.keys.set(key, s);
     return s;
   }
 
@@ -106,13 +93,11 @@ export class QuotaKeeper {
     return { kind: 'allow', headers: this.headers(s.short, s.long) };
   }
 
-  /** The key's headers at `now` without counting anything. */
   peek(key: string, now: number): RateHeaders {
     const s = this.state(key);
     return this.headers(current(s.short, this.config.windowMs, now), current(s.long, this.config.dayWindowMs, now));
   }
 
-  /** Forgets all counts, pending retries and bans. */
   reset(): void {
     this.keys.clear();
   }

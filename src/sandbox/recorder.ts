@@ -6,33 +6,30 @@ import type { RateHeaders } from './rate-limit.js';
 
 /** One request as the sandbox received and answered it. */
 export interface RecordedRequest {
-  /** 1, 2, 3... in arrival order. */
+  /** 1, 2, 3... in arrival order, and the arrival time in epoch ms (the sandbox clock). */
   seq: number;
-  /** Arrival time, epoch ms (from the sandbox clock). */
   time: number;
   durationMs: number;
   method: string;
-  /** Raw request target, e.g. "/v1/pets?limit=5". */
+  /** The raw request target ("/v1/pets?limit=5"), its path, and its query (first value of each). */
   url: string;
-  /** Path without the query, e.g. "/v1/pets". */
   path: string;
-  /** Query parameters (first value of each). */
   query: Record<string, string>;
-  /** Request headers, lower-case names, repeated ones joined by ", " (authorization included). */
+  /** Lower-case names, repeated ones joined by ", " (authorization included). */
   headers: Record<string, string>;
   /** The recognised API key, if any. */
   key: string | undefined;
-  /** Request body text ("" when none was read: only POST /pets bodies are read). */
+  /** "" when none was read (only POST /pets bodies are). */
   body: string;
   status: number;
   responseHeaders: Record<string, string>;
   responseBody: string;
-  /** The Error body's code for error responses. */
+  /** The Error body's code. */
   errorCode: string | undefined;
 }
 
 /** One request as it is being answered. */
-export class Exchange implements Pick<RecordedRequest, 'time' | 'method' | 'url' | 'path' | 'key' | 'body'> {
+export class Exchange {
   readonly started = performance.now();
   readonly method: string;
   readonly url: string;
@@ -58,67 +55,40 @@ export class Exchange implements Pick<RecordedRequest, 'time' | 'method' | 'url'
   }
 }
 
-function flatHeaders(headers: IncomingMessage['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
-}
-
-function queryRecord(search: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(search)) out[k] ??= v;
-  return out;
-}
-
 export class Recorder {
   /** The counts of stats(), but the data file's. */
   readonly stats = {
-    /** Requests answered. */
     requests: 0,
     byStatus: {} as Record<number, number>,
-    /** Pets created over HTTP. */
+    /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */
     created: 0,
-    count401: 0,
     count429: 0,
-    /** 403 key_banned answers (including the one that starts a ban). */
     count403bans: 0,
-    /** Bans started. */
     bansIssued: 0,
-    /** Requests being handled right now. */
     inFlight: 0,
   };
-  #records: RecordedRequest[] = [];
+  /** The last `limit` requests, oldest first. */
+  readonly records: RecordedRequest[] = [];
   #seq = 0;
 
   constructor(
-    /** How many requests requests() keeps; 0 keeps none. */
     private readonly limit: number,
     private readonly onRequest?: (request: RecordedRequest) => void,
   ) {}
 
-  /** Counts an answer that was sent, and records it when asked to. */
+  /** Counts an answer that was sent, and records it. */
   answered(ex: Exchange, answer: Pick<RecordedRequest, 'status' | 'responseHeaders' | 'responseBody' | 'errorCode'>): void {
     this.stats.requests++;
     this.stats.byStatus[answer.status] = (this.stats.byStatus[answer.status] ?? 0) + 1;
-    if (answer.status === 401) this.stats.count401++;
-    if (this.limit === 0 && this.onRequest === undefined) return;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(ex.req.headers)) if (value !== undefined) headers[name] = [value].flat().join(', ');
+    const query: Record<string, string> = {};
+    for (const [name, value] of new URLSearchParams(ex.search)) query[name] ??= value;
     const { time, method, url, path, key, body } = ex;
-    const request = { seq: ++this.#seq, time, durationMs: performance.now() - ex.started, method, url, path, key, body };
-    const entry: RecordedRequest = { ...request, query: queryRecord(ex.search), headers: flatHeaders(ex.req.headers), ...answer };
-    if (this.limit > 0) {
-      this.#records.push(entry);
-      // Trimmed now and then, not on every request.
-      if (this.#records.length > this.limit * 2) this.#records = this.#records.slice(-this.limit);
-    }
+    const request = { seq: ++this.#seq, time, durationMs: performance.now() - ex.started, method, url, path, query, headers, key, body };
+    const entry: RecordedRequest = { ...request, ...answer };
+    this.records.push(entry);
+    if (this.records.length > this.limit) this.records.shift();
     this.onRequest?.(entry);
-  }
-
-  /** The recorded requests, oldest first. */
-  requests(): RecordedRequest[] {
-    return this.#records.slice(-this.limit);
-  }
-
-  clear(): void {
-    this.#records = [];
   }
 }

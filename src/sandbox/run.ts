@@ -1,19 +1,12 @@
-// `petstore sandbox`: start the server, print how to use it, run until the
-// signal aborts (SIGINT/SIGTERM), then shut down gracefully.
+// `petstore sandbox`: start the server, print how to use it, run until SIGINT/SIGTERM, then shut down gracefully.
 
 import { once } from 'node:events';
-import { formatDuration, type SandboxCommandOptions, toSandboxOptions } from './options.js';
+import { formatDuration, type SandboxCommandOptions } from './options.js';
 import { OPENAPI_PATH, type RecordedRequest, type SandboxHandle, startSandbox } from './server.js';
 
-export { parseSandboxOptions, parseDuration, toSandboxOptions, type SandboxCommandOptions } from './options.js';
+export { parseSandboxOptions, parseDuration, type SandboxCommandOptions } from './options.js';
 export { SandboxOptionError, SandboxStartError } from './errors.js';
 
-export interface SandboxIO {
-  stderr: NodeJS.WritableStream;
-  stdout: NodeJS.WritableStream;
-}
-
-/** The environment the banner's commands create and log in to. */
 const SANDBOX_ENV = 'sandbox';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -37,8 +30,7 @@ function formatBanner(sb: SandboxHandle): string {
   else lines.push('  data:  in memory (pass --data FILE to keep pets across restarts)');
   lines.push(`  api:   ${sb.url}${OPENAPI_PATH} (the OpenAPI description)`);
   if (!LOOPBACK.has(sb.host)) lines.push(`  warning: listening on ${sb.host}: other machines may reach this sandbox`);
-  // An environment of its own: a key stored for production (or a PETSTORE_BASE_URL exported over every
-  // environment) would send the sandbox's key to production, or production's key to the sandbox.
+  // An environment of its own, so that no key goes to the wrong server.
   lines.push(`Point the CLI at it (an environment named "${SANDBOX_ENV}"; production is left alone):`);
   lines.push(`  petstore env set ${SANDBOX_ENV} ${sb.baseUrl}`);
   lines.push(`  echo ${shellWord(sb.keys[0] ?? '')} | petstore auth login --env ${SANDBOX_ENV}`);
@@ -52,19 +44,18 @@ function logLine(r: RecordedRequest): string {
   return `${new Date(r.time).toISOString()} ${r.method} ${r.url} -> ${r.status}${code} (${r.durationMs.toFixed(1)}ms)\n`;
 }
 
-/**
- * Runs the sandbox until `signal` aborts, then stops accepting connections,
- * finishes requests in flight, flushes the data file and resolves.
- * Prints the banner on stderr and the base URL alone on stdout (for scripts).
- * Rejects with SandboxStartError when it cannot start.
- */
-export async function runSandbox(opts: SandboxCommandOptions, io: SandboxIO, signal: AbortSignal): Promise<void> {
+/** Runs the sandbox until `signal` aborts: the banner on stderr, the base URL alone on stdout (for scripts). */
+export async function runSandbox(
+  opts: SandboxCommandOptions,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  signal: AbortSignal,
+): Promise<void> {
   const sandbox = await startSandbox({
-    ...toSandboxOptions(opts),
+    ...opts,
     recordRequests: false,
     ...(opts.log ? { onRequest: (r: RecordedRequest) => void io.stderr.write(logLine(r)) } : {}),
     onError: (error) => {
-      io.stderr.write(`petstore sandbox: cannot write ${opts.data ?? 'the data file'}: ${(error as Error)?.message ?? String(error)}\n`);
+      io.stderr.write(`petstore sandbox: cannot write ${opts.dataFile ?? 'the data file'}: ${(error as Error)?.message ?? String(error)}\n`);
     },
   });
   io.stderr.write(formatBanner(sandbox));

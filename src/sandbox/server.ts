@@ -1,42 +1,29 @@
 // The sandbox: a local, in-process implementation of the pet store interface (GET/POST /v1/pets,
-// GET /v1/pets/{petId}) with the document's auth, errors, rate limits and ban, for trying the CLI and
-// for tests. Plain node:http: this module listens, sends the answers and shuts down; api.ts makes them.
+// GET /v1/pets/{petId}) with its auth, errors, rate limits and ban, for trying the CLI and for tests.
 
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { stringifyJson } from '../json/int64.js';
 import type { Pet } from '../pets/pet.js';
-import { type Answer, type InjectedFailure, PetsApi } from './api.js';
+import { type Answer, bearerKey, DEPRECATED, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
 import { DataLog } from './data-log.js';
-import { OPENAPI_PATH, serveDescription } from './description.js';
-import { SandboxStartError } from './errors.js';
-import { loadData } from './persist.js';
+import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
+import { type Limits, resolveLimits, type SandboxOptions } from './options.js';
 import { QuotaKeeper } from './rate-limit.js';
 import { Exchange, type RecordedRequest, Recorder } from './recorder.js';
-import { resolveSettings, type SandboxOptions, type Settings } from './settings.js';
-import { PetStore } from './store.js';
+import { loadData, PetStore } from './store.js';
+import { checkContentType, ClientGone, expectNoQuery, parseBody, parseListQuery, parsePetId, readBody, validateNewPet } from './validate.js';
 
 export type { RecordedRequest } from './recorder.js';
-export type { SandboxOptions } from './settings.js';
-export { OPENAPI_PATH } from './description.js';
+export type { SandboxOptions } from './options.js';
 export type SandboxHandle = Sandbox;
 
-/** Rate-limit headers of requests without a recognised key: a window no request ever counts in. */
-const ANONYMOUS_KEY = '\0anonymous';
-
-async function listen(server: Server, host: string, port: number): Promise<void> {
-  server.listen(port, host);
-  try {
-    await once(server, 'listening');
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    const where = `${host}:${port}`;
-    if (code === 'EADDRINUSE') throw new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error });
-    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${where}; choose a port above 1023`, { cause: error });
-    throw new SandboxStartError(`cannot listen on ${where}: ${message}`, { cause: error });
-  }
-}
+/** Where the interface's OpenAPI description is served, outside /v1 (no key, no rate limit). */
+export const OPENAPI_PATH = '/openapi.yaml';
 
 /** The host as a URL writes it; an "any address" one as the loopback address that reaches it. */
 function urlHost(host: string): string {
@@ -45,75 +32,85 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
+const DESCRIPTION = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((url) => existsSync(url));
+
+function serveDescription(res: ServerResponse, head: boolean): void {
+  if (DESCRIPTION === undefined) {
+    const e = apiError('internal', 'openapi/petstore.yaml is not in the package');
+    res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
+    return;
+  }
+  const body = readFileSync(DESCRIPTION);
+  res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
+}
+
 /** Starts a sandbox server; resolves once it is listening. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  const settings = resolveSettings(options);
-  const { dataFile, onError = () => {} } = options;
+  const { dataFile, host = '127.0.0.1', port = 0, onError = () => {} } = options;
+  const firstId = BigInt(options.firstId ?? 1);
   const data = dataFile === undefined ? undefined : await loadData(dataFile);
-  const store = new PetStore(data && data.nextId > settings.firstId ? data.nextId : settings.firstId, data?.pets ?? []);
+  const store = new PetStore(data && data.nextId > firstId ? data.nextId : firstId, data?.pets ?? []);
   let log: DataLog | undefined;
   try {
-    if (dataFile !== undefined) log = new DataLog(dataFile, { text: () => store.snapshot(), pets: () => store.size }, onError);
+    if (dataFile !== undefined) log = new DataLog(dataFile, store.snapshot(), onError);
   } catch (error) {
     throw new SandboxStartError(`cannot write --data file ${dataFile}: ${(error as Error).message}`, { cause: error });
   }
   const server = createServer();
   server.keepAliveTimeout = 10_000;
-  await listen(server, settings.host, settings.port);
-  return new Sandbox(settings, options, server, store, log, data?.pets.length ?? 0);
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'EADDRINUSE') throw new SandboxStartError(`port ${port} on ${host} is already in use; pass --port 0 to pick a free port`, { cause: error });
+    if (code === 'EACCES') throw new SandboxStartError(`not allowed to listen on ${host}:${port}; choose a port above 1023`, { cause: error });
+    throw new SandboxStartError(`cannot listen on ${host}:${port}: ${message}`, { cause: error });
+  }
+  return new Sandbox(host, options, server, store, log, data?.pets.length ?? 0);
 }
 
-/** A running sandbox: where it listens, what it stored and received, test hooks, and close(). */
+/** A running sandbox: where it listens, how it answers, what it stored and received, test hooks, and close(). */
 class Sandbox {
-  /** http://host:port */
+  /** http://host:port, and with "/v1": what PETSTORE_BASE_URL should be. */
   readonly url: string;
-  /** url + "/v1": what PETSTORE_BASE_URL should be. */
   readonly baseUrl: string;
-  readonly host: string;
   readonly port: number;
   readonly keys: string[];
-  /** True when the key was generated because none was given. */
+  /** True when the key was generated ("sk_sandbox_" and 24 random characters) because none was given. */
   readonly generatedKey: boolean;
-  readonly limits: Settings['limits'];
+  readonly limits: Limits;
   readonly dataFile: string | undefined;
   readonly #limiter: QuotaKeeper;
   readonly #recorder: Recorder;
-  readonly #api: PetsApi;
   readonly #clock: () => number;
+  readonly #failures: Required<InjectedFailure>[] = [];
   #latencyMs: number;
   #closing: Promise<void> | undefined;
 
   constructor(
-    settings: Settings,
-    options: SandboxOptions,
+    readonly host: string,
+    private readonly options: SandboxOptions,
     private readonly server: Server,
     private readonly store: PetStore,
     private readonly log: DataLog | undefined,
-    /** Pets loaded from dataFile at start. */
     readonly loadedPets: number,
   ) {
-    const { limits } = settings;
-    this.host = settings.host;
+    const keys = [...new Set(options.keys)];
+    this.generatedKey = keys.length === 0;
+    this.keys = this.generatedKey ? [`sk_sandbox_${randomBytes(18).toString('base64url')}`] : keys;
     this.port = (server.address() as AddressInfo).port;
-    this.url = `http://${urlHost(this.host)}:${this.port}`;
+    this.url = `http://${urlHost(host)}:${this.port}`;
     this.baseUrl = `${this.url}/v1`;
-    this.keys = settings.keys;
-    this.generatedKey = settings.generatedKey;
+    const limits = resolveLimits(options);
     this.limits = limits;
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
-    this.#limiter = new QuotaKeeper({
-      perWindow: limits.perMinute,
-      windowMs: limits.windowMs,
-      perDay: limits.perDay,
-      dayWindowMs: limits.dayWindowMs,
-      ban: limits.ban,
-      banMs: limits.banSeconds * 1000,
-      banGraceMs: settings.banGraceMs,
-    });
-    this.#recorder = new Recorder(settings.recordLimit, options.onRequest);
-    this.#api = new PetsApi(settings, store, log, this.#limiter, this.#recorder.stats, options.onError ?? (() => {}));
+    this.#limiter = new QuotaKeeper({ ...limits, perWindow: limits.perMinute, banMs: limits.banSeconds * 1000 });
+    const record = options.recordRequests;
+    this.#recorder = new Recorder(record === false ? 0 : record === true || record === undefined ? 10_000 : record, options.onRequest);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res));
   }
 
@@ -127,21 +124,83 @@ class Sandbox {
         await sleep(this.#latencyMs);
         ex.now = this.#clock();
       }
-      this.#send(ex, res, await this.#api.answer(ex));
+      const route = resolveRoute(ex.method, ex.path);
+      const answer = await this.#operate(ex, route).catch((error: unknown): Answer => {
+        if (error instanceof ClientGone) throw error;
+        const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
+        return { status: e.status, body: e.body(), headers: e.headers, errorCode: e.code };
+      });
+      if (route.kind === 'getPet') answer.headers = { ...DEPRECATED, ...answer.headers };
+      this.#send(ex, res, answer);
     } catch {
-      // The client left (body.ts ClientGone), or the answer could not be written.
+      // The client left (ClientGone), or the answer could not be written.
       res.destroy();
     } finally {
       stats.inFlight--;
     }
   }
 
+  async #operate(ex: Exchange, route: Route): Promise<Answer> {
+    const failure = this.#failures[0];
+    if (failure !== undefined) {
+      if (--failure.count <= 0) this.#failures.shift();
+      const headers: Record<string, string> = failure.retryAfter > 0 ? { 'retry-after': String(failure.retryAfter) } : {};
+      throw new ApiError(failure.status, failure.code, `injected failure (test hook): HTTP ${failure.status}`, headers);
+    }
+    ex.key = bearerKey(ex.req.headers.authorization, this.keys);
+    if (ex.key === undefined) {
+      if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') throw routeError(route, ex.method, ex.path);
+      throw unauthorized(ex.req.headers.authorization);
+    }
+    // Every allowed request counts, whatever its outcome.
+    const decision = this.#limiter.check(ex.key, ex.now);
+    ex.rate = decision.headers;
+    if (decision.kind !== 'allow') throw refusal(decision, this.limits, this.#recorder.stats);
+    switch (route.kind) {
+      case 'listPets': {
+        const query = parseListQuery(ex.search);
+        return { status: 200, body: stringifyJson(this.store.list(query.limit, query.status)), headers: {} };
+      }
+      case 'getPet': {
+        const id = parsePetId(route.segment);
+        expectNoQuery(ex.search);
+        const pet = this.store.get(id);
+        if (pet === undefined) throw apiError('not_found', `pet ${id} not found`);
+        return { status: 200, body: stringifyJson(pet), headers: {} };
+      }
+      case 'createPet':
+        return this.#createPet(ex);
+      case 'notImplemented':
+        throw apiError('not_implemented', `${route.what} is only named by the interface document; the sandbox does not implement it`);
+      default:
+        throw routeError(route, ex.method, ex.path);
+    }
+  }
+
+  /** A create: stored (with a data file, once its line is written) before its 201. */
+  async #createPet(ex: Exchange): Promise<Answer> {
+    expectNoQuery(ex.search);
+    checkContentType(ex.req.headers['content-type']);
+    ex.body = await readBody(ex.req);
+    const pet: Pet = { id: this.store.takeId(), ...validateNewPet(parseBody(ex.body)) };
+    const json = stringifyJson(pet);
+    try {
+      this.log?.append(`${json}\n`);
+    } catch (error) {
+      this.options.onError?.(error);
+      throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
+    }
+    this.store.add(pet);
+    this.#recorder.stats.created++;
+    return { status: 201, body: json, headers: { location: `/v1/pets/${pet.id}` } };
+  }
+
   /** Sends an answer with the headers every API response carries, and records it. */
   #send(ex: Exchange, res: ServerResponse, answer: Answer): void {
     if (res.destroyed) return;
-    // Answers given before the limiter ran (a 401, a failure injected by a test) carry the key's window
-    // as it stands, uncounted (for no recognised key, a fresh window of the plan).
-    const rate = ex.rate ?? this.#limiter.peek(ex.key ?? ANONYMOUS_KEY, this.#clock());
+    // An answer given before the limiter ran (a 401, an injected failure) carries the key's window
+    // uncounted; with no recognised key, a fresh window of the plan (a key no request ever counts in).
+    const rate = ex.rate ?? this.#limiter.peek(ex.key ?? '\0anonymous', this.#clock());
     const headers: Record<string, string> = {
       'x-ratelimit-limit': String(rate.limit),
       'x-ratelimit-remaining': String(rate.remaining),
@@ -156,27 +215,50 @@ class Sandbox {
   }
 
   /** Copies of the stored pets, ascending id, exact bigint ids. */
-  readonly pets = (): Pet[] => this.store.all();
+  readonly pets = (): Pet[] => this.store.list(Number.POSITIVE_INFINITY).map((pet) => ({ ...pet }));
   /** The recorded requests, oldest first. */
-  readonly requests = (): RecordedRequest[] => this.#recorder.requests();
-  readonly clearRequests = (): void => this.#recorder.clear();
-  /** Counts of requests and answers; persistWrites and persistErrors: writes to the data file that reached the disk, and that failed. */
+  readonly requests = (): RecordedRequest[] => [...this.#recorder.records];
+  readonly clearRequests = (): void => {
+    this.#recorder.records.length = 0;
+  };
+  /** Counts of requests and answers, and of writes to the data file that reached the disk or failed. */
   readonly stats = (): Recorder['stats'] & { persistWrites: number; persistErrors: number } => {
     const { stats } = this.#recorder;
     return { ...stats, byStatus: { ...stats.byStatus }, persistWrites: this.log?.writes ?? 0, persistErrors: this.log?.errors ?? 0 };
   };
   /** Forgets rate-limit counts, pending retries and bans. */
   readonly resetRateLimits = (): void => this.#limiter.reset();
-  /** Stores pets directly (no HTTP, no limits); returns them with their ids. */
-  readonly seed = (pets: Parameters<PetsApi['seed']>[0]): Pet[] => this.#api.seed(pets);
   /** Test hook: delay before each answer from now on, in ms. */
   readonly setLatency = (ms: number): void => {
     this.#latencyMs = Math.max(0, ms);
   };
   /** Test hook: the next requests fail with an Error body (before auth and limits, not counted). */
-  readonly failNext = (failure: InjectedFailure = {}): void => this.#api.failNext(failure);
+  readonly failNext = ({ count = 1, status = 503, code = 'injected_failure', retryAfter = 0 }: InjectedFailure = {}): void => {
+    this.#failures.push({ count, status, code, retryAfter });
+  };
   /** Syncs the data file to disk (every create is written before its 201). */
   readonly flush = async (): Promise<void> => this.log?.sync();
+
+  /** Stores pets directly (no HTTP, no limits) and returns them with their ids; a failed write of the data file is logged. */
+  readonly seed = (pets: ReadonlyArray<{ name: string; categoryId: bigint | number; status?: string }>): Pet[] => {
+    const inputs = pets.map((p, i) => {
+      try {
+        return validateNewPet(p);
+      } catch (error) {
+        throw new SandboxOptionError(`seed: pet ${i} is not a valid NewPet: ${(error as Error).message}`);
+      }
+    });
+    return inputs.map((input) => {
+      const pet: Pet = { id: this.store.takeId(), ...input };
+      this.store.add(pet);
+      try {
+        this.log?.append(`${stringifyJson(pet)}\n`);
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+      return { ...pet };
+    });
+  };
 
   /** Stops accepting connections, finishes requests in flight, closes dataFile. Idempotent. */
   readonly close = (): Promise<void> => {

@@ -1,16 +1,108 @@
-// The in-memory pet store. Ids are handed out synchronously, so concurrent
-// requests on the single event loop always get unique, consecutive ids.
+// The pets: in memory, and as the --data file holds them (docs/sandbox.md, "Data file"; data-log.ts writes it):
+// a header line {"petstore-sandbox-data":2,"nextId":12}, then one pet per line, int64 values exact.
+// Format 1 is read too: {"version":1,"nextId":12,"pets":[...]}.
 
-import { INT64_MAX, stringifyJson } from '../json/int64.js';
-import type { Pet, PetStatus } from '../pets/pet.js';
-import { apiError } from './errors.js';
-import { HEADER_KEY } from './persist.js';
+import { readFile } from 'node:fs/promises';
+import { INT64_MAX, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
+import { isPetStatus, PET_STATUSES, type Pet, type PetStatus } from '../pets/pet.js';
+import { apiError, SandboxStartError } from './errors.js';
+
+const HEADER_KEY = 'petstore-sandbox-data';
+
+export interface DataFile {
+  nextId: bigint;
+  pets: Pet[];
+}
+
+class CorruptData extends Error {}
+
+function fail(reason: string): never {
+  throw new CorruptData(reason);
+}
+
+function decodePet(item: unknown, where: string): Pet {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) fail(`${where} must be an object`);
+  const p = item as Record<string, unknown>;
+  const id = toInt64(p.id);
+  if (id === undefined) fail(`${where}.id must be an int64 integer`);
+  if (typeof p.name !== 'string') fail(`${where}.name must be a string`);
+  const categoryId = toInt64(p.categoryId);
+  if (categoryId === undefined) fail(`${where}.categoryId must be an int64 integer`);
+  if (p.status === undefined) return { id, name: p.name, categoryId };
+  if (!isPetStatus(p.status)) fail(`${where}.status must be ${PET_STATUSES.slice(0, -1).join(', ')} or ${PET_STATUSES.at(-1)}`);
+  return { id, name: p.name, categoryId, status: p.status };
+}
+
+/** Checks ids are unique, and the next id: never lower than the highest id + 1. */
+function assemble(items: unknown[], nextIdValue: unknown, where: (i: number) => string): DataFile {
+  const pets = items.map((item, i) => decodePet(item, where(i)));
+  const seen = new Set<bigint>();
+  let next = 1n;
+  pets.forEach((pet, i) => {
+    if (seen.has(pet.id)) fail(`${where(i)}.id ${pet.id} is a duplicate`);
+    seen.add(pet.id);
+    if (pet.id >= next) next = pet.id + 1n;
+  });
+  if (nextIdValue === undefined) return { nextId: next, pets };
+  const nextId = toInt64(nextIdValue) ?? (nextIdValue === INT64_MAX + 1n ? nextIdValue : undefined);
+  // nextId may be INT64_MAX + 1 once the last id is used up.
+  if (nextId === undefined || nextId < 1n) fail('"nextId" must be a positive integer');
+  return { nextId: nextId > next ? nextId : next, pets };
+}
+
+function decodeVersion1(value: unknown): DataFile {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('the top level must be a JSON object');
+  const doc = value as Record<string, unknown>;
+  if (doc.version !== 1) fail(`unsupported "version" ${JSON.stringify(doc.version) ?? 'undefined'} (expected 1)`);
+  if (!Array.isArray(doc.pets)) fail('"pets" must be an array');
+  return assemble(doc.pets, doc.nextId, (i) => `pets[${i}]`);
+}
+
+function parseLine(line: string, i: number): unknown {
+  try {
+    return parseJson(line);
+  } catch (error) {
+    if (i === 0) return undefined;
+    fail(`line ${i + 1} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** The log format, or undefined when the first line is not its header. */
+function decodeLog(text: string): DataFile | undefined {
+  const lines = text.split('\n');
+  const header = parseLine(lines[0] ?? '', 0) as Record<string, unknown> | undefined;
+  if (typeof header !== 'object' || header === null || !(HEADER_KEY in header)) return undefined;
+  if (header[HEADER_KEY] !== 2) fail(`unsupported "${HEADER_KEY}" ${JSON.stringify(header[HEADER_KEY]) ?? 'undefined'} (expected 2)`);
+  // The last piece follows the last newline: empty, or a line the sandbox died writing, never acknowledged.
+  const items = lines.slice(1, -1).map((line, i) => parseLine(line, i + 1));
+  return assemble(items, header.nextId, (i) => `line ${i + 2}`);
+}
+
+/** Loads the data file; undefined when it does not exist or is empty. Throws SandboxStartError when unusable. */
+export async function loadData(file: string): Promise<DataFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SandboxStartError(`cannot read --data file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  // The lines end at the first NUL (zero-filled blocks a machine crash can leave).
+  text = text.split('\0', 1)[0] ?? '';
+  if (text.trim().length === 0) return undefined;
+  try {
+    return decodeLog(text) ?? decodeVersion1(parseJson(text));
+  } catch (error) {
+    const reason = error instanceof CorruptData ? error.message : `not valid JSON (${(error as Error).message})`;
+    throw new SandboxStartError(
+      `cannot load --data file ${file}: ${reason}. The file was left untouched; fix it, move it away or choose another --data file.`,
+      { cause: error },
+    );
+  }
+}
 
 export class PetStore {
-  /**
-   * Ascending id: loaded pets are sorted, and every new id is above them. Each pet's fields are in the
-   * document's order (id, name, categoryId, status), so stringifyJson writes the Pet as the interface shows it.
-   */
+  /** Ascending id (loaded pets are sorted, new ids are above them); fields in the document's order. */
   readonly #pets = new Map<bigint, Pet>();
   #next: bigint;
 
@@ -21,14 +113,7 @@ export class PetStore {
     this.#next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
   }
 
-  get size(): number {
-    return this.#pets.size;
-  }
-
-  /**
-   * The next id, used up whether or not its pet is then stored (a create whose write to the data file
-   * failed): an id is never handed out twice. Throws ids_exhausted past int64.
-   */
+  /** The next id (synchronously: concurrent creates get consecutive ids), used up even when its pet is not stored. */
   takeId(): bigint {
     if (this.#next > INT64_MAX) throw apiError('ids_exhausted', `no ids left: the next id would exceed ${INT64_MAX} (int64)`);
     return this.#next++;
@@ -44,20 +129,9 @@ export class PetStore {
 
   /** The first `limit` pets by ascending id, optionally of one status. */
   list(limit: number, status?: PetStatus): Pet[] {
-    const out: Pet[] = [];
-    for (const pet of this.#pets.values()) {
-      if (out.length === limit) break;
-      if (status === undefined || pet.status === status) out.push(pet);
-    }
-    return out;
+    return [...this.#pets.values()].filter((pet) => status === undefined || pet.status === status).slice(0, limit);
   }
 
-  /** Copies of all pets, ascending id. */
-  all(): Pet[] {
-    return [...this.#pets.values()].map((pet) => ({ ...pet }));
-  }
-
-  /** The data file's whole text (see persist.ts for the format). */
   snapshot(): string {
     const lines = [`{"${HEADER_KEY}":2,"nextId":${this.#next}}`];
     for (const pet of this.#pets.values()) lines.push(stringifyJson(pet));

@@ -1,19 +1,24 @@
-// Validation of requests: NewPet bodies, query parameters and the petId path
-// segment. Every failure is a 400 ApiError whose message names the field.
+// Reading and validation of requests: a POST's body (type, size, UTF-8, JSON, NewPet), query parameters
+// and the petId path segment. Every failure is an ApiError whose message names the field.
 
+import type { IncomingMessage } from 'node:http';
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';
 import { INT64_MAX, INT64_MIN, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
 import { isPetStatus, PET_STATUSES, type NewPet, type PetStatus } from '../pets/pet.js';
 import { apiError } from './errors.js';
 
-/** Longest accepted pet name, in Unicode code points (the document sets none: the sandbox's own lenient choice). */
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json$/;
+const MAX_BYTES = 64 * 1024;
+/** A larger body is read to its end (up to this) and refused with the connection kept; beyond, it closes. */
+const DRAIN_BYTES = 1024 * 1024;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Longest accepted pet name, in code points (the document sets none). */
 const NAME_MAX_LENGTH = 200;
 const NEW_PET_FIELD_SET: ReadonlySet<string> = new Set(NEW_PET_FIELDS);
 const FIELD_LIST = `${NEW_PET_FIELDS.slice(0, -1).join(', ')} and ${NEW_PET_FIELDS.at(-1)}`;
 const STATUS_LIST = PET_STATUSES.join(', ');
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A short type name of a JSON value, for messages. */
 function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -23,14 +28,49 @@ function jsonType(value: unknown): string {
 }
 
 function preview(value: unknown): string {
-  // stringifyJson: a bigint nested in an array or object would make JSON.stringify throw (a 500).
+  // stringifyJson: a nested bigint would make JSON.stringify throw.
   const text = typeof value === 'bigint' ? value.toString() : stringifyJson(value);
   if (text === undefined) return String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-/** The body text of a POST: invalid UTF-8 is refused; a leading BOM is dropped (as TextDecoder does). */
-export function bodyText(bytes: Uint8Array): string {
+/** The request's client went away before it could be answered: nothing is sent. */
+export class ClientGone extends Error {}
+
+/** A Content-Type may be left out; when present it must be JSON (415 otherwise). */
+export function checkContentType(contentType: string | undefined): void {
+  if (contentType === undefined || contentType.trim() === '') return;
+  const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (!JSON_TYPE.test(mediaType)) {
+    const shown = mediaType.length > 60 ? `${mediaType.slice(0, 57)}...` : mediaType;
+    throw apiError('unsupported_media_type', `Content-Type must be application/json, got ${JSON.stringify(shown)}`);
+  }
+}
+
+function tooLarge(close: boolean) {
+  return apiError('payload_too_large', `request body is larger than ${MAX_BYTES} bytes`, close ? { connection: 'close' } : undefined);
+}
+
+/** The whole body as text (a leading BOM dropped); rejects with a 413, or ClientGone when the client leaves first. */
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const bytes = await new Promise<Buffer>((resolve, reject) => {
+    if (req.destroyed) throw new ClientGone();
+    const declared = Number(req.headers['content-length']);
+    if (declared > DRAIN_BYTES) throw tooLarge(true);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > DRAIN_BYTES) {
+        req.pause();
+        reject(tooLarge(true));
+      } else if (size <= MAX_BYTES && !(declared > MAX_BYTES)) chunks.push(chunk);
+    });
+    req.on('end', () => (size > MAX_BYTES || declared > MAX_BYTES ? reject(tooLarge(false)) : resolve(Buffer.concat(chunks, size))));
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGone());
+    });
+  });
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -38,7 +78,6 @@ export function bodyText(bytes: Uint8Array): string {
   }
 }
 
-/** Parses a request body as JSON (exact int64). Throws invalid_json. */
 export function parseBody(text: string): unknown {
   if (text.trim().length === 0) {
     throw apiError('invalid_json', 'request body is empty: expected a JSON object (NewPet) with name and categoryId');
@@ -51,7 +90,6 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** Validates a parsed NewPet. Unknown and read-only fields are rejected. */
 export function validateNewPet(value: unknown): NewPet {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw apiError('invalid_body', `request body must be a JSON object (NewPet), got ${jsonType(value)}`);
@@ -82,22 +120,15 @@ function checkName(name: unknown): string {
 function checkCategoryId(raw: unknown): bigint {
   const categoryId = toInt64(raw);
   if (categoryId !== undefined) return categoryId;
-  if (typeof raw === 'bigint' || (typeof raw === 'number' && Number.isInteger(raw))) {
-    throw apiError('invalid_field', `categoryId must be an integer from ${INT64_MIN} to ${INT64_MAX} (int64), got ${preview(raw)}`);
-  }
-  if (typeof raw === 'number') throw apiError('invalid_field', `categoryId must be an integer (int64), got ${preview(raw)}`);
-  throw apiError('invalid_field', `categoryId must be an integer (int64), got ${jsonType(raw)} ${preview(raw)}`);
+  const range = jsonType(raw) === 'integer' ? ` from ${INT64_MIN} to ${INT64_MAX}` : '';
+  const type = typeof raw === 'number' || typeof raw === 'bigint' ? '' : `${jsonType(raw)} `;
+  throw apiError('invalid_field', `categoryId must be an integer${range} (int64), got ${type}${preview(raw)}`);
 }
 
 function checkStatus(status: unknown): PetStatus {
   if (isPetStatus(status)) return status;
   const got = typeof status === 'string' ? JSON.stringify(status) : jsonType(status);
   throw apiError('invalid_field', `status must be one of ${STATUS_LIST}, got ${got}`);
-}
-
-export interface ListQuery {
-  limit: number;
-  status?: PetStatus;
 }
 
 /** Reads the query string of an operation, allowing only the given parameters, each at most once. */
@@ -114,27 +145,19 @@ function queryParams(search: string, allowed: readonly string[]): Map<string, st
   return out;
 }
 
-/** The query of GET /pets: limit 1..100 (default 20) and an optional status. */
-export function parseListQuery(search: string): ListQuery {
+/** The query of GET /pets: limit (default 20) and an optional status. */
+export function parseListQuery(search: string): { limit: number; status?: PetStatus } {
   const params = queryParams(search, ['limit', 'status']);
-  const query: ListQuery = { limit: LIST_LIMIT.default };
   const limit = params.get('limit');
-  if (limit !== undefined) {
-    const n = /^\d{1,6}$/.test(limit) ? Number(limit) : Number.NaN;
-    if (!(n >= LIST_LIMIT.min && n <= LIST_LIMIT.max)) {
-      throw apiError('invalid_parameter', `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}, got ${preview(limit)}`);
-    }
-    query.limit = n;
+  const n = limit === undefined ? LIST_LIMIT.default : /^\d{1,6}$/.test(limit) ? Number(limit) : Number.NaN;
+  if (!(n >= LIST_LIMIT.min && n <= LIST_LIMIT.max)) {
+    throw apiError('invalid_parameter', `limit must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}, got ${preview(limit)}`);
   }
   const status = params.get('status');
-  if (status !== undefined) {
-    if (!isPetStatus(status)) throw apiError('invalid_parameter', `status must be one of ${STATUS_LIST}, got ${preview(status)}`);
-    query.status = status;
-  }
-  return query;
+  if (status !== undefined && !isPetStatus(status)) throw apiError('invalid_parameter', `status must be one of ${STATUS_LIST}, got ${preview(status)}`);
+  return { limit: n, status };
 }
 
-/** Rejects any query parameter (operations without parameters). */
 export function expectNoQuery(search: string): void {
   if (search !== '') queryParams(search, []);
 }

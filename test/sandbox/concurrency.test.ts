@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadData } from '../../src/sandbox/persist.js';
+import { loadData } from '../../src/sandbox/store.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { call, createPet } from './helpers.js';
 

@@ -21,7 +21,7 @@ describe('sandbox data file writer', () => {
   });
 
   it('writes each line before append() returns, in order', () => {
-    const log = new DataLog(file, { text: () => HEADER, pets: () => 0 });
+    const log = new DataLog(file, HEADER);
     for (let i = 1; i <= 3; i++) {
       log.append(line(i));
       expect(readFileSync(file, 'utf8')).toBe(HEADER + [1, 2, 3].slice(0, i).map(line).join(''));
@@ -31,7 +31,7 @@ describe('sandbox data file writer', () => {
   });
 
   it('after close, a line is refused', () => {
-    const log = new DataLog(file, { text: () => HEADER, pets: () => 0 });
+    const log = new DataLog(file, HEADER);
     log.close();
     expect(() => log.append(line(1))).toThrow(/closed/);
     expect(readFileSync(file, 'utf8')).toBe(HEADER);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxStartError } from '../../src/sandbox/errors.js';
-import { loadData } from '../../src/sandbox/persist.js';
+import { loadData } from '../../src/sandbox/store.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
 import { mountTiny, unmountTiny } from '../helpers/tiny-fs.js';
 import { missingTool } from '../helpers/tools.js';

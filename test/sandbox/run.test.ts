@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { bundleForWorker } from '../helpers/bundle.js';
 import { describe, expect, it } from 'vitest';
-import { loadData } from '../../src/sandbox/persist.js';
+import { loadData } from '../../src/sandbox/store.js';
 import { parseSandboxOptions, runSandbox, SandboxStartError } from '../../src/sandbox/run.js';
 
 function capture() {

@@ -9,8 +9,7 @@ export function registerSandbox(program: Command, ctx: CommandContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
     .option('--key <key>', 'accepted API key (repeatable; default: one generated key, printed at start)', collect, [])
-    // Checked with the other flags by parseSandboxOptions (./sandbox.ts; any case, and "enterprise"
-    // has a message of its own), which is also the sandbox's API and too big to load at every start.
+    // Checked with the other flags by parseSandboxOptions (any case; "enterprise" has a message of its own).
     .addOption(
       choiceOption(
         '--plan <plan>',

@@ -2,7 +2,7 @@
 // nothing to resolve in node_modules at start-up. main.js holds only what every run needs (src/,
 // commander, and chalk, which src/ imports statically from a module it loads on demand); each other
 // package is imported dynamically by the commands that use it, so a run loads and compiles only the
-// packages it uses (one 2 MB file took as long to load as the rest of `pets --help`). esbuild's code
+// packages it uses (one file holding every package was much of the start-up). esbuild's code
 // splitting of src/ itself cut it into dozens of chunks, each an ES module to resolve and link, which
 // cost more than they saved. Dependencies stay in package.json "dependencies" for their licences and types.
 //

@@ -1,8 +1,10 @@
-// Bundles src/ and its dependencies into one file, dist/main.js, which bin/petstore imports: nothing to
-// resolve in node_modules at start-up, and one file to load (esbuild's code splitting cut src/ into
-// dozens of chunks, each an ES module to resolve and link, which cost more than they saved). Modules
-// imported dynamically (a command's module, a package only some commands use) still run only when
-// used. Dependencies stay in package.json "dependencies" for their licences and types.
+// Bundles src/ into dist/main.js, which bin/petstore imports, and the packages it uses into dist/vendor/:
+// nothing to resolve in node_modules at start-up. main.js holds only what every run needs (src/,
+// commander, and chalk, which src/ imports statically from a module it loads on demand); each other
+// package is imported dynamically by the commands that use it, so a run loads and compiles only the
+// packages it uses (one file holding every package was much of the start-up). esbuild's code
+// splitting of src/ itself cut it into dozens of chunks, each an ES module to resolve and link, which
+// cost more than they saved. Dependencies stay in package.json "dependencies" for their licences and types.
 //
 // Node's builtins are read with process.getBuiltinModule() (builtinsPlugin): an ES module import of a
 // builtin runs every lazy getter of its exports (node:util loads parseArgs and worker_threads, node:fs
@@ -12,9 +14,11 @@
 //   node scripts/build.mjs --clean    delete dist/ first (for packing a release)
 //   node scripts/build.mjs --outdir D build into D instead (e.g. to benchmark a variant)
 //
-// Other processes (end-to-end tests, a running sandbox) may be running dist/main.js while it is
-// rebuilt: the new file is written next to it and renamed over it, which is atomic.
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+// Other processes (end-to-end tests, a running sandbox) may be running dist/ while it is rebuilt: every
+// file is written into a temporary folder and renamed into place, which is atomic: the shared chunks
+// first (their names are hashes of their content, and old ones stay until --clean), then the packages,
+// then main.js.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,28 +59,46 @@ const builtinsPlugin = {
   },
 };
 
+/** Packages other than commander and chalk: imported from dist/vendor/<name>.js, built there by the second build below. */
+const vendored = new Map();
+const vendorPlugin = {
+  name: 'vendor',
+  setup(b) {
+    b.onResolve({ filter: /^[@a-z]/ }, ({ path }) => {
+      if (path.startsWith('node:') || builtinModules.includes(path) || ['commander', 'chalk'].includes(path)) return undefined;
+      const name = path.replace(/^@/, '').replace(/[^a-z0-9]+/g, '-');
+      vendored.set(name, path);
+      return { path: `./vendor/${name}.js`, external: true };
+    });
+  },
+};
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  // CommonJS dependencies read __filename, which an ES module does not have (write-file-atomic: a salt).
+  define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
+  // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
 if (flags.clean) rmSync(outdir, { recursive: true, force: true });
-mkdirSync(outdir, { recursive: true });
-const tmp = join(outdir, `main.js.${process.pid}.tmp`);
+const tmp = join(outdir, `.build-${process.pid}`);
 try {
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['src/main.ts'],
-    outfile: tmp,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    plugins: [builtinsPlugin],
-    // CommonJS dependencies read __filename, which an ES module does not have (write-file-atomic: a salt).
-    define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
-    // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
-  renameSync(tmp, join(outdir, 'main.js'));
+  await build({ ...common, entryPoints: ['src/main.ts'], outfile: join(tmp, 'main.js'), plugins: [vendorPlugin, builtinsPlugin] });
+  // The packages share code (undici's web streams, ...): splitting keeps one copy of it, in chunk-<hash>.js.
+  const entryPoints = Object.fromEntries(vendored);
+  await build({ ...common, entryPoints, outdir: join(tmp, 'vendor'), splitting: true, chunkNames: 'chunk-[hash]', plugins: [builtinsPlugin] });
+  mkdirSync(join(outdir, 'vendor'), { recursive: true });
+  const files = readdirSync(join(tmp, 'vendor')).sort((a, b) => Number(b.startsWith('chunk-')) - Number(a.startsWith('chunk-')));
+  for (const f of files) renameSync(join(tmp, 'vendor', f), join(outdir, 'vendor', f));
+  renameSync(join(tmp, 'main.js'), join(outdir, 'main.js'));
 } finally {
-  rmSync(tmp, { force: true });
+  rmSync(tmp, { recursive: true, force: true });
 }

@@ -115,8 +115,17 @@ function wantsJson(opts: Record<string, unknown>): boolean {
   return opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
 }
 
-/** The command groups, in the help's order. */
-const GROUPS = [registerEnv, registerAuth, registerPets, registerQuota, registerApi, registerSandbox, registerCompletion];
+/** The command groups by their name, in the help's order; the hidden __complete is registered with completion. */
+const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = {
+  env: registerEnv,
+  auth: registerAuth,
+  pets: registerPets,
+  quota: registerQuota,
+  api: registerApi,
+  sandbox: registerSandbox,
+  completion: registerCompletion,
+  __complete: registerCompletion,
+};
 
 // `help pets list` needs the command's place before commander parses (its help command looks one word
 // deep): the first word that is not a global option or the value of one.
@@ -206,11 +215,16 @@ function rootProgram(): Command {
   ]);
 }
 
-/** The commander program with every command group. */
-export function buildProgram(actions: Pick<CommandContext, 'lazy'>): Command {
+/**
+ * The commander program with every command group, or with only the group a command line names: the
+ * other groups play no part in running it, and commander builds each command it is given.
+ */
+export function buildProgram(actions: Pick<CommandContext, 'lazy'>, argv?: readonly string[]): Command {
   const program = rootProgram();
   const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
-  for (const register of GROUPS) register(program, ctx);
+  const word = argv?.[commandIndex(argv, program)];
+  const named = word !== undefined && Object.hasOwn(GROUPS, word) ? GROUPS[word] : undefined;
+  for (const register of named ? [named] : new Set(Object.values(GROUPS))) register(program, ctx);
   return program;
 }
 
@@ -299,7 +313,7 @@ async function execute(program: Command, argv: string[], topic: HelpTopic | unde
 /** Runs one invocation and returns its exit code; never exits the process. */
 export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const state: RunState = { factory: undefined, json: false, debug: envFlag(deps.env.PETSTORE_DEBUG) };
-  const program = buildProgram({ lazy: lazyAction(deps, state) });
+  const program = buildProgram({ lazy: lazyAction(deps, state) }, rawArgv);
   const { argv, helpPath } = expandHelp(rawArgv, program);
   const baseIO = createIO(deps);
   useStreams(program, deps);

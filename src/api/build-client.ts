@@ -118,10 +118,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   );
 }
 
-/**
- * Drops a gate or a window reset more than a day (the longest window of any plan) ahead from a key's
- * stored state: older versions stored such values, and the key would stay locked out.
- */
+/** Drops a gate or reset more than a day ahead from a key's stored state: older versions stored such values, locking the key out. */
 function clampedStore(store: RateStateStore, clock: Clock, debug: (line: string) => void): RateStateStore {
   const clamp = (s: KeyRateState | undefined): KeyRateState | undefined => {
     if (!s) return s;

@@ -38,10 +38,7 @@ export function getPet(client: ApiClient, id: bigint): Promise<ApiResponse> {
 /** The cheapest request that proves a key works and returns the quota headers. */
 const PROBE: ApiRequest = { method: 'GET', path: '/pets', query: { limit: 1 } };
 
-/**
- * The probe asks the server itself: a quota an earlier command saw used up until a reset beyond
- * --max-wait does not hold it back (it may no longer hold), a gate the server set does (AcquireOptions.asksQuota).
- */
+/** The probe asks the server itself: an earlier command's used-up quota does not hold it back, a server's gate does (AcquireOptions.asksQuota). */
 const ASKS = { asksQuota: true } as const;
 
 /** GET /pets?limit=1, any answer returned (auth status reports it). */

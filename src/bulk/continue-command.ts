@@ -17,11 +17,7 @@ function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/**
- * The command that continues this run's journal, for the interrupt, stop and refusal messages: the
- * same input, server and settings, with --resume. --retry-unknown is left out on purpose: unknown
- * records are to be checked before they are sent again.
- */
+/** The command that continues this run's journal (same input, server, settings, with --resume); never --retry-unknown: unknowns are checked first. */
 export function continueCommand(f: Pick<Factory, 'globals'>, o: RunSettings): string {
   const words = ['petstore'];
   if (f.globals.env !== undefined) words.push('--env', f.globals.env);

@@ -11,10 +11,8 @@ const UNTERMINATED = 'unterminated quoted field';
 type RawRecord = { line: number; text: string } | { line: number; problems: string[] };
 
 /**
- * Finds where each CSV record ends the way csv-parse does with the reader's options (RFC 4180
- * quotes with relax_quotes, LF or CRLF between records), so that a record that is not UTF-8
- * (csv-parse would read U+FFFD) or longer than the bound (a quote left open, say) is that record's
- * problem alone, found without keeping its bytes: memory stays flat whatever the input holds.
+ * Finds where each CSV record ends as csv-parse does with CSV_OPTIONS, so a record that is not UTF-8 or is past the bound
+ * is that record's problem alone, found without keeping its bytes (flat memory).
  */
 class CsvSplitter {
   #line = 1;
@@ -217,12 +215,7 @@ function checkHeader(line: number, fields: string[]): string[] {
   return names;
 }
 
-/**
- * RFC 4180 records, each with the line it starts on: CsvSplitter finds them in the bytes, and
- * csv-parse (loaded only for CSV input) reads the fields of a chunk's well-formed records together.
- * (`maxRecordBytes` is for tests: with records bounded a few bytes long, they show that the splitter
- * finds the records csv-parse finds.)
- */
+/** RFC 4180 records with their first lines: CsvSplitter finds them, csv-parse (loaded only for CSV) reads their fields. `maxRecordBytes`: for tests. */
 export async function* csvRecords(input: Readable, maxRecordBytes?: number): AsyncGenerator<InputRecord[]> {
   const { parse } = await import('csv-parse/sync');
   const splitter = new CsvSplitter(maxRecordBytes);

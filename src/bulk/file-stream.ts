@@ -2,10 +2,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 /**
- * A regular file as a stream of `chunkBytes` pieces, each read on the main thread (pread) in a turn
- * of the event loop of its own: fs.createReadStream's reads through the thread pool cost a dry run
- * more than its parsing. The turn between reads lets Ctrl-C and timers in. Only for regular files (a
- * bulk input, or stdin copied to one): a read from a pipe or a terminal could block the event loop.
+ * A regular file as a stream of pieces read on the main thread, a turn of the event loop each (lets Ctrl-C and timers in): the
+ * thread pool's reads cost a dry run more than its parsing. Regular files only: a pipe or terminal read could block.
  */
 export class FileStream extends Readable {
   readonly #path: string;

@@ -18,10 +18,7 @@ export interface LineOutput {
   writeText(text: string, encoding: 'utf8' | 'latin1'): Promise<void>;
 }
 
-/**
- * A dry run's result lines, held while its one pass checks the records, then copied to stdout. Past 64 KB
- * they go to an unlinked temporary file (a kill leaves nothing); when it cannot be written, `failed`.
- */
+/** A dry run's result lines, held while its one pass checks the records; past 64 KB in an unlinked temporary file (`failed` if it cannot be written). */
 export class HeldLines {
   /** `seal`: what a block of whole lines becomes on its way out (masked, escaped); it keeps every line break. */
   constructor(private readonly seal: (lines: string) => string = (lines) => lines) {}
@@ -50,10 +47,7 @@ export class HeldLines {
     if (this.#fd !== undefined && this.#pending !== '') this.#writeOut();
   }
 
-  /**
-   * After end(), unless `failed`: copies every line to `out`, stopping early when `stopped()` says so;
-   * returns how many lines it handed over.
-   */
+  /** After end(), unless `failed`: copies the lines to `out` until `stopped()`; returns how many it handed over. */
   async copyTo(out: LineOutput, stopped: () => boolean): Promise<number> {
     if (stopped()) return 0;
     if (this.#fd === undefined) {
@@ -110,10 +104,7 @@ export class HeldLines {
   }
 }
 
-/**
- * A new 0600 file in the temporary folder, unlinked at once: only the returned descriptor reaches it.
- * Its name is random and taken only if new (O_EXCL: no file or link in its place is ever opened).
- */
+/** A new 0600 temporary file (random name, O_EXCL), unlinked at once: only the returned descriptor reaches it. */
 function openUnlinked(): number {
   const path = join(tmpdir(), `petstore-dry-run-${randomUUID()}`);
   const fd = openSync(path, 'wx+', 0o600);

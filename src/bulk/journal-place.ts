@@ -19,17 +19,13 @@ function slug(input: string): string {
 
 export interface DefaultJournal {
   path: string;
-  /**
-   * Unfinished journals of the same input path and server with other contents (the file was edited
-   * since the run stopped): continuing one must be asked for by name, since records are matched by line.
-   */
+  /** Unfinished journals of the same input path and server with other contents: continuing one must be asked for by name (records match by line). */
   others: string[];
 }
 
 /**
- * The journal kept when --results is not given: in <state>/journals, named by the input's name, a
- * key of its absolute path and the server's base URL (the same file seeded to staging and then to
- * production is two runs, not one), and a key of its contents.
+ * The journal kept without --results: in <state>/journals, named by the input's name, a key of its absolute path and the
+ * server's base URL (staging and production are two runs), and a key of its contents.
  */
 export function defaultJournal(state: string, input: { absPath: string; sha256: string }, target: string): DefaultJournal {
   const dir = join(state, 'journals');

@@ -15,9 +15,8 @@ export interface EarlierResult {
 }
 
 /**
- * What a resumed run does with a valid record, given the journal's last word on its line: created
- * records are skipped; records in flight when a run stopped, or unknown, are never resent without
- * --retry-unknown; the rest (failed, not created, invalid then, never reached) are sent.
+ * A resumed run's verdict on a valid record from the journal's last word on its line: created is skipped; in flight or unknown
+ * is kept unless --retry-unknown; the rest (failed, not created, invalid then, never reached) is sent.
  */
 export function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
   if (!earlier) return 'send';
@@ -94,11 +93,7 @@ function journalExtent(path: string, flag: string): { size: number; whole: numbe
   }
 }
 
-/**
- * Reads a journal (or a results file of an earlier version) for --resume: the last line about each
- * input line wins. A torn last line (the process was killed mid-write) is ignored; any other bad
- * line is an error, since guessing could create duplicates.
- */
+/** Reads a journal for --resume, the last line about each input line winning; a torn last line is ignored, any other bad line is an error. */
 export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
   const { size, whole } = journalExtent(path, flag);
   const state: JournalState = { header: undefined, byLine: new Map(), wholeBytes: whole, torn: whole < size, finished: false };

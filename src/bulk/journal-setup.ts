@@ -146,10 +146,7 @@ async function earlierResults(
   return { journal, earlier: source?.byLine, inPlace: inPlace || copy, label: `${label} ${path}` };
 }
 
-/**
- * Which journal a run keeps, and what earlier runs left in it. Refuses (exit 2, nothing sent) a journal
- * holding records without --resume, one kept against another server, and one of an input edited since.
- */
+/** Which journal a run keeps and what earlier runs left in it; refuses (exit 2) one holding records without --resume, of another server, or of an edited input. */
 export async function prepareJournal(f: Factory, o: JournalChoice, input: ReplayableInput, continueWith: () => string): Promise<PreparedJournal> {
   const resumeFile = typeof o.resume === 'string' ? o.resume : undefined;
   if (resumeFile !== undefined && !exists(resumeFile)) throw new UsageError(`--resume ${resumeFile} does not exist`);

@@ -1,10 +1,5 @@
-// The journal of a seeding run (issue #14): one NDJSON line per event, each in one write(2).
-// `{"line":n,"status":"sending"}` is written before the record's request leaves, its outcome line once
-// it is known. A process killed at any instant leaves every line it wrote (the kernel has it); a
-// record whose outcome line is missing was in flight and is `unknown` to --resume, never resent silently.
-//
-// fsync: when it is created (with its folder), every second while lines are added, and at the end,
-// so a machine crash loses at most the last second of lines (an fsync per record was judged too slow).
+// The journal of a seeding run: one NDJSON line per event in one write(2), `sending` before a record's request leaves and its
+// outcome once known, so a kill leaves every record either settled or `unknown`. fsync'd at creation, every second, and at the end.
 
 import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -43,11 +38,7 @@ function removeIfThere(path: string): void {
   }
 }
 
-/**
- * `<journal>.lock`: two runs appending to one journal would each send the records the other has in
- * flight. Held for the whole run, never waited for (a live holder is named in a refusal); a lock left
- * by a process that is gone, or that is not a petstore lock, is taken over.
- */
+/** `<journal>.lock` for the whole run (two runs on one journal would send records twice): never waited for; a dead holder's lock is taken over. */
 async function lockJournal(path: string): Promise<FileLock | undefined> {
   const lock = new FileLock(`${path}.lock`, { clock: systemClock, staleMs: Number.POSITIVE_INFINITY, pollMs: 1, timeoutMs: 0 });
   try {
@@ -70,11 +61,7 @@ export interface JournalOpenOptions {
   label: string;
 }
 
-/**
- * A journal, opened for appending before anything is read or sent, so a path that cannot be written
- * (a missing folder, a read-only disk) or that names the input is refused with nothing sent. A file
- * it created is removed again if the run ends before sending anything.
- */
+/** A journal opened for appending before anything is read or sent, so an unwritable path or the input itself is refused with nothing sent. */
 export class Journal {
   #bytes: number;
   #dirty = false;
@@ -158,11 +145,7 @@ export class Journal {
     this.#onFailure = handler;
   }
 
-  /**
-   * Makes `text` (whole lines) the journal's contents in one step: written under a private name,
-   * synced, renamed over the journal. A kill at any instant leaves the journal as it was or complete,
-   * never half-copied. For a journal that holds no records yet (checked by the caller, under the lock).
-   */
+  /** Makes `text` the journal's contents in one step (private name, synced, renamed over it): a kill leaves it as it was or complete. */
   replaceContents(text: string): void {
     replaceDurably(this.path, text, `${this.path}.${process.pid}.new`, 0o600);
     closeSync(this.fd);

@@ -1,19 +1,14 @@
 import { BOM, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
 
-/**
- * One top-level element of a JSON array: its source text (parsed by the caller, so int64 ids stay
- * exact), a problem with it alone, or `fatal`, a problem with the whole input that ends the reading.
- */
+/** One top-level element of a JSON array: its source text, a problem with it alone, or `fatal`, a problem with the whole input. */
 export type Element = { line: number; source: string } | { line: number; problem: string } | { line: number; fatal: string };
 
 const NOT_AN_ARRAY = 'a JSON input must be an array of objects (use --format ndjson for one object per line)';
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
- * Finds the elements of a JSON array in a byte stream, chunk by chunk, keeping only the element being
- * read (at most MAX_RECORD_BYTES of it), so an array of any size reads in flat memory: JSON.parse
- * would need the whole text. Only where an element starts and ends is found here (strings, escapes
- * and nesting tracked); each element's text is checked by JSON.parse.
+ * Finds where the elements of a JSON array start and end, chunk by chunk, keeping only the element being read, so an array of any
+ * size reads in flat memory; JSON.parse checks each element's text.
  */
 export class ArrayScanner {
   #state: 'before' | 'first' | 'next' | 'in' | 'after' | 'failed' = 'before';

@@ -18,10 +18,7 @@ function rawLine(line: number, bytes: Uint8Array | undefined, max: number): RawL
   return text === undefined ? { line, problem: notUtf8(bytes, line) } : textLine(line, text);
 }
 
-/**
- * Splits bytes into lines on LF (a CR before it dropped, a BOM before the first): a line past the bound
- * or not UTF-8 is a problem of its own. Unlike node:readline it keeps U+2028/U+2029 (legal in JSON strings).
- */
+/** Splits bytes into lines on LF (CR before it and a first BOM dropped), keeping U+2028/U+2029 unlike readline; a bad line is a problem of its own. */
 export class LineSplitter {
   readonly #held: RecordBytes;
   #line = 1;

@@ -48,10 +48,7 @@ function checkStatus(value: unknown, fromText: boolean, problems: string[]): Pet
   return undefined;
 }
 
-/**
- * Checks one NewPet record from a bulk file with the rules `pets add` applies
- * to its flags. `fromText` is true for CSV, where every cell is text.
- */
+/** Checks one NewPet record with the rules `pets add` applies to its flags; `fromText` for CSV, where every cell is text. */
 export function checkNewPet(value: unknown, fromText = false): RecordCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: [`expected an object with name and categoryId, got ${describe(value)}`] };

@@ -26,10 +26,8 @@ export interface Written {
 export type SendOne = (line: number, check: PetCheck, resent: boolean) => Promise<Written>;
 
 /**
- * The statuses that say the server rejected the request, so the pet was surely not created: "failed".
- * Any other answer that is not a created pet proves nothing (a 3xx, whose POST is not followed and may
- * have been processed first; a 5xx; a 408, 425 or an unfamiliar 4xx from whatever stands in between),
- * so the record is "unknown" and never resent without --retry-unknown. 401, 403 and 429 stop the run.
+ * Statuses by which the server rejected the request: surely not created, "failed". Any other answer that is not a created pet
+ * (a 3xx, a 5xx, a 408...) proves nothing: "unknown", never resent without --retry-unknown. 401, 403 and 429 stop the run.
  */
 const REJECTED: ReadonlySet<number> = new Set([400, 404, 405, 407, 409, 410, 411, 413, 414, 415, 422, 431]);
 
@@ -116,10 +114,7 @@ function keptUnknown(rec: InputRecord & { check: PetCheck }, prior: EarlierResul
   };
 }
 
-/**
- * A record's result when it needs no request (invalid, in an earlier run, a dry run); else `send`
- * sends it (undefined: a dry run, which lists it as would_create).
- */
+/** A record's result when it needs no request (invalid, done earlier, a dry run); else `send` sends it. */
 export function outcome(
   rec: InputRecord,
   retryUnknown: boolean | ReadonlySet<number>,

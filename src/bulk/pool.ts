@@ -7,10 +7,8 @@ export interface PoolOptions {
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 /**
- * Runs work over a stream of items with bounded concurrency and hands each outcome to emit as soon
- * as it is known (completion order: nothing waits in memory behind a slow item). An item holds its
- * slot until emit's promise settles (stdout is full). A thrown error stops new work; the items
- * already started still finish and are emitted; an error thrown by emit surfaces at the end.
+ * Runs work over a stream of items, `concurrency` at once, handing each outcome to emit as it comes; an item holds its slot until
+ * emit's promise settles. A thrown error stops new work (started items still finish); an error from emit surfaces at the end.
  */
 export async function runPool<T, R>(
   source: AsyncIterable<T>,

@@ -71,11 +71,8 @@ async function* jsonArrayRecords(input: Readable): AsyncGenerator<InputRecord[]>
 }
 
 /**
- * Reads NewPet records with their line numbers. All three formats are streamed: memory stays flat and
- * time linear whatever the input holds. A record past MAX_RECORD_BYTES or not UTF-8 is a problem of
- * its own, at its line, and reading goes on after it; a BOM is dropped. An abort of `signal` destroys
- * the input with the signal's reason, so the reading stops and rejects with it. The records come a
- * chunk's worth at a time (pass 1 goes through every one of a huge input).
+ * Reads NewPet records with their lines, a chunk's worth at a time, streamed in flat memory; a record past MAX_RECORD_BYTES or not
+ * UTF-8 is a problem of its own. An abort of `signal` destroys the input, so the reading rejects with its reason.
  */
 export function readRecordBatches(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord[]> {
   if (signal) {

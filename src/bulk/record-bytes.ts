@@ -1,10 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 
-/**
- * The most bytes one record may hold (an NDJSON line, a CSV record, a JSON array element). A record
- * past it is reported by line and skipped without keeping its bytes, so memory stays flat and the
- * time linear whatever the input holds.
- */
+/** The most bytes one record may hold: one past it is reported by line and skipped without keeping its bytes. */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const TOO_LONG = 'record longer than 1 MiB';
 
@@ -39,11 +35,7 @@ export function notUtf8(bytes: Uint8Array, line: number): string {
   return at === line ? 'not valid UTF-8' : `not valid UTF-8 (on line ${at})`;
 }
 
-/**
- * One record's bytes gathered across chunks. Past the bound (plus two bytes, room for the CR LF that
- * may end the record: the bound does not count a line break) they are let go and only the count goes
- * on, so a record of any length costs at most the bound. The caller checks the exact bound on what it takes.
- */
+/** One record's bytes gathered across chunks; past the bound (+2 for a CR LF) they are let go and only counted, so a record costs at most the bound. */
 export class RecordBytes {
   #parts: Uint8Array[] = [];
   #length = 0;

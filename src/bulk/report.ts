@@ -14,12 +14,7 @@ export interface ReportOptions {
   resume: string | true | undefined;
 }
 
-/**
- * `pets add --file F --report`: a journal's results in input order, one line per input line with
- * its last word (a record in flight when the run stopped is `unknown`). Sends nothing. The journal is
- * written in completion order so that nothing waits in memory during a run; this view holds the
- * final lines in memory instead, once, after the fact.
- */
+/** `pets add --file F --report`: a journal's last word on each input line, in input order (in flight: `unknown`); sends nothing. */
 export async function report(f: Factory, o: ReportOptions): Promise<void> {
   let path = o.resultsPath ?? (typeof o.resume === 'string' ? o.resume : undefined);
   if (path === undefined) {

@@ -1,10 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
-/**
- * Result lines on stdout (the journal has them too), each written as it comes. A stdout that failed
- * (its reader exited, a full disk) takes nothing more: the run stops on that signal.
- */
+/** Result lines on stdout, each written as it comes; after a failed write it takes nothing more (the run stops on that signal). */
 export class StdoutLines {
   #drain: Promise<void> | undefined;
 

@@ -8,10 +8,7 @@ export type ResultLine =
   | { line: number; status: 'failed'; error: { code: string; message: string; status?: number } }
   | { line: number; status: 'unknown'; reason: string; record: NewPet }
   | { line: number; status: 'invalid'; problems: string[] }
-  /**
-   * Journal only: journaled as in flight, then proven not created for a reason that is not the
-   * record's (a 401, a 429 that stopped the run, a connection refused): --resume sends it.
-   */
+  /** Journal only: journaled as in flight, then proven not created for a reason not the record's (a 401, a stopping 429): --resume sends it. */
   | { line: number; status: 'not_created'; reason: string };
 
 export type ResultStatus = ResultLine['status'];

@@ -40,10 +40,7 @@ export function stringifyJson(value: unknown, indent?: number): string {
   return JSON.stringify(value, replacer, indent);
 }
 
-/**
- * Reads an int64 from a JSON value that may be a number, bigint or digit string.
- * Returns undefined when it is not an integer within signed 64-bit range.
- */
+/** An int64 from a JSON number or bigint; undefined when it is not an integer within signed 64-bit range. */
 export function toInt64(value: unknown): bigint | undefined {
   let n: bigint;
   if (typeof value === 'bigint') n = value;

@@ -1,6 +1,6 @@
 // bash completion script, generated from the command tree (see model.ts).
 
-import { fnName, flagNames, shellCaseArms, shQuote, subcommandWords, sharedShellFunctions, type CompletionSpec, type ValueSource } from './model.js';
+import { fnName, flagNames, shellCaseArms, shellWalk, shQuote, subcommandWords, sharedShellFunctions, type CompletionSpec, type ValueSource } from './model.js';
 
 function valuesCode(source: ValueSource, fn: string): string | undefined {
   switch (source.kind) {
@@ -19,7 +19,6 @@ export function bashScript(spec: CompletionSpec): string {
   const fn = fnName(spec.program);
   const arms = shellCaseArms(spec, fn, {
     valuesCode,
-    pickChild: (name) => `__${fn}_next=${shQuote(name)}`,
     offerSubcommands: (c) =>
       `__${fn}_words=${shQuote(
         subcommandWords(c)
@@ -35,7 +34,7 @@ export function bashScript(spec: CompletionSpec): string {
 # Install:  ${p} completion bash > ~/.local/share/bash-completion/completions/${p}
 #     or:   echo 'source <(${p} completion bash)' >> ~/.bashrc
 
-${sharedShellFunctions(spec, fn, arms, `__${fn}_next`)}
+${sharedShellFunctions(spec, fn, arms)}
 __${fn}_files() {
   local IFS=$'\\n'
   compopt -o filenames 2>/dev/null
@@ -59,32 +58,16 @@ ${arms.sub.join('\n')}
 
 _${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0
-  local __${fn}_next __${fn}_words
+  local REPLY __${fn}_words
   COMPREPLY=()
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    if [[ -n $expect ]]; then
+${shellWalk(
+  fn,
+  `  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"`,
+  `
       # "--flag=value" arrives as three words when "=" is in COMP_WORDBREAKS.
-      [[ $w == "=" ]] && continue
-      expect=""
-      continue
-    fi
-    if ((dashdash == 0)); then
-      case "$w" in
-        --) dashdash=1; continue ;;
-        -*=*) continue ;;
-        -?*) __${fn}_takes_value "$cmdpath" "$w" && expect="$w"; continue ;;
-      esac
-    fi
-    if ((n == 0 && dashdash == 0)); then
-      __${fn}_child "$cmdpath" "$w"
-      if [[ -n $__${fn}_next ]]; then
-        cmdpath="\${cmdpath:+$cmdpath }$__${fn}_next"
-        continue
-      fi
-    fi
-    n=$((n + 1))
-  done
+      [[ $w == "=" ]] && continue`,
+)}
   if [[ -n $expect ]]; then
     # Right after "--flag=": bash would replace the "=" itself, so offer nothing.
     [[ $cur == "=" ]] && return 0

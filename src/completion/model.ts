@@ -135,19 +135,14 @@ export function shortDescription(text: string, max = 80): string {
 }
 
 /** The functions the bash and zsh scripts share word for word. */
-export function sharedShellFunctions(
-  spec: CompletionSpec,
-  fn: string,
-  arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>,
-  childVar: string,
-): string {
+export function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>): string {
   return `__${fn}_envs() {
   ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
 }
 
-# __${fn}_child PATH WORD: sets ${childVar} to the subcommand WORD names below PATH (or empty).
+# __${fn}_child PATH WORD: sets REPLY to the subcommand WORD names below PATH (or empty).
 __${fn}_child() {
-  ${childVar}=
+  REPLY=
   case "$1" in
 ${arms.child.join('\n')}
   esac
@@ -177,10 +172,37 @@ ${arms.arg.join('\n')}
 `;
 }
 
+/**
+ * The loop of bash's and zsh's completion function over the words before the cursor (from `head`): sets
+ * cmdpath (the command being completed), n (positional words after it) and expect (a flag waiting for its value).
+ */
+export function shellWalk(fn: string, head: string, onExpect = ''): string {
+  return `${head}
+    if [[ -n $expect ]]; then${onExpect}
+      expect=""
+      continue
+    fi
+    if ((dashdash == 0)); then
+      case "$w" in
+        --) dashdash=1; continue ;;
+        -*=*) continue ;;
+        -?*) __${fn}_takes_value "$cmdpath" "$w" && expect="$w"; continue ;;
+      esac
+    fi
+    if ((n == 0 && dashdash == 0)); then
+      __${fn}_child "$cmdpath" "$w"
+      if [[ -n $REPLY ]]; then
+        cmdpath="\${cmdpath:+$cmdpath }$REPLY"
+        continue
+      fi
+    fi
+    n=$((n + 1))
+  done`;
+}
+
 /** What bash and zsh differ in when they build their case arms (the arms' layout is the same). */
 export interface ShellArms {
   valuesCode(source: ValueSource, fn: string): string | undefined;
-  pickChild(name: string): string;
   offerSubcommands(c: CommandSpec): string;
   offerFlags(c: CommandSpec): string;
 }
@@ -194,7 +216,7 @@ export function shellCaseArms(spec: CompletionSpec, fn: string, shell: ShellArms
   for (const c of allCommands(spec)) {
     const key = shQuote(c.path.join(' '));
     if (c.subcommands.length > 0) {
-      const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) ${shell.pickChild(s.name)} ;;`)).join(' ');
+      const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) REPLY=${shQuote(s.name)} ;;`)).join(' ');
       arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
       arms.sub.push(caseArm(key, shell.offerSubcommands(c)));
     }

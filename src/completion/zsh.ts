@@ -4,6 +4,7 @@ import {
   fnName,
   flagNames,
   shellCaseArms,
+  shellWalk,
   shQuote,
   shortDescription,
   subcommandWords,
@@ -34,7 +35,6 @@ export function zshScript(spec: CompletionSpec): string {
   const fn = fnName(spec.program);
   const arms = shellCaseArms(spec, fn, {
     valuesCode,
-    pickChild: (name) => `REPLY=${shQuote(name)}`,
     offerSubcommands: (c) =>
       `items=(${subcommandWords(c)
         .map((s) => describeItem(s.word, s.description))
@@ -49,7 +49,7 @@ export function zshScript(spec: CompletionSpec): string {
 # Install:  ${p} completion zsh > ~/.zfunc/_${p}   with  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc
 #     or:   echo 'source <(${p} completion zsh)' >> ~/.zshrc   (after compinit)
 
-${sharedShellFunctions(spec, fn, arms, 'REPLY')}
+${sharedShellFunctions(spec, fn, arms)}
 __${fn}_flags() {
   local -a items
   case "$1" in
@@ -70,28 +70,11 @@ ${arms.sub.join('\n')}
 _${fn}() {
   local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY
   integer i n=0 dashdash=0
-  for (( i = 2; i < CURRENT; i++ )); do
-    w="\${words[i]}"
-    if [[ -n $expect ]]; then
-      expect=""
-      continue
-    fi
-    if (( dashdash == 0 )); then
-      case "$w" in
-        --) dashdash=1; continue ;;
-        -*=*) continue ;;
-        -?*) __${fn}_takes_value "$cmdpath" "$w" && expect="$w"; continue ;;
-      esac
-    fi
-    if (( n == 0 && dashdash == 0 )); then
-      __${fn}_child "$cmdpath" "$w"
-      if [[ -n $REPLY ]]; then
-        cmdpath="\${cmdpath:+$cmdpath }$REPLY"
-        continue
-      fi
-    fi
-    n+=1
-  done
+${shellWalk(
+  fn,
+  `  for (( i = 2; i < CURRENT; i++ )); do
+    w="\${words[i]}"`,
+)}
   if [[ -n $expect ]]; then
     __${fn}_values "$cmdpath" "$expect"
     return

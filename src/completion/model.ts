@@ -201,7 +201,7 @@ export function shellWalk(fn: string, head: string, onExpect = ''): string {
 }
 
 /** What bash and zsh differ in when they build their case arms (the arms' layout is the same). */
-export interface ShellArms {
+interface ShellArms {
   valuesCode(source: ValueSource, fn: string): string | undefined;
   offerSubcommands(c: CommandSpec): string;
   offerFlags(c: CommandSpec): string;

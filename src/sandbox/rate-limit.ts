@@ -5,7 +5,7 @@
 import type { Limits } from './options.js';
 
 /** The limits, with the short window's count and the ban's length in ms. */
-export type RateLimitConfig = Pick<Limits, 'windowMs' | 'perDay' | 'dayWindowMs' | 'ban' | 'banGraceMs'> & { perWindow: number; banMs: number };
+type RateLimitConfig = Pick<Limits, 'windowMs' | 'perDay' | 'dayWindowMs' | 'ban' | 'banGraceMs'> & { perWindow: number; banMs: number };
 
 /** What X-RateLimit-* report: the most constrained window; reset in Unix seconds. */
 export interface RateHeaders {

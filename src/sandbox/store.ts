@@ -9,7 +9,7 @@ import { apiError, SandboxStartError } from './errors.js';
 
 const HEADER_KEY = 'petstore-sandbox-data';
 
-export interface DataFile {
+interface DataFile {
   nextId: bigint;
   pets: Pet[];
 }

@@ -16,17 +16,10 @@ function fishQuote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function valueArgs(source: ValueSource, fn: string): string {
-  switch (source.kind) {
-    case 'none':
-      return '-x';
-    case 'words':
-      return `-x -a ${fishQuote(source.words.join(' '))}`;
-    case 'envs':
-      return `-x -a '(__${fn}_envs)'`;
-    case 'files':
-      return '-r -F';
-  }
+/** The candidates of a value: words, environment names or files. */
+function fishValues(source: ValueSource, fn: string): string {
+  if (source.kind === 'words') return `-a ${fishQuote(source.words.join(' '))}`;
+  return source.kind === 'envs' ? `-a '(__${fn}_envs)'` : '-F';
 }
 
 function flagLine(p: string, fn: string, flag: FlagSpec, condition: string | undefined): string {
@@ -35,7 +28,7 @@ function flagLine(p: string, fn: string, flag: FlagSpec, condition: string | und
   if (flag.long) parts.push(`-l ${flag.long.replace(/^--/, '')}`);
   if (flag.short) parts.push(`-s ${flag.short.replace(/^-/, '')}`);
   parts.push(`-d ${fishQuote(shortDescription(flag.description))}`);
-  if (flag.takesValue) parts.push(valueArgs(flag.values, fn));
+  if (flag.takesValue) parts.push(flag.values.kind === 'none' ? '-x' : flag.values.kind === 'files' ? '-r -F' : `-x ${fishValues(flag.values, fn)}`);
   return parts.join(' ');
 }
 
@@ -64,8 +57,7 @@ function commandParts(c: CommandSpec, p: string, fn: string, out: FishParts): vo
   c.args.forEach((source, i) => {
     if (source.kind === 'none') return;
     const index = i === c.args.length - 1 && c.variadic ? `${i}+` : String(i);
-    const values = source.kind === 'words' ? `-a ${fishQuote(source.words.join(' '))}` : source.kind === 'envs' ? `-a '(__${fn}_envs)'` : '-F';
-    out.lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" ${index}`)} ${values}`);
+    out.lines.push(`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}" ${index}`)} ${fishValues(source, fn)}`);
   });
 }
 

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { SHELLS } from '../flag-values.js';
-import { bashScript } from './bash.js';
+import { bashScript, zshScript } from './posix.js';
 import { fishScript } from './fish.js';
 import { completionSpec, type CompletionSpec } from './model.js';
 import { powerShellScript } from './powershell.js';
-import { zshScript } from './zsh.js';
 
 export { SHELLS } from '../flag-values.js';
 export type Shell = (typeof SHELLS)[number];

@@ -4,7 +4,6 @@ import { GET_PET_SUNSET } from '../contract/petstore.js';
 import { type ApiError, apiError } from './errors.js';
 import { formatDuration, type Limits } from './options.js';
 import type { Decision } from './rate-limit.js';
-import type { Recorder } from './recorder.js';
 
 /** An answer to send: the rate-limit headers and Content-Type/Length are added when it is sent. */
 export interface Answer {
@@ -30,8 +29,7 @@ const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 export function resolveRoute(method: string, path: string): Route {
   if (path === '/v1/pets') {
     if (method === 'GET') return { kind: 'listPets' };
-    if (method === 'POST') return { kind: 'createPet' };
-    return { kind: 'methodNotAllowed', allow: 'GET, POST' };
+    return method === 'POST' ? { kind: 'createPet' } : { kind: 'methodNotAllowed', allow: 'GET, POST' };
   }
   const segment = path.startsWith('/v1/pets/') ? path.slice('/v1/pets/'.length) : '';
   if (segment.length > 0 && !segment.includes('/')) {
@@ -70,16 +68,13 @@ export function bearerKey(authorization: string | undefined, keys: readonly stri
   return token !== undefined && keys.includes(token) ? token : undefined;
 }
 
-/** The 429 or 403 of a request the limiter refused, counted in `stats`. */
-export function refusal(decision: Exclude<Decision, { kind: 'allow' }>, limits: Limits, stats: Recorder['stats']): ApiError {
+/** The 429 or 403 of a request the limiter refused. */
+export function refusal(decision: Exclude<Decision, { kind: 'allow' }>, limits: Limits): ApiError {
   const headers = { 'retry-after': String(decision.retryAfter) };
   if (decision.kind === 'limited') {
-    stats.count429++;
     const what = decision.which === 'day' ? `${limits.perDay} requests per day` : `${limits.perMinute} requests per ${formatDuration(limits.windowMs)}`;
     return apiError('rate_limited', `rate limit of ${what} exceeded; retry after ${decision.retryAfter}s`, headers);
   }
-  stats.count403bans++;
-  if (decision.newBan) stats.bansIssued++;
   const message = decision.newBan
     ? `API key banned for ${limits.banSeconds}s: it sent a request before the reset time its 429 announced; retry after ${decision.retryAfter}s`
     : `API key is banned for retrying too early after a 429; retry after ${decision.retryAfter}s (requests during the ban do not extend it)`;

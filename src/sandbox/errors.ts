@@ -1,6 +1,6 @@
-// Error bodies of the sandbox and the errors its own API (options, start) throws.
+// The sandbox's Error bodies, and the errors of its own API (options, start).
 
-/** Every machine-readable code the sandbox can answer with (documented in docs/sandbox.md, "Error codes"). */
+/** Every code the sandbox answers with, and its HTTP status (docs/sandbox.md, "Error codes"). */
 const ERROR_CODES = {
   invalid_json: 400,
   invalid_body: 400,

@@ -1,9 +1,8 @@
-// The sandbox's options: startSandbox's, with their defaults, and the flags of `petstore sandbox` checked into them.
+// startSandbox's options and their defaults, and the flags of `petstore sandbox` checked into them.
 
 import { PLANS } from '../flag-values.js';
 import { INT64_MAX } from '../json/int64.js';
 import { SandboxOptionError } from './errors.js';
-import type { RecordedRequest } from './recorder.js';
 
 export type Plan = (typeof PLANS)[number];
 
@@ -14,7 +13,29 @@ const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: number }>>
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
-/** Options of startSandbox; the defaults are the command's (docs/sandbox.md) but port 0 and a generated key. */
+/** One request as the sandbox received and answered it (requests(), onRequest). */
+export interface RecordedRequest {
+  /** 1, 2, 3... in arrival order; `time` is the arrival in epoch ms (the sandbox clock). */
+  seq: number;
+  time: number;
+  durationMs: number;
+  method: string;
+  /** The raw target ("/v1/pets?limit=5"), its path, and the first value of each query parameter. */
+  url: string;
+  path: string;
+  query: Record<string, string>;
+  /** Lower-case names, repeated ones joined by ", ". */
+  headers: Record<string, string>;
+  key: string | undefined;
+  /** "" unless a POST /pets body was read. */
+  body: string;
+  status: number;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  errorCode: string | undefined;
+}
+
+/** The command's defaults (docs/sandbox.md), but port 0 and a generated key. */
 export interface SandboxOptions {
   host?: string;
   port?: number;
@@ -26,16 +47,16 @@ export interface SandboxOptions {
   dayWindowMs?: number;
   ban?: boolean;
   banSeconds?: number;
-  /** Tolerance for early retries before a ban, in ms (default 100). */
+  /** How early a retry after a 429 is still tolerated before a ban, in ms (default 100). */
   banGraceMs?: number;
   dataFile?: string;
   firstId?: bigint | number | string;
   /** Test hooks: a delay before each answer (ms), and a clock in epoch ms. */
   latencyMs?: number;
   clock?: () => number;
-  /** Keep the last N requests for requests() (default 10,000); false or 0 disables. */
+  /** Keep the last N requests for requests() (default 10,000); false or 0 keeps none. */
   recordRequests?: boolean | number;
-  /** Called after each response (a request log), and when a write of dataFile fails. */
+  /** Called after each answer (--log), and when a write of dataFile fails. */
   onRequest?: (request: RecordedRequest) => void;
   onError?: (error: unknown) => void;
 }
@@ -79,9 +100,7 @@ export function formatDuration(ms: number): string {
 }
 
 function text(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  return undefined;
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : undefined;
 }
 
 function wholeNumber(value: unknown, flag: string, min: number, max: number): number | undefined {
@@ -99,12 +118,11 @@ function duration(raw: unknown, flag: string): number | undefined {
 }
 
 function parseKeys(raw: unknown): string[] {
-  const keys: string[] = [];
-  for (const k of raw === undefined ? [] : [raw].flat()) {
+  const keys = raw === undefined ? [] : [raw].flat();
+  for (const k of keys) {
     if (typeof k !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(k)) throw invalid('--key', k, 'must be 1 to 512 printable ASCII characters without spaces');
-    if (!keys.includes(k)) keys.push(k);
   }
-  return keys;
+  return [...new Set(keys as string[])];
 }
 
 function parsePlan(raw: unknown): Plan {
@@ -115,10 +133,9 @@ function parsePlan(raw: unknown): Plan {
 }
 
 function parseFirstId(raw: unknown): string | undefined {
-  const firstId = text(raw);
-  if (firstId === undefined) return undefined;
-  const t = firstId.trim();
-  if (!/^\d{1,19}$/.test(t) || BigInt(t) < 1n || BigInt(t) > INT64_MAX) throw invalid('--first-id', firstId, `must be a whole number from 1 to ${INT64_MAX}`);
+  const t = text(raw)?.trim();
+  if (t === undefined) return undefined;
+  if (!/^\d{1,19}$/.test(t) || BigInt(t) < 1n || BigInt(t) > INT64_MAX) throw invalid('--first-id', text(raw), `must be a whole number from 1 to ${INT64_MAX}`);
   return BigInt(t).toString();
 }
 

@@ -2,17 +2,10 @@
 // minute" and "per day") on a grid of whole Unix seconds, counting only allowed requests. After a 429, a
 // request before its reset (less a grace) bans the key; requests during a ban neither count nor extend it.
 
-export interface RateLimitConfig {
-  /** Requests per short window ("per minute") and per long one ("per day"), and their lengths in ms. */
-  perWindow: number;
-  windowMs: number;
-  perDay: number;
-  dayWindowMs: number;
-  /** Whether an early retry after a 429 bans the key, for how long, and how early a retry is still tolerated (ms). */
-  ban: boolean;
-  banMs: number;
-  banGraceMs: number;
-}
+import type { Limits } from './options.js';
+
+/** The limits, with the short window's count and the ban's length in ms. */
+type RateLimitConfig = Pick<Limits, 'windowMs' | 'perDay' | 'dayWindowMs' | 'ban' | 'banGraceMs'> & { perWindow: number; banMs: number };
 
 /** What X-RateLimit-* report: the most constrained window; reset in Unix seconds. */
 export interface RateHeaders {
@@ -40,13 +33,13 @@ interface KeyState {
   bannedUntil: number;
 }
 
-const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 const secondsUntil = (ms: number, now: number) => Math.max(1, Math.ceil((ms - now) / 1000));
 
 /** The window at `now`: an ended one reads as the empty window of the grid that holds `now` (issue #18). */
 function current(w: Window, lengthMs: number, now: number): Window {
   if (now < w.end) return w;
-  return { count: 0, end: ceilSecond(w.end === 0 ? now + lengthMs : w.end + (Math.floor((now - w.end) / lengthMs) + 1) * lengthMs) };
+  const end = w.end === 0 ? now + lengthMs : w.end + (Math.floor((now - w.end) / lengthMs) + 1) * lengthMs;
+  return { count: 0, end: Math.ceil(end / 1000) * 1000 };
 }
 
 export class QuotaKeeper {

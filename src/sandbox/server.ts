@@ -1,10 +1,10 @@
-// The sandbox: a local, in-process implementation of the pet store interface (GET/POST /v1/pets,
-// GET /v1/pets/{petId}) with its auth, errors, rate limits and ban, for trying the CLI and for tests.
+// The sandbox: a local implementation of the pet store interface (GET/POST /v1/pets, GET /v1/pets/{petId})
+// with its auth, errors, rate limits and ban, for trying the CLI and for tests.
 
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringifyJson } from '../json/int64.js';
@@ -12,25 +12,16 @@ import type { Pet } from '../pets/pet.js';
 import { type Answer, bearerKey, DEPRECATED, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
 import { DataLog } from './data-log.js';
 import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
-import { type Limits, resolveLimits, type SandboxOptions } from './options.js';
-import { QuotaKeeper } from './rate-limit.js';
-import { Exchange, type RecordedRequest, Recorder } from './recorder.js';
+import { type Limits, type RecordedRequest, resolveLimits, type SandboxOptions } from './options.js';
+import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { loadData, PetStore } from './store.js';
 import { checkContentType, ClientGone, expectNoQuery, parseBody, parseListQuery, parsePetId, readBody, validateNewPet } from './validate.js';
 
-export type { RecordedRequest } from './recorder.js';
-export type { SandboxOptions } from './options.js';
+export type { RecordedRequest, SandboxOptions } from './options.js';
 export type SandboxHandle = Sandbox;
 
 /** Where the interface's OpenAPI description is served, outside /v1 (no key, no rate limit). */
 export const OPENAPI_PATH = '/openapi.yaml';
-
-/** The host as a URL writes it; an "any address" one as the loopback address that reaches it. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
-}
 
 /** openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
 const DESCRIPTION = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((url) => existsSync(url));
@@ -43,6 +34,13 @@ function serveDescription(res: ServerResponse, head: boolean): void {
   }
   const body = readFileSync(DESCRIPTION);
   res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
+}
+
+/** The host as a URL writes it; an "any address" one as the loopback address that reaches it. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** Starts a sandbox server; resolves once it is listening. */
@@ -71,6 +69,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return new Sandbox(host, options, server, store, log, data?.pets.length ?? 0);
 }
 
+/** A request being answered; `now` decides it (its arrival, or the end of an injected latency). */
+interface Exchange {
+  req: IncomingMessage;
+  started: number;
+  time: number;
+  now: number;
+  path: string;
+  search: string;
+  key?: string;
+  body: string;
+  /** X-RateLimit-* of the limiter's decision, when it ran. */
+  rate?: RateHeaders;
+}
+
 /** A running sandbox: where it listens, how it answers, what it stored and received, test hooks, and close(). */
 class Sandbox {
   /** http://host:port, and with "/v1": what PETSTORE_BASE_URL should be. */
@@ -78,14 +90,18 @@ class Sandbox {
   readonly baseUrl: string;
   readonly port: number;
   readonly keys: string[];
-  /** True when the key was generated ("sk_sandbox_" and 24 random characters) because none was given. */
+  /** True when the key was generated because none was given. */
   readonly generatedKey: boolean;
   readonly limits: Limits;
   readonly dataFile: string | undefined;
   readonly #limiter: QuotaKeeper;
-  readonly #recorder: Recorder;
   readonly #clock: () => number;
   readonly #failures: Required<InjectedFailure>[] = [];
+  /** How many requests requests() keeps. */
+  readonly #recordLimit: number;
+  readonly #records: RecordedRequest[] = [];
+  /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */
+  readonly #stats = { requests: 0, byStatus: {} as Record<number, number>, created: 0, count429: 0, count403bans: 0, bansIssued: 0, inFlight: 0 };
   #latencyMs: number;
   #closing: Promise<void> | undefined;
 
@@ -103,28 +119,37 @@ class Sandbox {
     this.port = (server.address() as AddressInfo).port;
     this.url = `http://${urlHost(host)}:${this.port}`;
     this.baseUrl = `${this.url}/v1`;
-    const limits = resolveLimits(options);
-    this.limits = limits;
+    this.limits = resolveLimits(options);
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
-    this.#limiter = new QuotaKeeper({ ...limits, perWindow: limits.perMinute, banMs: limits.banSeconds * 1000 });
-    const record = options.recordRequests;
-    this.#recorder = new Recorder(record === false ? 0 : record === true || record === undefined ? 10_000 : record, options.onRequest);
+    this.#limiter = new QuotaKeeper({ ...this.limits, perWindow: this.limits.perMinute, banMs: this.limits.banSeconds * 1000 });
+    const record = options.recordRequests ?? true;
+    this.#recordLimit = record === true ? 10_000 : record === false ? 0 : record;
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res));
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.url === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) return serveDescription(res, req.method === 'HEAD');
-    const { stats } = this.#recorder;
-    stats.inFlight++;
-    const ex = new Exchange(req, this.#clock());
+    this.#stats.inFlight++;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const time = this.#clock();
+    const ex: Exchange = {
+      req,
+      started: performance.now(),
+      time,
+      now: time,
+      path: q === -1 ? url : url.slice(0, q),
+      search: q === -1 ? '' : url.slice(q + 1),
+      body: '',
+    };
     try {
       if (this.#latencyMs > 0) {
         await sleep(this.#latencyMs);
         ex.now = this.#clock();
       }
-      const route = resolveRoute(ex.method, ex.path);
+      const route = resolveRoute(req.method ?? 'GET', ex.path);
       const answer = await this.#operate(ex, route).catch((error: unknown): Answer => {
         if (error instanceof ClientGone) throw error;
         const e = error instanceof ApiError ? error : apiError('internal', `internal sandbox error: ${(error as Error)?.message ?? String(error)}`);
@@ -136,7 +161,7 @@ class Sandbox {
       // The client left (ClientGone), or the answer could not be written.
       res.destroy();
     } finally {
-      stats.inFlight--;
+      this.#stats.inFlight--;
     }
   }
 
@@ -147,15 +172,21 @@ class Sandbox {
       const headers: Record<string, string> = failure.retryAfter > 0 ? { 'retry-after': String(failure.retryAfter) } : {};
       throw new ApiError(failure.status, failure.code, `injected failure (test hook): HTTP ${failure.status}`, headers);
     }
-    ex.key = bearerKey(ex.req.headers.authorization, this.keys);
+    const { authorization } = ex.req.headers;
+    ex.key = bearerKey(authorization, this.keys);
     if (ex.key === undefined) {
-      if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') throw routeError(route, ex.method, ex.path);
-      throw unauthorized(ex.req.headers.authorization);
+      if (route.kind === 'unknownPath' || route.kind === 'methodNotAllowed') throw routeError(route, ex.req.method ?? 'GET', ex.path);
+      throw unauthorized(authorization);
     }
     // Every allowed request counts, whatever its outcome.
     const decision = this.#limiter.check(ex.key, ex.now);
     ex.rate = decision.headers;
-    if (decision.kind !== 'allow') throw refusal(decision, this.limits, this.#recorder.stats);
+    if (decision.kind === 'limited') this.#stats.count429++;
+    if (decision.kind === 'banned') {
+      this.#stats.count403bans++;
+      if (decision.newBan) this.#stats.bansIssued++;
+    }
+    if (decision.kind !== 'allow') throw refusal(decision, this.limits);
     switch (route.kind) {
       case 'listPets': {
         const query = parseListQuery(ex.search);
@@ -173,7 +204,7 @@ class Sandbox {
       case 'notImplemented':
         throw apiError('not_implemented', `${route.what} is only named by the interface document; the sandbox does not implement it`);
       default:
-        throw routeError(route, ex.method, ex.path);
+        throw routeError(route, ex.req.method ?? 'GET', ex.path);
     }
   }
 
@@ -191,15 +222,15 @@ class Sandbox {
       throw apiError('storage_failed', `the pet was not stored (${(error as Error).message}); nothing was created`);
     }
     this.store.add(pet);
-    this.#recorder.stats.created++;
+    this.#stats.created++;
     return { status: 201, body: json, headers: { location: `/v1/pets/${pet.id}` } };
   }
 
   /** Sends an answer with the headers every API response carries, and records it. */
   #send(ex: Exchange, res: ServerResponse, answer: Answer): void {
     if (res.destroyed) return;
-    // An answer given before the limiter ran (a 401, an injected failure) carries the key's window
-    // uncounted; with no recognised key, a fresh window of the plan (a key no request ever counts in).
+    // An answer given before the limiter ran carries the key's window uncounted; with no recognised key,
+    // a fresh window of the plan.
     const rate = ex.rate ?? this.#limiter.peek(ex.key ?? '\0anonymous', this.#clock());
     const headers: Record<string, string> = {
       'x-ratelimit-limit': String(rate.limit),
@@ -211,21 +242,54 @@ class Sandbox {
     };
     if (this.#closing) headers.connection = 'close';
     res.writeHead(answer.status, headers).end(answer.body);
-    this.#recorder.answered(ex, { status: answer.status, responseHeaders: headers, responseBody: answer.body, errorCode: answer.errorCode });
+    this.#stats.requests++;
+    this.#stats.byStatus[answer.status] = (this.#stats.byStatus[answer.status] ?? 0) + 1;
+    if (this.#recordLimit > 0 || this.options.onRequest) this.#record(ex, answer, headers);
+  }
+
+  #record(ex: Exchange, answer: Answer, responseHeaders: Record<string, string>): void {
+    const { req, time, path, key, body } = ex;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = [value].flat().join(', ');
+    const query: Record<string, string> = {};
+    for (const [name, value] of new URLSearchParams(ex.search)) query[name] ??= value;
+    const { status, body: responseBody, errorCode } = answer;
+    const durationMs = performance.now() - ex.started;
+    const entry = {
+      seq: this.#stats.requests,
+      time,
+      durationMs,
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      path,
+      query,
+      headers,
+      key,
+      body,
+      status,
+      responseHeaders,
+      responseBody,
+      errorCode,
+    };
+    this.#records.push(entry);
+    if (this.#records.length > this.#recordLimit) this.#records.shift();
+    this.options.onRequest?.(entry);
   }
 
   /** Copies of the stored pets, ascending id, exact bigint ids. */
   readonly pets = (): Pet[] => this.store.list(Number.POSITIVE_INFINITY).map((pet) => ({ ...pet }));
   /** The recorded requests, oldest first. */
-  readonly requests = (): RecordedRequest[] => [...this.#recorder.records];
+  readonly requests = (): RecordedRequest[] => [...this.#records];
   readonly clearRequests = (): void => {
-    this.#recorder.records.length = 0;
+    this.#records.length = 0;
   };
   /** Counts of requests and answers, and of writes to the data file that reached the disk or failed. */
-  readonly stats = (): Recorder['stats'] & { persistWrites: number; persistErrors: number } => {
-    const { stats } = this.#recorder;
-    return { ...stats, byStatus: { ...stats.byStatus }, persistWrites: this.log?.writes ?? 0, persistErrors: this.log?.errors ?? 0 };
-  };
+  readonly stats = () => ({
+    ...this.#stats,
+    byStatus: { ...this.#stats.byStatus },
+    persistWrites: this.log?.writes ?? 0,
+    persistErrors: this.log?.errors ?? 0,
+  });
   /** Forgets rate-limit counts, pending retries and bans. */
   readonly resetRateLimits = (): void => this.#limiter.reset();
   /** Test hook: delay before each answer from now on, in ms. */

@@ -4,12 +4,12 @@
 
 import { readFile } from 'node:fs/promises';
 import { INT64_MAX, parseJson, stringifyJson, toInt64 } from '../json/int64.js';
-import { isPetStatus, PET_STATUSES, type Pet, type PetStatus } from '../pets/pet.js';
+import { PET_STATUSES, type Pet, type PetStatus, toPet } from '../pets/pet.js';
 import { apiError, SandboxStartError } from './errors.js';
 
 const HEADER_KEY = 'petstore-sandbox-data';
 
-export interface DataFile {
+interface DataFile {
   nextId: bigint;
   pets: Pet[];
 }
@@ -20,22 +20,10 @@ function fail(reason: string): never {
   throw new CorruptData(reason);
 }
 
-function decodePet(item: unknown, where: string): Pet {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) fail(`${where} must be an object`);
-  const p = item as Record<string, unknown>;
-  const id = toInt64(p.id);
-  if (id === undefined) fail(`${where}.id must be an int64 integer`);
-  if (typeof p.name !== 'string') fail(`${where}.name must be a string`);
-  const categoryId = toInt64(p.categoryId);
-  if (categoryId === undefined) fail(`${where}.categoryId must be an int64 integer`);
-  if (p.status === undefined) return { id, name: p.name, categoryId };
-  if (!isPetStatus(p.status)) fail(`${where}.status must be ${PET_STATUSES.slice(0, -1).join(', ')} or ${PET_STATUSES.at(-1)}`);
-  return { id, name: p.name, categoryId, status: p.status };
-}
-
 /** Checks ids are unique, and the next id: never lower than the highest id + 1. */
 function assemble(items: unknown[], nextIdValue: unknown, where: (i: number) => string): DataFile {
-  const pets = items.map((item, i) => decodePet(item, where(i)));
+  const rule = `an int64 id and categoryId, a string name, and optionally a status of ${PET_STATUSES.join(', ')}`;
+  const pets = items.map((item, i) => toPet(item) ?? fail(`${where(i)} must be a pet: ${rule}`));
   const seen = new Set<bigint>();
   let next = 1n;
   pets.forEach((pet, i) => {
@@ -44,8 +32,8 @@ function assemble(items: unknown[], nextIdValue: unknown, where: (i: number) => 
     if (pet.id >= next) next = pet.id + 1n;
   });
   if (nextIdValue === undefined) return { nextId: next, pets };
+  // INT64_MAX + 1 once the last id is used up.
   const nextId = toInt64(nextIdValue) ?? (nextIdValue === INT64_MAX + 1n ? nextIdValue : undefined);
-  // nextId may be INT64_MAX + 1 once the last id is used up.
   if (nextId === undefined || nextId < 1n) fail('"nextId" must be a positive integer');
   return { nextId: nextId > next ? nextId : next, pets };
 }
@@ -101,8 +89,8 @@ export async function loadData(file: string): Promise<DataFile | undefined> {
   }
 }
 
+/** The pets in memory, in ascending id order (loaded pets are sorted, new ids are above them). */
 export class PetStore {
-  /** Ascending id (loaded pets are sorted, new ids are above them); fields in the document's order. */
   readonly #pets = new Map<bigint, Pet>();
   #next: bigint;
 

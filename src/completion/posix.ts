@@ -1,0 +1,289 @@
+// bash and zsh completion scripts, generated from the command tree (see model.ts): the same functions and walk
+// over the typed words, each shell offering its candidates its own way.
+
+import {
+  allCommands,
+  type CommandSpec,
+  type CompletionSpec,
+  fnName,
+  flagNames,
+  shortDescription,
+  shQuote,
+  subcommandWords,
+  type ValueSource,
+} from './model.js';
+
+type Posix = 'bash' | 'zsh';
+
+/** The code that offers a value's candidates; undefined when there are none. */
+function valuesCode(shell: Posix, source: ValueSource, fn: string): string | undefined {
+  const bash = shell === 'bash';
+  switch (source.kind) {
+    case 'none':
+      return undefined;
+    case 'words':
+      return bash ? `COMPREPLY=($(compgen -W ${shQuote(source.words.join(' '))} -- "$cur"))` : `compadd -- ${source.words.map(shQuote).join(' ')}`;
+    case 'envs':
+      return bash ? `COMPREPLY=($(compgen -W "$(__${fn}_envs)" -- "$cur"))` : `compadd -- \${(f)"$(__${fn}_envs)"}`;
+    case 'files':
+      return bash ? `__${fn}_files` : '_files';
+  }
+}
+
+/** "name:description" for zsh's _describe (colons in the name escaped). */
+function describeItem(name: string, description: string): string {
+  return shQuote(`${name.replace(/:/g, '\\:')}:${shortDescription(description)}`);
+}
+
+function offerSubcommands(shell: Posix, fn: string, c: CommandSpec): string {
+  const words = subcommandWords(c);
+  if (shell === 'bash') return `__${fn}_words=${shQuote(words.map((s) => s.word).join(' '))}`;
+  return `items=(${words.map((s) => describeItem(s.word, s.description)).join(' ')})`;
+}
+
+function offerFlags(shell: Posix, fn: string, c: CommandSpec): string {
+  if (shell === 'bash') return `__${fn}_words=${shQuote(c.flags.flatMap(flagNames).join(' '))}`;
+  return `items=(${c.flags.flatMap((f) => flagNames(f).map((name) => describeItem(name, f.description))).join(' ')})`;
+}
+
+/** The functions the bash and zsh scripts share word for word. */
+function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>): string {
+  return `__${fn}_envs() {
+  ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
+}
+
+# __${fn}_child PATH WORD: sets REPLY to the subcommand WORD names below PATH (or empty).
+__${fn}_child() {
+  REPLY=
+  case "$1" in
+${arms.child.join('\n')}
+  esac
+}
+
+# __${fn}_takes_value PATH FLAG: succeeds when FLAG of the command at PATH takes a value.
+__${fn}_takes_value() {
+  case "$1" in
+${arms.valueFlag.join('\n')}
+  esac
+  return 1
+}
+
+# __${fn}_values PATH FLAG: completes the value of FLAG.
+__${fn}_values() {
+  case "$1|$2" in
+${arms.value.join('\n')}
+  esac
+}
+
+# __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
+__${fn}_arg() {
+  case "$1" in
+${arms.arg.join('\n')}
+  esac
+}
+`;
+}
+
+/**
+ * The loop of bash's and zsh's completion function over the words before the cursor (from `head`): sets
+ * cmdpath (the command being completed), n (positional words after it) and expect (a flag waiting for its value).
+ */
+function shellWalk(fn: string, head: string, onExpect = ''): string {
+  return `${head}
+    if [[ -n $expect ]]; then${onExpect}
+      expect=""
+      continue
+    fi
+    if ((dashdash == 0)); then
+      case "$w" in
+        --) dashdash=1; continue ;;
+        -*=*) continue ;;
+        -?*) __${fn}_takes_value "$cmdpath" "$w" && expect="$w"; continue ;;
+      esac
+    fi
+    if ((n == 0 && dashdash == 0)); then
+      __${fn}_child "$cmdpath" "$w"
+      if [[ -n $REPLY ]]; then
+        cmdpath="\${cmdpath:+$cmdpath }$REPLY"
+        continue
+      fi
+    fi
+    n=$((n + 1))
+  done`;
+}
+
+function caseArm(pattern: string, body: string): string {
+  return `    ${pattern}) ${body} ;;`;
+}
+
+function shellCaseArms(spec: CompletionSpec, fn: string, shell: Posix) {
+  const arms = { child: [] as string[], valueFlag: [] as string[], flag: [] as string[], sub: [] as string[], value: [] as string[], arg: [] as string[] };
+  for (const c of allCommands(spec)) {
+    const key = shQuote(c.path.join(' '));
+    if (c.subcommands.length > 0) {
+      const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) REPLY=${shQuote(s.name)} ;;`)).join(' ');
+      arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
+      arms.sub.push(caseArm(key, offerSubcommands(shell, fn, c)));
+    }
+    const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
+    if (valueFlags.length > 0) arms.valueFlag.push(caseArm(key, `case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac`));
+    arms.flag.push(caseArm(key, offerFlags(shell, fn, c)));
+    for (const flag of c.flags) {
+      const code = valuesCode(shell, flag.values, fn);
+      if (code === undefined) continue;
+      for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${c.path.join(' ')}|${name}`), code));
+    }
+    // Every argument index gets an arm, so a repeating last argument ("*") never catches an earlier one.
+    const argCodes = c.args.map((source) => valuesCode(shell, source, fn));
+    if (argCodes.some((code) => code !== undefined)) {
+      const inner = argCodes.map((code, i) => `${i === c.args.length - 1 && c.variadic ? '*' : String(i)}) ${code ?? ':'} ;;`).join(' ');
+      arms.arg.push(caseArm(key, `case "$2" in ${inner} esac`));
+    }
+  }
+  return arms;
+}
+
+export function bashScript(spec: CompletionSpec): string {
+  const fn = fnName(spec.program);
+  const arms = shellCaseArms(spec, fn, 'bash');
+  const p = spec.program;
+  return `# bash completion for ${p}
+# Generated by "${p} completion bash" from the command tree; do not edit.
+# Install:  ${p} completion bash > ~/.local/share/bash-completion/completions/${p}
+#     or:   echo 'source <(${p} completion bash)' >> ~/.bashrc
+
+${sharedShellFunctions(spec, fn, arms)}
+__${fn}_files() {
+  local IFS=$'\\n'
+  compopt -o filenames 2>/dev/null
+  COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+# __${fn}_flags PATH / __${fn}_subcommands PATH: set __${fn}_words.
+__${fn}_flags() {
+  __${fn}_words=
+  case "$1" in
+${arms.flag.join('\n')}
+  esac
+}
+
+__${fn}_subcommands() {
+  __${fn}_words=
+  case "$1" in
+${arms.sub.join('\n')}
+  esac
+}
+
+_${fn}() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0
+  local REPLY __${fn}_words
+  COMPREPLY=()
+${shellWalk(
+  fn,
+  `  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"`,
+  `
+      # "--flag=value" arrives as three words when "=" is in COMP_WORDBREAKS.
+      [[ $w == "=" ]] && continue`,
+)}
+  if [[ -n $expect ]]; then
+    # Right after "--flag=": bash would replace the "=" itself, so offer nothing.
+    [[ $cur == "=" ]] && return 0
+    __${fn}_values "$cmdpath" "$expect"
+    return 0
+  fi
+  if [[ $cur == -*=* && $dashdash == 0 ]]; then
+    # "--flag=va" as one word (no "=" in COMP_WORDBREAKS).
+    local flag="\${cur%%=*}"
+    cur="\${cur#*=}"
+    __${fn}_takes_value "$cmdpath" "$flag" || return 0
+    __${fn}_values "$cmdpath" "$flag"
+    COMPREPLY=("\${COMPREPLY[@]/#/$flag=}")
+    return 0
+  fi
+  if [[ $cur == -* && $dashdash == 0 ]]; then
+    __${fn}_flags "$cmdpath"
+    COMPREPLY=($(compgen -W "$__${fn}_words" -- "$cur"))
+    return 0
+  fi
+  if ((n == 0 && dashdash == 0)); then
+    __${fn}_subcommands "$cmdpath"
+    if [[ -n $__${fn}_words ]]; then
+      COMPREPLY=($(compgen -W "$__${fn}_words" -- "$cur"))
+      return 0
+    fi
+  fi
+  __${fn}_arg "$cmdpath" "$n"
+  return 0
+}
+
+complete -F _${fn} ${shQuote(p)}
+`;
+}
+
+export function zshScript(spec: CompletionSpec): string {
+  const fn = fnName(spec.program);
+  const arms = shellCaseArms(spec, fn, 'zsh');
+  const p = spec.program;
+  return `#compdef ${p}
+# zsh completion for ${p}
+# Generated by "${p} completion zsh" from the command tree; do not edit.
+# Install:  ${p} completion zsh > ~/.zfunc/_${p}   with  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc
+#     or:   echo 'source <(${p} completion zsh)' >> ~/.zshrc   (after compinit)
+
+${sharedShellFunctions(spec, fn, arms)}
+__${fn}_flags() {
+  local -a items
+  case "$1" in
+${arms.flag.join('\n')}
+  esac
+  _describe -t options '${p} option' items
+}
+
+__${fn}_subcommands() {
+  local -a items
+  case "$1" in
+${arms.sub.join('\n')}
+  esac
+  (( \${#items} )) || return 1
+  _describe -t commands '${p} command' items
+}
+
+_${fn}() {
+  local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY
+  integer i n=0 dashdash=0
+${shellWalk(
+  fn,
+  `  for (( i = 2; i < CURRENT; i++ )); do
+    w="\${words[i]}"`,
+)}
+  if [[ -n $expect ]]; then
+    __${fn}_values "$cmdpath" "$expect"
+    return
+  fi
+  if [[ $cur == -*=* && $dashdash == 0 ]]; then
+    # "--flag=va": complete the value after the "=".
+    local flag="\${cur%%=*}"
+    __${fn}_takes_value "$cmdpath" "$flag" || return
+    compset -P '*='
+    __${fn}_values "$cmdpath" "$flag"
+    return
+  fi
+  if [[ $cur == -* && $dashdash == 0 ]]; then
+    __${fn}_flags "$cmdpath"
+    return
+  fi
+  if (( n == 0 && dashdash == 0 )); then
+    __${fn}_subcommands "$cmdpath" && return
+  fi
+  __${fn}_arg "$cmdpath" "$n"
+}
+
+if [[ "\${funcstack[1]}" == "_${fn}" ]]; then
+  # Autoloaded from $fpath: this file is the body of _${fn}; run it now.
+  _${fn} "$@"
+else
+  compdef _${fn} ${shQuote(p)}
+fi
+`;
+}

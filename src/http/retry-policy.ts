@@ -9,7 +9,7 @@
 //   any other status           no                      no
 
 import { causeCode, notSentFailure, TransportError } from '../transport/errors.js';
-import { isSafeMethod, type HttpMethod } from '../transport/method.js';
+import { type HttpMethod, isSafeMethod } from '../transport/exchange.js';
 
 /** 'unknown': the request may have been processed, repeating could duplicate it; 'throw': rethrow the fault. */
 export type Verdict = { action: 'return' } | { action: 'unknown' } | { action: 'throw' } | { action: 'retry'; wait: 'rate_limit' | 'backoff' };

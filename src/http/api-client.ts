@@ -1,7 +1,7 @@
 // The retrying client under the API layer: every request passes the key's rate-limit gate; send() may run
 // concurrently. A POST that may have reached the server is never sent twice (OutcomeUnknownError).
-import { InterruptedError, RateLimitedError } from '../errors/errors.js';
-import { byLimit, type LimitWindow, limitResetPhrase, rateLimitGiveUp } from '../ratelimit/give-up.js';
+import { InterruptedError } from '../errors/errors.js';
+import { rateLimitGiveUp, retryAfterTooLong } from '../ratelimit/give-up.js';
 import { RateLimiter } from '../ratelimit/limiter.js';
 import type { Permit, WaitInfo } from '../ratelimit/permit.js';
 import type { Quota } from '../ratelimit/quota.js';
@@ -150,7 +150,7 @@ export class ApiClient {
   async #beforeRateLimitRetry(req: ApiRequest, a: Attempt, attempt: number): Promise<void> {
     const now = this.#clock.now();
     const q = a.res?.quota;
-    if (a.tooLong) throw this.#retryAfterTooLong(a.tooLong, now, this.limiter.windowOf(q));
+    if (a.tooLong) throw retryAfterTooLong(a.tooLong.ms, a.tooLong.value, this.#maxWaitMs, now, this.limiter.windowOf(q));
     if (attempt >= this.#maxRetries) {
       const state = await this.limiter.state();
       const resetAt = Math.max(a.gateUntil ?? 0, state?.gateUntil ?? 0, q?.remaining === 0 ? q.resetAt : 0);
@@ -202,24 +202,6 @@ export class ApiClient {
     }
     this.#o.debug?.(`Retry-After ${JSON.stringify(value ?? '')} is more than a day: not believed; the gate closes for ${backoff} ms only`);
     return { ms: backoff, tooLong: { ms, value: value ?? '' } };
-  }
-
-  #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number, window: LimitWindow | undefined): RateLimitedError {
-    const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
-    const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
-    const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
-    const resetAt = now + tooLong.ms;
-    // More than a day is longer than any window: there is no reset to name.
-    const never = tooLong.ms > MAX_WINDOW_MS;
-    const tail = never
-      ? `more than a day, longer than ${maxWait} and than any rate-limit window`
-      : `longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`;
-    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, ${tail}`, {
-      code: 'rate_limited',
-      status: 429,
-      ...(never ? {} : { resetAt }),
-      advice: never ? 'try again later; if it persists, the server is misconfigured' : 'try again after that time, or raise --max-wait',
-    });
   }
 
   #announceGateWait(info: WaitInfo, retry: { attempt: number; announced: boolean } | undefined): ReturnType<WaitAnnouncer> {

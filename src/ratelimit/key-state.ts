@@ -1,4 +1,4 @@
-// The rate-limit state of one key (environment + API key) and the pure rules over it. It lives in a
+// The rate-limit state of one key (environment + API key) and the pure rules over it, kept in a
 // RateStateStore: in memory, or in a file shared by every petstore process (rate-state.ts).
 
 import { processAlive, thisHost } from '../fs/local-process.js';
@@ -68,17 +68,13 @@ export type Decision =
   /** Other requests in flight (or reserved and maybe handed back) decide; look again shortly. */
   | { kind: 'poll' };
 
-/** How many slots a lease id stands for: `count` of "…~<n>*<count>", else 1. */
-function slotsOf(id: string): number {
-  const star = id.lastIndexOf('*');
-  if (star < 0) return 1;
-  const n = Number(id.slice(star + 1));
-  return Number.isSafeInteger(n) && n > 0 ? n : 1;
-}
-
+/** How many slots the leases stand for: `count` for "…~<n>*<count>", else 1 each. */
 export function slotCount(leases: Record<string, number>): number {
   let n = 0;
-  for (const id in leases) n += slotsOf(id);
+  for (const id in leases) {
+    const count = Number(id.slice(id.lastIndexOf('*') + 1));
+    n += id.includes('*') && Number.isSafeInteger(count) && count > 0 ? count : 1;
+  }
   return n;
 }
 
@@ -107,11 +103,7 @@ function leaseHolder(id: string): string {
 }
 
 export function otherHolders(leases: Record<string, number>, holder: string): number {
-  return new Set(
-    Object.keys(leases)
-      .filter((id) => !isOwn(id, holder))
-      .map(leaseHolder),
-  ).size;
+  return new Set(Object.keys(leases).flatMap((id) => (isOwn(id, holder) ? [] : [leaseHolder(id)]))).size;
 }
 
 /** Rewrites `holder`'s slots in flight; `add` writes more (unused "~", in one entry, or taken "#") and returns the holder's entries. */
@@ -134,8 +126,7 @@ const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
 /** Whether a quota's window still runs: until its reset plus the margin, unless a gate ended it (opened at or after the reset). */
 export function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
   if (!q) return false;
-  const gateEndedWindow = gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil;
-  return now < q.resetAt + marginMs && !gateEndedWindow;
+  return now < q.resetAt + marginMs && !(gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil);
 }
 
 /**

@@ -1,20 +1,20 @@
-import { InterruptedError, RateLimitedError } from '../errors/errors.js';
-import { announcedSleep, MAX_WINDOW_MS, systemClock, type Clock } from '../time/clock.js';
-import { backoffDelay } from './backoff.js';
-import { firstValue } from '../wire/headers.js';
-import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
-import type { TransportError } from '../transport/errors.js';
+// The retrying client under the API layer: every request passes the key's rate-limit gate; send() may run
+// concurrently. A POST that may have reached the server is never sent twice (OutcomeUnknownError).
+import { InterruptedError } from '../errors/errors.js';
+import { rateLimitGiveUp, retryAfterTooLong } from '../ratelimit/give-up.js';
 import { RateLimiter } from '../ratelimit/limiter.js';
 import type { Permit, WaitInfo } from '../ratelimit/permit.js';
-import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
-import { byLimit, type LimitWindow, limitResetPhrase, rateLimitGiveUp } from '../ratelimit/give-up.js';
-import { wholeSeconds } from '../time/format.js';
-import { OutcomeUnknownError } from './outcome.js';
 import type { Quota } from '../ratelimit/quota.js';
 import type { RedisBudget } from '../ratelimit/redis-budget.js';
+import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
+import type { TransportError } from '../transport/errors.js';
+import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
+import { announcedSleep, type Clock, MAX_WINDOW_MS, systemClock } from '../time/clock.js';
+import { wholeSeconds } from '../time/format.js';
+import { firstValue } from '../wire/headers.js';
 import { isBan } from './error-body.js';
-import { parseRetryAfter } from './retry-after.js';
-import { retryVerdict, statusVerdict } from './retry-policy.js';
+import { OutcomeUnknownError } from './outcome.js';
+import { backoffDelay, parseRetryAfter, retryVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
@@ -51,20 +51,15 @@ interface Attempt {
   res?: ApiResponse;
   error?: unknown;
   gateUntil?: number | undefined;
-  /** A 429's Retry-After longer than --max-wait (or not believable): give up at once. */
+  /** A 429's Retry-After longer than --max-wait (or than a day): give up at once. */
   tooLong?: { ms: number; value: string } | undefined;
 }
 
-/** The retry about to happen (1-based), and whether its rate-limit wait was announced. */
-type RetryContext = { attempt: number; announced: boolean };
-
-/** The retrying client under the API layer: every request passes the key's rate-limit gate. send() may run concurrently. */
 export class ApiClient {
-  #lastQuota: Quota | undefined;
-  #requests = 0;
+  lastQuota: Quota | undefined;
+  requestCount = 0;
   readonly #o: ApiClientOptions;
   readonly #clock: Clock;
-  readonly #signal: AbortSignal | undefined;
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly limiter: RateLimiter;
@@ -76,18 +71,9 @@ export class ApiClient {
   ) {
     this.#o = opts;
     this.#clock = opts.clock ?? systemClock;
-    this.#signal = opts.signal;
     this.#maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 3));
     this.#maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
-  }
-
-  get lastQuota(): Quota | undefined {
-    return this.#lastQuota;
-  }
-
-  get requestCount(): number {
-    return this.#requests;
   }
 
   /**
@@ -95,21 +81,22 @@ export class ApiClient {
    * just before each attempt leaves (bulk seeding journals the record there; if it throws, nothing is sent).
    */
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
-    let retry: RetryContext | undefined;
+    // The retry about to happen after a 429, and whether its wait was announced.
+    let retry: { attempt: number; announced: boolean } | undefined;
     for (let attempt = 0; ; attempt++) {
       const permit = await this.limiter.acquire({
-        signal: this.#signal,
+        signal: this.#o.signal,
         maxWaitMs: this.#maxWaitMs,
         asksQuota: hooks?.asksQuota,
         onWait: (info) => this.#announceGateWait(info, retry),
       });
       const a = await this.#attempt(req, permit, attempt, hooks?.beforeSend);
-      const verdict = a.res ? statusVerdict(req.method, a.res.status) : retryVerdict(req.method, { error: a.error });
+      const verdict = retryVerdict(req.method, a.res ?? { error: a.error });
       if (verdict.action === 'return') return a.res!;
       if (verdict.action === 'throw') throw a.error;
       if (verdict.action === 'unknown') throw new OutcomeUnknownError(req, a.error as TransportError);
       // Only now: an answer already received (a 201 above all) is never thrown away on Ctrl-C.
-      if (this.#signal?.aborted) throw new InterruptedError();
+      if (this.#o.signal?.aborted) throw new InterruptedError();
       if (verdict.wait === 'rate_limit') {
         await this.#beforeRateLimitRetry(req, a, attempt);
         retry = { attempt: attempt + 1, announced: false };
@@ -124,7 +111,7 @@ export class ApiClient {
   async #attempt(req: ApiRequest, permit: Permit, attempt: number, beforeSend: (() => void) | undefined): Promise<Attempt> {
     try {
       // The fleet's budget last: a slot it counts in a window is used in that window.
-      if (this.#o.fleet) await this.#o.fleet.take(this.#signal);
+      if (this.#o.fleet) await this.#o.fleet.take(this.#o.signal);
       beforeSend?.();
     } catch (e) {
       await permit.settle();
@@ -133,7 +120,7 @@ export class ApiClient {
     const a: Attempt = {};
     const sentAt = this.#clock.now();
     try {
-      this.#requests++;
+      this.requestCount++;
       a.res = await this.transport.once(req);
     } catch (e) {
       a.error = e;
@@ -142,7 +129,7 @@ export class ApiClient {
     const res = a.res;
     if (res) {
       this.limiter.observeServerDate(firstValue(res.headers.date), sentAt, now);
-      if (res.quota) this.#lastQuota = res.quota;
+      if (res.quota) this.lastQuota = res.quota;
       if (res.status === 429) {
         const delay = this.#rateLimitDelay(res, attempt, now);
         a.gateUntil = now + delay.ms;
@@ -163,7 +150,7 @@ export class ApiClient {
   async #beforeRateLimitRetry(req: ApiRequest, a: Attempt, attempt: number): Promise<void> {
     const now = this.#clock.now();
     const q = a.res?.quota;
-    if (a.tooLong) throw this.#retryAfterTooLong(a.tooLong, now, this.limiter.windowOf(q));
+    if (a.tooLong) throw retryAfterTooLong(a.tooLong.ms, a.tooLong.value, this.#maxWaitMs, now, this.limiter.windowOf(q));
     if (attempt >= this.#maxRetries) {
       const state = await this.limiter.state();
       const resetAt = Math.max(a.gateUntil ?? 0, state?.gateUntil ?? 0, q?.remaining === 0 ? q.resetAt : 0);
@@ -173,10 +160,9 @@ export class ApiClient {
   }
 
   /** Backoff (502-504, connection errors): this request waits alone, the gate stays open. The outcome when no retry is left. */
-  async #backOff(a: Attempt, attempt: number): Promise<ApiResponse | undefined> {
-    const { res, error } = a;
+  async #backOff({ res, error }: Attempt, attempt: number): Promise<ApiResponse | undefined> {
     const now = this.#clock.now();
-    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, { random: this.#o.random })) : undefined;
+    const ms = attempt < this.#maxRetries ? ((res && this.#retryAfterMs(res, now)) ?? backoffDelay(attempt, this.#o.random)) : undefined;
     if (ms === undefined || ms > this.#maxWaitMs) {
       if (res) return res;
       throw error;
@@ -185,7 +171,7 @@ export class ApiClient {
     const n = `(attempt ${attempt + 1}/${this.#maxRetries})`;
     const notice: WaitNotice = { reason: res ? 'server' : 'network', ms, until: now + ms, text: (left) => `${what}; retrying in ${seconds(left)} ${n}` };
     const onWait = this.#o.onWait;
-    await announcedSleep(this.#clock, ms, this.#signal, onWait && (() => onWait(notice)));
+    await announcedSleep(this.#clock, ms, this.#o.signal, onWait && (() => onWait(notice)));
     return undefined;
   }
 
@@ -207,52 +193,29 @@ export class ApiClient {
   /** How long the gate stays closed after a 429: Retry-After, else backoff; one over a day is not believed (backoff only). */
   #rateLimitDelay(res: ApiResponse, attempt: number, now: number): { ms: number; tooLong?: { ms: number; value: string } } {
     const ms = this.#retryAfterMs(res, now);
-    const value = firstValue(res.headers['retry-after']) ?? '';
-    if (ms !== undefined && ms <= MAX_WINDOW_MS) return ms > this.#maxWaitMs ? { ms, tooLong: { ms, value } } : { ms };
-    const backoff = backoffDelay(attempt, { random: this.#o.random });
-    if (ms !== undefined) {
-      this.#o.debug?.(`Retry-After ${JSON.stringify(value)} is more than a day: not believed; the gate closes for ${backoff} ms only`);
-      return { ms: backoff, tooLong: { ms, value } };
+    const value = firstValue(res.headers['retry-after']);
+    if (ms !== undefined && ms <= MAX_WINDOW_MS) return ms > this.#maxWaitMs ? { ms, tooLong: { ms, value: value ?? '' } } : { ms };
+    const backoff = backoffDelay(attempt, this.#o.random);
+    if (ms === undefined) {
+      this.#o.debug?.(`429 without a usable Retry-After (${JSON.stringify(value ?? null)}); backing off`);
+      return { ms: backoff };
     }
-    this.#o.debug?.(`429 without a usable Retry-After (${JSON.stringify(firstValue(res.headers['retry-after']) ?? null)}); backing off`);
-    return { ms: backoff };
+    this.#o.debug?.(`Retry-After ${JSON.stringify(value ?? '')} is more than a day: not believed; the gate closes for ${backoff} ms only`);
+    return { ms: backoff, tooLong: { ms, value: value ?? '' } };
   }
 
-  #retryAfterTooLong(tooLong: { ms: number; value: string }, now: number, window: LimitWindow | undefined): RateLimitedError {
-    const shown = tooLong.value.length > 64 ? `${tooLong.value.slice(0, 64)}…` : tooLong.value;
-    const asked = `the server asked to wait ${wholeSeconds(tooLong.ms)}s before the next request (Retry-After: ${shown})`;
-    const maxWait = `--max-wait ${this.#maxWaitMs / 1000}s`;
-    const resetAt = now + tooLong.ms;
-    // More than a day is longer than any window: there is no reset to name.
-    const never = tooLong.ms > MAX_WINDOW_MS;
-    const tail = never
-      ? `more than a day, longer than ${maxWait} and than any rate-limit window`
-      : `longer than ${maxWait}; ${limitResetPhrase(window, resetAt, now)}`;
-    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, ${tail}`, {
-      code: 'rate_limited',
-      status: 429,
-      ...(never ? {} : { resetAt }),
-      advice: never ? 'try again later; if it persists, the server is misconfigured' : 'try again after that time, or raise --max-wait',
-    });
-  }
-
-  #announceGateWait(info: WaitInfo, retry: RetryContext | undefined): ReturnType<WaitAnnouncer> {
-    let text: (left: number) => string;
+  #announceGateWait(info: WaitInfo, retry: { attempt: number; announced: boolean } | undefined): ReturnType<WaitAnnouncer> {
+    const retrying = retry !== undefined && !retry.announced;
+    if (retry) retry.announced = true;
     const daily = info.window === 'day';
-    if (retry && !retry.announced) {
-      retry.announced = true;
-      const n = `(attempt ${retry.attempt}/${this.#maxRetries})`;
-      text = (left) => `rate limited${daily ? ' by the daily limit' : ''}; retrying in ${seconds(left)} ${n}`;
-    } else if (info.reason === 'gate') {
-      text = (left) => `rate limited${daily ? ' by the daily limit' : ''} (the server asked this key to wait); sending in ${seconds(left)}`;
-    } else if (info.usedByOthers) {
-      text = (left) => `rate limit: the other clients of this key have probably used this window up; waiting ${seconds(left)} for the next`;
-    } else {
-      const q = info.quota;
-      const kept = info.kept ? `, kept for the other clients of this key` : '';
-      const used = q ? ` (${q.remaining}/${q.limit} left${kept})` : '';
-      text = (left) => `${daily ? 'daily limit' : 'rate limit'} reached${used}; waiting ${seconds(left)} for the ${daily ? 'daily ' : ''}window to reset`;
-    }
+    const q = info.quota;
+    const used = q ? ` (${q.remaining}/${q.limit} left${info.kept ? ', kept for the other clients of this key' : ''})` : '';
+    const text = (left: number) => {
+      if (retrying) return `rate limited${daily ? ' by the daily limit' : ''}; retrying in ${seconds(left)} (attempt ${retry!.attempt}/${this.#maxRetries})`;
+      if (info.reason === 'gate') return `rate limited${daily ? ' by the daily limit' : ''} (the server asked this key to wait); sending in ${seconds(left)}`;
+      if (info.usedByOthers) return `rate limit: the other clients of this key have probably used this window up; waiting ${seconds(left)} for the next`;
+      return `${daily ? 'daily limit' : 'rate limit'} reached${used}; waiting ${seconds(left)} for the ${daily ? 'daily ' : ''}window to reset`;
+    };
     return this.#o.onWait?.({ reason: retry ? 'rate_limited' : info.reason, ms: info.ms, until: info.until, text });
   }
 }

@@ -31,8 +31,9 @@ export class FleetEstimator {
   #rate = 0;
   #perOwn = 0;
   #peakStep = 0;
-  #seen = false;
-  #rtt = 0;
+  /** Whether others were ever seen; the smoothed round trip. */
+  active = false;
+  rttMs = 0;
   /** Own counted answers, all windows (up to 2), and whether the first showed others' requests ahead of it. */
   #counted = 0;
   #doubt = false;
@@ -53,21 +54,10 @@ export class FleetEstimator {
     return this.#counted === 1 && this.#doubt;
   }
 
-  get active(): boolean {
-    return this.#seen;
-  }
-
-  get rttMs(): number {
-    return this.#rtt;
-  }
-
-  /**
-   * Takes in one of this process's answers: its latency, whether the server counted it (not a 429 or a ban),
-   * its request's place in the order they left in, and the places of those still out (which may fill a gap).
-   */
+  /** One of this process's answers: its latency, whether the server counted it (not a 429 or a ban), its request's place, and those still out. */
   observe(q: Quota, latencyMs: number | undefined, counted = true, order = q.seenAt, outstanding: Iterable<number> = []): void {
     if (latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0) {
-      this.#rtt = this.#rtt === 0 ? latencyMs : this.#rtt + (latencyMs - this.#rtt) * 0.3;
+      this.rttMs = this.rttMs === 0 ? latencyMs : this.rttMs + (latencyMs - this.rttMs) * 0.3;
     }
     this.#skips = 0;
     if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === this.#resetAt)) {
@@ -126,12 +116,12 @@ export class FleetEstimator {
     const others = Math.max(0, f.remaining - l.remaining + 1 - this.#own - ahead);
     if (others - this.#othersInWindow > this.#peakStep) this.#peakStep = others - this.#othersInWindow;
     this.#othersInWindow = others;
-    if (others > 0) this.#seen = true;
+    if (others > 0) this.active = true;
     const span = l.at - f.at;
     this.#perOwn = others > 0 ? Math.max(others / (this.#own - 1), this.#perOwn * 0.5) : this.#perOwn;
     // A rate over a span shorter than a round trip would be noise.
-    if (span > 0 && (others > 0 || span >= 2 * Math.max(this.#rtt, 1))) {
-      const rate = others / Math.max(span, this.#rtt, 1);
+    if (span > 0 && (others > 0 || span >= 2 * Math.max(this.rttMs, 1))) {
+      const rate = others / Math.max(span, this.rttMs, 1);
       // Never below what this window has shown so far, and falling only as the window goes on quietly.
       this.#rate = others > 0 ? Math.max(rate, this.#rate * 0.5) : rate;
     }
@@ -139,28 +129,20 @@ export class FleetEstimator {
 
   /** How many of the remaining to keep for the others: what they have probably sent since the last answer, and during a round trip. */
   reserve(now: number): number {
-    if (!this.#seen) return 0;
+    if (!this.active) return 0;
     const last = this.#last;
     const age = last ? Math.max(0, now - last.at) : 0;
-    const expected = Math.max(this.#rate * (age + Math.max(this.#rtt, 1)), this.#perOwn, this.#peakStep);
-    if (expected <= 0) return 0;
-    return Math.ceil(expected) + 1;
+    const expected = Math.max(this.#rate * (age + Math.max(this.rttMs, 1)), this.#perOwn, this.#peakStep);
+    return expected <= 0 ? 0 : Math.ceil(expected) + 1;
   }
 
-  /**
-   * After `q`'s window ended: when the others have probably used up the current window by the time a request
-   * arrives, the instant it ends (wait for it). Not early in a window, before its length is known, nor twice in a row.
-   */
+  /** After `q`'s window: when the others have probably used up the current one, the instant it ends (not early in it, nor twice in a row). */
   usedUpUntil(q: Quota, now: number, marginMs: number): number | undefined {
     const period = this.#period;
-    if (!this.#seen || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= 1) return undefined;
-    if (this.window(q) !== 'short') return undefined;
+    if (!this.active || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= 1 || this.window(q) !== 'short') return undefined;
     const start = q.resetAt + Math.floor((now - q.resetAt) / period) * period;
-    const rtt = Math.max(this.#rtt, 1);
-    const early = marginMs + 2 * rtt;
-    if (now - start <= early) return undefined;
-    const used = Math.ceil(this.#rate * (now - start + rtt)) + 1;
-    if (used < q.limit) return undefined;
+    const rtt = Math.max(this.rttMs, 1);
+    if (now - start <= marginMs + 2 * rtt || Math.ceil(this.#rate * (now - start + rtt)) + 1 < q.limit) return undefined;
     this.#skips++;
     return start + period;
   }

@@ -1,6 +1,7 @@
 // Exit 6: the rate-limit wait the CLI refuses to make, which limit it was, and when trying again makes sense.
 
 import { RateLimitedError } from '../errors/errors.js';
+import { MAX_WINDOW_MS } from '../time/clock.js';
 import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
 import type { Quota } from './quota.js';
 
@@ -20,19 +21,14 @@ interface TooLong {
   seenAt?: number | undefined;
 }
 
-export type GiveUpReason =
-  | TooLong
-  /** Still 429 after the last allowed retry. */
-  | { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined };
+/** Too long a wait, or still 429 after the last allowed retry. */
+type GiveUpReason = TooLong | { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined };
 
 const LIMIT_NAME: Record<LimitWindow, string> = { minute: 'minute limit', day: 'daily limit' };
-
-export function byLimit(window: LimitWindow | undefined): string {
-  return window ? ` by the ${LIMIT_NAME[window]}` : '';
-}
+const byLimit = (window: LimitWindow | undefined) => (window ? ` by the ${LIMIT_NAME[window]}` : '');
 
 /** "the minute limit resets at 14:03:12 (in 42s)". */
-export function limitResetPhrase(window: LimitWindow | undefined, resetAt: number, now: number): string {
+function limitResetPhrase(window: LimitWindow | undefined, resetAt: number, now: number): string {
   const phrase = resetPhrase(resetAt, now);
   return window ? phrase.replace(/^the limit/, `the ${LIMIT_NAME[window]}`) : phrase;
 }
@@ -40,19 +36,15 @@ export function limitResetPhrase(window: LimitWindow | undefined, resetAt: numbe
 /** Exit 6 naming the limit (minute or daily, when a quota was seen) and when it resets. */
 export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: number, status?: number): RateLimitedError {
   const reset = limitResetPhrase(reason.window, resetAt, now);
-  const by = byLimit(reason.window);
-  let message: string;
+  let message = `rate limited${byLimit(reason.window)}`;
   let advice = 'try again after that time, or raise --max-retries';
   if (reason.kind === 'too_long') {
     message = tooLongMessage(reason, reset, now);
-    advice =
-      reason.cause === 'quota' && reason.seenAt !== undefined
-        ? 'try again after that time, raise --max-wait, or run "petstore quota": it asks the server whether that still holds'
-        : 'try again after that time, or raise --max-wait';
+    advice = `try again after that time, ${reason.cause === 'quota' && reason.seenAt !== undefined ? 'raise --max-wait, or run "petstore quota": it asks the server whether that still holds' : 'or raise --max-wait'}`;
   } else if (reason.maxRetries === 0) {
-    message = `rate limited${by} (retries are off with --max-retries 0); ${reset}`;
+    message += ` (retries are off with --max-retries 0); ${reset}`;
   } else {
-    message = `rate limited${by}: still limited after ${reason.maxRetries} ${reason.maxRetries === 1 ? 'retry' : 'retries'}; ${reset}`;
+    message += `: still limited after ${reason.maxRetries} ${reason.maxRetries === 1 ? 'retry' : 'retries'}; ${reset}`;
   }
   return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice, ...(status !== undefined ? { status } : {}) });
 }
@@ -60,15 +52,15 @@ export function rateLimitGiveUp(reason: GiveUpReason, resetAt: number, now: numb
 function tooLongMessage(reason: TooLong, reset: string, now: number): string {
   const name = reason.window ? LIMIT_NAME[reason.window] : undefined;
   const wait = `${wholeSeconds(reason.waitMs)}s`;
-  const maxWait = `--max-wait ${reason.maxWaitMs / 1000}s`;
+  const tail = `longer than --max-wait ${reason.maxWaitMs / 1000}s; ${reset}`;
   const left = reason.limit !== undefined ? `${reason.remaining ?? 0}/${reason.limit} left` : '';
   if (reason.cause === 'gate') {
-    const figures = name && left ? ` (${left})` : '';
-    return `rate limited${byLimit(reason.window)}${figures}: the server asked to wait ${wait} before the next request, longer than ${maxWait}; ${reset}`;
+    return `rate limited${byLimit(reason.window)}${name && left ? ` (${left})` : ''}: the server asked to wait ${wait} before the next request, ${tail}`;
   }
-  const window = reason.window === 'day' ? 'daily window' : reason.window === 'minute' ? 'minute window' : 'window';
-  const figures = [left, reason.seenAt !== undefined ? `as the server said at ${formatInstant(reason.seenAt, now)}` : ''].filter((part) => part !== '');
-  return `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${window} would take ${wait}, longer than ${maxWait}; ${reset}`;
+  const window = name ? `${reason.window === 'day' ? 'daily' : 'minute'} window` : 'window';
+  const seen = reason.seenAt !== undefined ? `as the server said at ${formatInstant(reason.seenAt, now)}` : '';
+  const figures = [left, seen].filter((part) => part !== '');
+  return `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${window} would take ${wait}, ${tail}`;
 }
 
 /** Exit 6 for a gate or quota wait longer than --max-wait, naming the quota's figures (`earlier`: an earlier command's). */
@@ -84,4 +76,21 @@ export function waitTooLong(
 ): RateLimitedError {
   const figures = quota ? { remaining: quota.remaining, limit: quota.limit, ...(cause === 'quota' && earlier ? { seenAt: quota.seenAt } : {}) } : {};
   return rateLimitGiveUp({ kind: 'too_long', waitMs, maxWaitMs, cause, ...figures, window }, cause === 'quota' && quota ? quota.resetAt : until, now);
+}
+
+/** Exit 6 for a 429 whose Retry-After (`value`, asking `ms`) is longer than --max-wait; more than a day names no reset. */
+export function retryAfterTooLong(ms: number, value: string, maxWaitMs: number, now: number, window: LimitWindow | undefined): RateLimitedError {
+  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
+  const asked = `the server asked to wait ${wholeSeconds(ms)}s before the next request (Retry-After: ${shown})`;
+  const maxWait = `--max-wait ${maxWaitMs / 1000}s`;
+  if (ms > MAX_WINDOW_MS) {
+    const advice = 'try again later; if it persists, the server is misconfigured';
+    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
+      code: 'rate_limited',
+      status: 429,
+      advice,
+    });
+  }
+  const message = `rate limited${byLimit(window)}: ${asked}, longer than ${maxWait}; ${limitResetPhrase(window, now + ms, now)}`;
+  return new RateLimitedError(message, { code: 'rate_limited', status: 429, resetAt: now + ms, advice: 'try again after that time, or raise --max-wait' });
 }

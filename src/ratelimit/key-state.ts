@@ -1,4 +1,4 @@
-// The rate-limit state of one key (environment + API key) and the pure rules over it. It lives in a
+// The rate-limit state of one key (environment + API key) and the pure rules over it, kept in a
 // RateStateStore: in memory, or in a file shared by every petstore process (rate-state.ts).
 
 import { processAlive, thisHost } from '../fs/local-process.js';
@@ -68,17 +68,13 @@ export type Decision =
   /** Other requests in flight (or reserved and maybe handed back) decide; look again shortly. */
   | { kind: 'poll' };
 
-/** How many slots a lease id stands for: `count` of "…~<n>*<count>", else 1. */
-function slotsOf(id: string): number {
-  const star = id.lastIndexOf('*');
-  if (star < 0) return 1;
-  const n = Number(id.slice(star + 1));
-  return Number.isSafeInteger(n) && n > 0 ? n : 1;
-}
-
+/** How many slots the leases stand for: `count` for "…~<n>*<count>", else 1 each. */
 export function slotCount(leases: Record<string, number>): number {
   let n = 0;
-  for (const id in leases) n += slotsOf(id);
+  for (const id in leases) {
+    const count = Number(id.slice(id.lastIndexOf('*') + 1));
+    n += id.includes('*') && Number.isSafeInteger(count) && count > 0 ? count : 1;
+  }
   return n;
 }
 
@@ -107,11 +103,7 @@ function leaseHolder(id: string): string {
 }
 
 export function otherHolders(leases: Record<string, number>, holder: string): number {
-  return new Set(
-    Object.keys(leases)
-      .filter((id) => !isOwn(id, holder))
-      .map(leaseHolder),
-  ).size;
+  return new Set(Object.keys(leases).flatMap((id) => (isOwn(id, holder) ? [] : [leaseHolder(id)]))).size;
 }
 
 /** Rewrites `holder`'s slots in flight; `add` writes more (unused "~", in one entry, or taken "#") and returns the holder's entries. */
@@ -134,8 +126,7 @@ const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
 /** Whether a quota's window still runs: until its reset plus the margin, unless a gate ended it (opened at or after the reset). */
 export function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
   if (!q) return false;
-  const gateEndedWindow = gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil;
-  return now < q.resetAt + marginMs && !gateEndedWindow;
+  return now < q.resetAt + marginMs && !(gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil);
 }
 
 /**
@@ -153,4 +144,28 @@ export function decide(state: KeyRateState, now: number, marginMs: number, self?
   // Part of what is counted is another process's unused block, which comes back: look again shortly.
   const othersSpare = Object.keys(state.leases).some((id) => isSpare(id) && !(self !== undefined && isOwn(id, self)));
   return q.remaining > 0 && othersSpare ? { kind: 'poll' } : reset;
+}
+
+/** What a limiter has learnt from its answers and not yet published to the store. */
+export class Unpublished {
+  quota: Quota | undefined;
+  /** When the latest request whose answer is in `quota`'s window left (mergeQuota's `sentAt`). */
+  #sentAt = Number.NEGATIVE_INFINITY;
+  gate = 0;
+
+  add(q: Quota, sentAt: number): void {
+    const pending = this.quota;
+    if (pending === undefined) this.#sentAt = sentAt;
+    else if (pending.resetAt === q.resetAt) this.#sentAt = Math.max(this.#sentAt, sentAt);
+    else if (q.resetAt > pending.resetAt || sentAt > pending.seenAt) this.#sentAt = sentAt;
+    this.quota = mergeQuota(pending, q, sentAt);
+  }
+
+  publish(s: KeyRateState): void {
+    if (this.quota) s.quota = mergeQuota(s.quota, this.quota, this.#sentAt);
+    if (this.gate > s.gateUntil) s.gateUntil = this.gate;
+    this.quota = undefined;
+    this.#sentAt = Number.NEGATIVE_INFINITY;
+    this.gate = 0;
+  }
 }

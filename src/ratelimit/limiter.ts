@@ -1,32 +1,17 @@
-// The per-key rate-limit gate every request passes before it leaves (the rules: key-state.ts). A slot stays
-// reserved in the store until its answer's quota is published, so processes sharing the store never send
-// more than the server will accept. With `batch` (the shared file), while the quota is plentiful it reserves
-// blocks of slots in one store operation and publishes answers every flushMs; otherwise one at a time.
+// The per-key gate every request passes (the rules: key-state.ts). A slot stays reserved in the store until
+// its answer's quota is published, so processes sharing the store never send more than the server accepts.
+// With `batch`, while the quota is plentiful, slots are reserved in blocks and answers published every flushMs.
 
 import { InterruptedError } from '../errors/errors.js';
 import { thisHost } from '../fs/local-process.js';
 import { announcedSleep, type Clock } from '../time/clock.js';
 import { FleetEstimator, quotaWindow } from './fleet.js';
 import { type LimitWindow, waitTooLong } from './give-up.js';
-import {
-  type Decision,
-  deadHolder,
-  decide,
-  emptyState,
-  type KeyRateState,
-  otherHolders,
-  MemoryRateStateStore,
-  mergeQuota,
-  pruneLeases,
-  type RateStateStore,
-  slotCount,
-  windowCurrent,
-  writeSlots,
-} from './key-state.js';
+import * as ks from './key-state.js';
+import type { Decision, KeyRateState, RateStateStore } from './key-state.js';
 import type { AcquireOptions, Asked, LimiterOptions, Out, Permit, SettleInfo } from './permit.js';
 import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
-import { Unpublished } from './unpublished.js';
 import { Alarm, abortable, Serial, Waker } from './waker.js';
 
 export type { KeyRateState, RateStateStore } from './key-state.js';
@@ -49,24 +34,22 @@ export class RateLimiter {
   readonly #waker = new Waker();
   /** The next housekeeping operation: publish after flushMs, give back lapsed or void slots. */
   readonly #alarm: Alarm;
-  readonly #unpublished = new Unpublished();
-  /** What this process knows: its own answers plus what it last read from the store. */
+  readonly #unpublished = new ks.Unpublished();
+  /** Its own answers plus what it last read from the store. */
   #quota: Quota | undefined;
   #gateUntil = 0;
   readonly #out = new Map<number, Out>();
-  /** Slots reserved and not handed out yet, and one for a probe. */
+  /** Slots reserved and not handed out yet, and one for a probe (whose answer, not the store, says what comes next). */
   #free = 0;
   #probeFree = false;
-  /** This limiter's probe in flight: its answer, not the store, says what comes next. */
   #probe: Out | undefined;
-  /** The window the free slots were reserved in; they are not used after #usableUntil. */
+  /** The window the free slots were reserved in; not used after #usableUntil. */
   #blockWindow = 0;
   #usableUntil = 0;
   #lastBlock = 0;
   /** One request at a time (scarce or unknown quota): grants only for waiters, answers published at once. */
   #eager = true;
   #written = 0;
-  /** Something to publish, and when the store was last written. */
   #dirty = false;
   #lastSync = Number.NEGATIVE_INFINITY;
   #demand = 0;
@@ -77,7 +60,7 @@ export class RateLimiter {
   /** When the store last showed another holder's slots (a process on this machine). */
   #localPeersAt = Number.NEGATIVE_INFINITY;
   readonly #ops = new Serial(() => this.#runSync());
-  /** The store's stamp as of this limiter's last read or write, and a read under way. */
+  /** The store's stamp as of the last read or write, and a read under way. */
   #seen: unknown;
   #looking: Promise<void> | undefined;
   #closed = false;
@@ -85,7 +68,7 @@ export class RateLimiter {
   constructor(opts: LimiterOptions) {
     this.key = opts.key;
     this.#clock = opts.clock;
-    this.#store = opts.store ?? new MemoryRateStateStore();
+    this.#store = opts.store ?? new ks.MemoryRateStateStore();
     this.#fixedMarginMs = opts.marginMs;
     const batch = opts.batch === true ? {} : opts.batch || undefined;
     this.#batch = batch !== undefined;
@@ -97,7 +80,7 @@ export class RateLimiter {
       holdMs: Math.max(1, batch?.holdMs ?? 2000),
       debug: opts.debug ?? (() => {}),
     };
-    this.#gone = deadHolder(opts.processAlive);
+    this.#gone = ks.deadHolder(opts.processAlive);
     this.#fleet = opts.fleet === false ? undefined : new FleetEstimator();
     this.#othersCounted = opts.othersCounted;
     this.#alarm = new Alarm(this.#clock, () => {
@@ -110,7 +93,7 @@ export class RateLimiter {
     return f && { active: f.active, othersPerSecond: f.othersPerSecond, rttMs: f.rttMs };
   }
 
-  /** Whose limit `q` (by default the latest quota) is: the daily or the minute one. */
+  /** Whose limit `q` (by default the latest quota) is. */
   windowOf(q: Quota | undefined = this.#quota): LimitWindow | undefined {
     if (!q) return undefined;
     const w = this.#fleet ? this.#fleet.window(q) : quotaWindow(q);
@@ -129,8 +112,8 @@ export class RateLimiter {
   async state(): Promise<KeyRateState | undefined> {
     const s = await this.#store.get(this.key);
     if (!s && !this.#quota && this.#gateUntil === 0) return undefined;
-    const out = s ?? emptyState();
-    if (this.#quota) out.quota = mergeQuota(out.quota, this.#quota);
+    const out = s ?? ks.emptyState();
+    if (this.#quota) out.quota = ks.mergeQuota(out.quota, this.#quota);
     out.gateUntil = Math.max(out.gateUntil, this.#gateUntil);
     return out;
   }
@@ -159,7 +142,7 @@ export class RateLimiter {
       const d = asked?.decision;
       if (!asked || d?.kind !== 'wait') continue;
       if (this.#asksAlone(d, opts)) return this.#issue(this.#clock.now(), true);
-      // Used up while requests of ours are in flight: decide again when one settles (an answer may show room).
+      // Used up with requests of ours in flight: decide again when one settles.
       const silent = d.reason === 'quota' && this.#out.size > 0;
       await this.#waitOut(d, asked, opts, silent ? wakes : undefined);
     }
@@ -171,7 +154,7 @@ export class RateLimiter {
     return opts.asksQuota === true && d.reason === 'quota' && this.#out.size === 0 && d.until - now > (opts.maxWaitMs ?? Infinity) && this.#gateUntil <= now;
   }
 
-  /** Publishes what this process learnt and gives back its unused slots; it stays usable, one request at a time. */
+  /** Publishes what this process learnt and gives back its unused slots; still usable, one request at a time. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#alarm.cancel();
@@ -180,12 +163,11 @@ export class RateLimiter {
     if (this.#written > 0 || this.#dirty || this.#ops.running) await this.#ops.run();
   }
 
-  /** Asks the store for slots (or waits for this limiter's probe); a permit, or what the store operation decided. */
+  /** Asks the store for slots (or waits for this limiter's probe): a permit, or what the store decided. */
   async #ask(signal: AbortSignal | undefined): Promise<Out | Asked | undefined> {
     this.#demand++;
     try {
       if (this.#ops.running) {
-        // A store operation is under way (perhaps fetching the next block): see what it brings.
         const running = this.#ops.running.catch(() => {});
         await abortable(running, signal);
         const permit = this.#take();
@@ -209,8 +191,7 @@ export class RateLimiter {
 
   /** Sleeps until `d.until`; with `wakes`, silently and only until the next wake-up (at once if one came since). */
   async #waitOut(d: { reason: 'gate' | 'quota'; until: number }, asked: Asked, opts: AcquireOptions, wakes?: number): Promise<void> {
-    // Never call onWait from inside the caller's acquire() itself (it may start another request).
-    await Promise.resolve();
+    await Promise.resolve(); // onWait may start another request: never from inside acquire() itself
     const now = this.#clock.now();
     const ms = Math.max(0, d.until - now);
     const { quota } = asked;
@@ -227,7 +208,7 @@ export class RateLimiter {
     await announcedSleep(this.#clock, ms, opts.signal, onWait && (() => onWait({ reason: d.reason, ms, until: d.until, quota, window, ...why })));
   }
 
-  /** Notices a gate or a newer quota another process saved since this one last looked (a stat when unchanged). */
+  /** Reads the store when its stamp changed: a gate or a newer quota another process saved. */
   #look(): Promise<void> | undefined {
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return this.#looking;
@@ -248,7 +229,7 @@ export class RateLimiter {
 
   /** True when what the store says voids the free slots (a gate someone saved). */
   #learn(s: KeyRateState, now: number): boolean {
-    if (s.quota) this.#quota = mergeQuota(this.#quota, s.quota);
+    if (s.quota) this.#quota = ks.mergeQuota(this.#quota, s.quota);
     if (s.gateUntil <= this.#gateUntil) return false;
     this.#gateUntil = s.gateUntil;
     if (s.gateUntil <= now || this.#free === 0) return false;
@@ -277,7 +258,7 @@ export class RateLimiter {
   /** Whether the free slots may still be handed out: in their window, while the quota is not scarce. */
   #usable(now: number): boolean {
     const q = this.#quota;
-    if (!windowCurrent(q, this.#gateUntil, now, this.marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
+    if (!ks.windowCurrent(q, this.#gateUntil, now, this.marginMs) || q.resetAt !== this.#blockWindow || now >= this.#usableUntil) return false;
     return this.#eager || this.#closed || q.remaining - this.#keptForOthers(now) >= this.#lowWater(q.limit);
   }
 
@@ -304,7 +285,7 @@ export class RateLimiter {
     this.#out.set(out.order, out);
     if (probe) this.#probe = out;
     this.#peak = Math.max(this.#peak, this.#out.size);
-    // Running low on a block: fetch the next one while these go out.
+    // Low on a block: fetch the next one while these go out.
     if (this.#batch && !this.#eager && !this.#closed && !this.#ops.running && this.#lastBlock >= 4 && this.#free <= this.#lastBlock / 2) {
       this.#prefetch = true;
       this.#background();
@@ -337,7 +318,7 @@ export class RateLimiter {
   /** Takes in an answer's quota; true when it is down to the low-water mark (the others should know now). */
   #takeAnswer(out: Out, q: Quota, counted: boolean): boolean {
     this.#fleet?.observe(q, this.#clock.now() - out.issuedAt, counted, out.order, this.#out.keys());
-    this.#quota = mergeQuota(this.#quota, q, out.issuedAt);
+    this.#quota = ks.mergeQuota(this.#quota, q, out.issuedAt);
     this.#unpublished.add(q, out.issuedAt);
     return q.remaining < this.#lowWater(q.limit);
   }
@@ -347,15 +328,12 @@ export class RateLimiter {
   }
 
   async #runSync(): Promise<void> {
-    // Requests started in the same turn say they are waiting first: one operation reserves for all.
-    await Promise.resolve();
+    await Promise.resolve(); // requests started in this turn count first: one operation reserves for all
     const granted = await this.#store.update(
       this.key,
       (s) => this.#apply(s),
       undefined,
-      (stamp) => {
-        this.#seen = stamp;
-      },
+      (stamp) => void (this.#seen = stamp),
     );
     this.#schedule();
     if (granted > 0) this.#waker.notify();
@@ -364,8 +342,8 @@ export class RateLimiter {
   /** The store operation (under its lock): publish, learn, rewrite this limiter's slots, reserve. Returns the slots granted. */
   #apply(s: KeyRateState): number {
     const now = this.#clock.now();
-    pruneLeases(s, now, this.#gone);
-    // Publish what this process learnt: the slots its answers used are dropped in the same write.
+    ks.pruneLeases(s, now, this.#gone);
+    // The slots its answers used are dropped in the same write.
     this.#unpublished.publish(s);
     this.#dirty = false;
     this.#lastSync = now;
@@ -378,16 +356,16 @@ export class RateLimiter {
     }
     this.#probeFree = false;
     const reserve = this.#keptForOthers(now);
-    if (otherHolders(s.leases, this.#holder) > 0) this.#localPeersAt = now;
+    if (ks.otherHolders(s.leases, this.#holder) > 0) this.#localPeersAt = now;
     const learning = this.#learning(s, reserve, now);
     const q = s.quota;
     this.#eager =
-      !this.#batch || this.#closed || learning || !windowCurrent(q, s.gateUntil, now, this.marginMs) || q.remaining - reserve < this.#lowWater(q.limit);
+      !this.#batch || this.#closed || learning || !ks.windowCurrent(q, s.gateUntil, now, this.marginMs) || q.remaining - reserve < this.#lowWater(q.limit);
     if (this.#free > 0 && !this.#usable(now)) this.#free = 0;
     if (this.#eager) this.#free = Math.min(this.#free, this.#demand);
     const outs = Array.from(this.#out.values(), (out) => out.issuedAt + this.#o.leaseMs);
-    const write = writeSlots(s, this.#holder, outs, now + this.#o.holdMs + this.#o.leaseMs);
-    // Unused slots of a block are marked as such: others poll for them instead of waiting for the reset.
+    const write = ks.writeSlots(s, this.#holder, outs, now + this.#o.holdMs + this.#o.leaseMs);
+    // Unused slots of a block are marked '~': others poll for them instead of waiting for the reset.
     const add = (count: number, mark: '#' | '~' = this.#eager ? '#' : '~') => void (this.#written = write(count, mark));
     add(this.#free);
     const granted = this.#grant(s, now, reserve, learning, add);
@@ -395,10 +373,10 @@ export class RateLimiter {
     return granted;
   }
 
-  /** One request at a time while the pace of others on other machines is being learnt, unless so much is left it cannot matter. */
+  /** One request at a time while the pace of other machines is being learnt, unless so much is left it cannot matter. */
   #learning(s: KeyRateState, reserve: number, now: number): boolean {
     const fleet = this.#fleet;
-    if (!fleet || !windowCurrent(s.quota, s.gateUntil, now, this.marginMs)) return false;
+    if (!fleet || !ks.windowCurrent(s.quota, s.gateUntil, now, this.marginMs)) return false;
     const alone = now - this.#localPeersAt > this.#o.holdMs;
     return (fleet.learning || (fleet.active && alone)) && !this.#plentiful(s.quota, reserve, now);
   }
@@ -430,8 +408,8 @@ export class RateLimiter {
   /** decide(); late into a window the others have probably used up, a wait for the next one. */
   #decide(s: KeyRateState, now: number, reserve: number): Decision {
     const q = s.quota;
-    const d = decide(s, now, this.marginMs, this.#holder, reserve);
-    const quota = q && { ...q, remaining: Math.max(0, q.remaining - slotCount(s.leases)) };
+    const d = ks.decide(s, now, this.marginMs, this.#holder, reserve);
+    const quota = q && { ...q, remaining: Math.max(0, q.remaining - ks.slotCount(s.leases)) };
     this.#asked = { decision: d, quota, ...(d.kind === 'wait' && d.reason === 'quota' && reserve > 0 ? { kept: reserve } : {}) };
     const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
     if (usedUntil === undefined || !q) return d;
@@ -440,15 +418,12 @@ export class RateLimiter {
     return wait;
   }
 
-  /**
-   * How many slots to reserve: what is wanted, one at a time. Batching: at most a share of the unreserved; the first
-   * block what is wanted, then twice the last, or a full one once more than one request wants a slot while plentiful.
-   */
+  /** Slots to reserve: in batches at most a share of the unreserved; what is wanted, then twice the last, or a full block while plentiful. */
   #blockSize(s: KeyRateState, q: Quota, wanted: number, reserve: number, now: number): number {
-    const unreserved = q.remaining - slotCount(s.leases);
+    const unreserved = q.remaining - ks.slotCount(s.leases);
     if (this.#eager) return Math.max(1, Math.min(wanted, unreserved - reserve));
-    // Others seen only in the answers (another machine) count as one more holder at least.
-    const holders = otherHolders(s.leases, this.#holder) + (this.#fleet?.active ? 1 : 0);
+    // Others seen only in the answers (another machine) count as one more holder.
+    const holders = ks.otherHolders(s.leases, this.#holder) + (this.#fleet?.active ? 1 : 0);
     const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
     const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#o.maxBlock : 2 * this.#lastBlock;
     const k = Math.max(1, Math.min(this.#o.maxBlock, share, Math.max(wanted, next), unreserved));

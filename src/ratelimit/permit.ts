@@ -35,7 +35,7 @@ export interface WaitInfo {
   window?: LimitWindow | undefined;
   /** Requests kept for other users of the key (separate machines), when that is why it waits. */
   kept?: number | undefined;
-  /** Waits for the next window because the others have probably used this one up (an estimate). */
+  /** The others have probably used this window up (an estimate): it waits for the next. */
   usedByOthers?: boolean | undefined;
 }
 

@@ -1,6 +1,6 @@
-// The rate-limit state shared by every petstore process of one user: <configDir>/rate-state.json (0600),
-// {"version":1,"keys":{"<key>":KeyRateState}}. Each change is a read-modify-write under a lock file, written
-// by rename. The file is a cache: a corrupt one is overwritten; an unwritable folder keeps the state in memory.
+// The rate-limit state shared by every petstore process of one user: <configDir>/rate-state.json (0600), each
+// change a read-modify-write under a lock file. A cache: a corrupt file is overwritten, an unwritable folder
+// keeps the state in memory.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,30 +30,24 @@ const FORGET_AFTER_MS = 7 * 24 * 3600 * 1000;
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** One key's entry: the well-formed fields only. */
-function decodeState(v: Record<string, unknown>): KeyRateState {
-  const state = emptyState();
-  const q = v.quota;
-  if (isObject(q) && isNum(q.limit) && isNum(q.remaining) && isNum(q.resetAt) && isNum(q.seenAt)) {
-    state.quota = { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
-  }
-  if (isNum(v.gateUntil)) state.gateUntil = v.gateUntil;
-  if (isObject(v.leases)) for (const [id, exp] of Object.entries(v.leases)) if (isNum(exp)) state.leases[id] = exp;
-  return state;
-}
-
+/** The file's content, each key's well-formed fields only; throws on another shape or version. */
 function decodeRateState(text: string): FileContent {
   const doc = JSON.parse(text) as unknown;
   if (!isObject(doc)) throw new Error('the top level is not an object');
   if (doc.version !== 1) throw new Error(`unsupported version ${JSON.stringify(doc.version)}`);
   if (!isObject(doc.keys)) throw new Error('"keys" is not an object');
   const keys: Record<string, KeyRateState> = {};
-  for (const [k, v] of Object.entries(doc.keys)) if (isObject(v)) keys[k] = decodeState(v);
+  for (const [k, v] of Object.entries(doc.keys)) {
+    if (!isObject(v)) continue;
+    const state = (keys[k] = emptyState());
+    const q = v.quota;
+    if (isObject(q) && isNum(q.limit) && isNum(q.remaining) && isNum(q.resetAt) && isNum(q.seenAt)) {
+      state.quota = { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
+    }
+    if (isNum(v.gateUntil)) state.gateUntil = v.gateUntil;
+    if (isObject(v.leases)) for (const [id, exp] of Object.entries(v.leases)) if (isNum(exp)) state.leases[id] = exp;
+  }
   return { version: 1, keys };
-}
-
-function lastActivity(s: KeyRateState): number {
-  return Math.max(s.quota?.seenAt ?? 0, s.quota?.resetAt ?? 0, s.gateUntil, ...Object.values(s.leases));
 }
 
 export interface FileStoreOptions {
@@ -82,8 +76,7 @@ export class FileRateStateStore implements RateStateStore {
       clock: opts.clock,
       staleMs: 5000,
       pollMs: 5,
-      // A holder keeps it only briefly: a waiter that backed off far would idle needlessly.
-      maxPollMs: 50,
+      maxPollMs: 50, // a holder keeps it only briefly
       timeoutMs: opts.lockTimeoutMs,
       signal: opts.signal,
       debug: this.#debug,
@@ -111,7 +104,9 @@ export class FileRateStateStore implements RateStateStore {
   }
 
   async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
-    if (!this.#memory && (await this.#locked(signal))) {
+    // A wait for the lock interrupted: the run winds down, what is left goes to memory.
+    const locked = !this.#memory && (await this.#lock.acquire(signal).catch((e: unknown) => (e instanceof InterruptedError ? false : Promise.reject(e))));
+    if (locked) {
       try {
         return this.#updateFile(key, change, saved);
       } finally {
@@ -122,16 +117,6 @@ export class FileRateStateStore implements RateStateStore {
     const { value } = this.#apply(this.#memory!, key, change);
     saved?.('memory');
     return value;
-  }
-
-  /** Takes the lock; false when the wait was interrupted (the run winds down: what is left goes to memory). */
-  async #locked(signal: AbortSignal | undefined): Promise<boolean> {
-    try {
-      return await this.#lock.acquire(signal);
-    } catch (error) {
-      if (error instanceof InterruptedError) return false;
-      throw error;
-    }
   }
 
   #updateFile<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): T {
@@ -164,7 +149,8 @@ export class FileRateStateStore implements RateStateStore {
     const now = this.#clock.now();
     let changed = before !== after;
     for (const [k, s] of Object.entries(content.keys)) {
-      if (k !== key && now - lastActivity(s) > FORGET_AFTER_MS) {
+      const lastActivity = Math.max(s.quota?.seenAt ?? 0, s.quota?.resetAt ?? 0, s.gateUntil, ...Object.values(s.leases));
+      if (k !== key && now - lastActivity > FORGET_AFTER_MS) {
         delete content.keys[k];
         changed = true;
       }

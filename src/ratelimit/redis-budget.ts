@@ -1,8 +1,6 @@
-// --limiter redis://HOST:PORT/N: one exact budget per key, shared by every petstore process that points at
-// the same Redis (a CI fleet on separate machines); docs/rate-limits.md describes the protocol.
-// Redis unreachable: one warning, and the local limiter paces alone. ioredis loads on the first take().
+// --limiter redis://HOST:PORT/N: one exact budget per key, shared by every petstore process using that Redis
+// (docs/rate-limits.md). Redis unreachable: one warning, and the local limiter paces alone.
 
-import { FALLBACK_MARGIN_MS } from './server-clock.js';
 import type { Redis } from 'ioredis';
 import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import { InterruptedError, RateLimitedError } from '../errors/errors.js';
@@ -10,6 +8,7 @@ import { sleep, type Clock } from '../time/clock.js';
 import { quotaWindow } from './fleet.js';
 import { waitTooLong } from './give-up.js';
 import type { Quota } from './quota.js';
+import { FALLBACK_MARGIN_MS } from './server-clock.js';
 
 export interface RedisBudgetOptions {
   url: string;
@@ -26,23 +25,13 @@ export interface RedisBudgetOptions {
   marginMs?: () => number;
 }
 
-/** Connect and per-command timeout; the pause while another process opens a window. */
+/** Connect and command timeout; the pause while another process opens a window. */
 const TIMEOUT_MS = 2000;
 const POLL_MS = 50;
 
 interface Window {
   limit: number;
   resetAt: number;
-}
-
-/** A limiter URL without its password, for messages. */
-function limiterAddress(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}`;
-  } catch {
-    return 'the --limiter URL';
-  }
 }
 
 /** Closes a connection; one that already ended is left alone (ioredis would start a timer that holds the process). */
@@ -65,7 +54,7 @@ export class RedisBudget {
   #counted = 0;
   /** This process holds `open`: its next answer tells the fleet the window. */
   #probing = false;
-  /** When each slot this process holds was taken (oldest first), and the longest recent round trip. */
+  /** When each slot held was taken (oldest first), and the longest recent round trip. */
   readonly #taken: number[] = [];
   #rttMs = 0;
 
@@ -113,7 +102,6 @@ export class RedisBudget {
       await sleep(this.#o.clock, POLL_MS, signal);
       return false;
     }
-    // The opener publishes the window before it lets go of `open`.
     if ((await this.#adoptShared(w)) !== w) {
       await this.#client!.del(`${this.#prefix}:open`);
       return false;
@@ -152,7 +140,7 @@ export class RedisBudget {
 
   async learn(quota: Quota | undefined): Promise<void> {
     if (this.#down) return;
-    // Answers may come back out of order: the oldest slot's age is a fair (upper) estimate.
+    // Answers may come out of order: the oldest slot's age is a fair (upper) estimate.
     const takenAt = this.#taken.shift();
     if (takenAt !== undefined) this.#rttMs = Math.max(this.#o.clock.now() - takenAt, this.#rttMs * 0.9);
     const probing = this.#probing;
@@ -199,10 +187,10 @@ export class RedisBudget {
       this.#RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
       const client = new Redis(this.#o.url, {
         lazyConnect: true,
-        // Our own connect timeout (below): ioredis's timer outlives a refused connection and holds the process.
+        // Our own connect timeout (below): ioredis's outlives a refused connection and holds the process.
+        // One attempt, no reconnects, no queue: a Redis that goes away switches the budget off.
         connectTimeout: 0,
         commandTimeout: TIMEOUT_MS,
-        // One connection attempt, no reconnects, no queue: a Redis that goes away switches the budget off.
         retryStrategy: () => null,
         maxRetriesPerRequest: 0,
         enableOfflineQueue: false,
@@ -278,6 +266,11 @@ export class RedisBudget {
     this.#client = undefined;
     if (client) hangUp(client);
     const why = error instanceof Error ? error.message : String(error);
-    this.#o.warn(`warning: shared limiter ${limiterAddress(this.#o.url)} unavailable (${why}); pacing from this process's own view of the quota`);
+    let address = 'the --limiter URL'; // without its password
+    try {
+      const u = new URL(this.#o.url);
+      address = `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}`;
+    } catch {}
+    this.#o.warn(`warning: shared limiter ${address} unavailable (${why}); pacing from this process's own view of the quota`);
   }
 }

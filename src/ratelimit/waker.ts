@@ -1,7 +1,7 @@
 // The limiter's sleeps and timer: waiters that a settled permit wakes (no polling within one process).
 
 import { InterruptedError } from '../errors/errors.js';
-import { sleep, type Clock } from '../time/clock.js';
+import { type Clock, sleep } from '../time/clock.js';
 
 /** Why the limiter's own sleeps end early (a reason given, so abort() makes no DOMException). */
 const STOPPED = new Error('the limiter stopped its own wait');
@@ -22,12 +22,10 @@ export class Waker {
 
   async pause(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
     this.#woken ??= new Promise<void>((resolve) => (this.#wake = resolve));
-    const woken = this.#woken;
     const stop = new AbortController();
-    const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     try {
       // sleep() turns the caller's abort into InterruptedError; `stop` ends it once this wait is over.
-      await Promise.race([sleep(clock, ms, both), woken]);
+      await Promise.race([sleep(clock, ms, signal ? AbortSignal.any([signal, stop.signal]) : stop.signal), this.#woken]);
     } finally {
       stop.abort(STOPPED);
     }
@@ -36,22 +34,16 @@ export class Waker {
 
 /** Waits for `p` unless the signal aborts first (InterruptedError); `p` itself carries on. */
 export async function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) {
-    await p;
-    return;
-  }
+  if (!signal) return void (await p);
   if (signal.aborted) throw new InterruptedError();
   let onAbort: (() => void) | undefined;
   try {
     await Promise.race([
       p,
-      new Promise<never>((_, reject) => {
-        onAbort = () => reject(new InterruptedError());
-        signal.addEventListener('abort', onAbort, { once: true });
-      }),
+      new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(new InterruptedError())), { once: true })),
     ]);
   } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort!);
   }
 }
 
@@ -92,28 +84,21 @@ export class Alarm {
 
 /** One operation at a time: a caller arriving during one gets the next, which starts after it and serves all who asked. */
 export class Serial {
-  #running: Promise<void> | undefined;
+  running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
 
   constructor(readonly operation: () => Promise<void>) {}
 
-  get running(): Promise<void> | undefined {
-    return this.#running;
-  }
-
   run(): Promise<void> {
-    if (this.#running) {
+    if (this.running) {
       const after = () => {
         this.#queued = undefined;
         return this.run();
       };
-      this.#queued ??= this.#running.then(after, after);
+      this.#queued ??= this.running.then(after, after);
       return this.#queued;
     }
-    const running = this.operation().finally(() => {
-      this.#running = undefined;
-    });
-    this.#running = running;
-    return running;
+    this.running = this.operation().finally(() => (this.running = undefined));
+    return this.running;
   }
 }

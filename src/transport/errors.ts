@@ -1,15 +1,14 @@
-// Transport failures: what each means, and the typed error. Apart from exchange.ts so that code which
-// only recognises the error (bulk seeding, retry policy) does not load the HTTP transport.
+// Transport failures: what each means, and the typed error. Apart from exchange.ts so that code which only
+// recognises the error (bulk seeding, retry policy) does not load the HTTP transport.
 import { NetworkError } from '../errors/errors.js';
-import { redactProxyUrl, type ProxyEndpoint } from './proxy.js';
+import { type ProxyEndpoint, redactProxyUrl } from './proxy.js';
 
-/** The code of a connection attempt that got no answer in time on the node:http engine (nothing was sent). */
+/** A connection attempt on the node:http engine that got no answer in time (nothing was sent). */
 export const CONNECT_TIMED_OUT = 'ERR_PETSTORE_CONNECT_TIMEOUT';
+/** A response whose connection closed before the whole body arrived (the request was sent). */
+const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
 
-/**
- * Failures before any byte of the request leaves: 'transient' ones may go away (worth a retry, even for
- * a POST), 'permanent' ones will not. TLS failures are permanent too. (ECONNABORTED can come after.)
- */
+/** Failures before any byte leaves: 'transient' ones may go away (worth a retry, even for a POST). TLS ones are permanent. */
 const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ECONNREFUSED', 'transient'],
   ['UND_ERR_CONNECT_TIMEOUT', 'transient'],
@@ -20,13 +19,15 @@ const NOT_SENT: ReadonlyMap<string, 'transient' | 'permanent'> = new Map([
   ['ENOTFOUND', 'permanent'],
 ]);
 
+const isTlsCode = (code: string | undefined) => code !== undefined && /CERT|SSL|TLS/.test(code);
+
 /** Whether a failure with this code surely sent nothing, and if so whether it may go away. */
 export function notSentFailure(code: string | undefined): 'transient' | 'permanent' | undefined {
   if (code === undefined) return undefined;
   return NOT_SENT.get(code) ?? (isTlsCode(code) ? 'permanent' : undefined);
 }
 
-/** Thrown when the transport failed; `sent` tells whether the request may have reached the server. */
+/** The transport failed; `sent` tells whether the request may have reached the server. */
 export class TransportError extends NetworkError {
   constructor(
     message: string,
@@ -39,17 +40,9 @@ export class TransportError extends NetworkError {
   }
 }
 
-/** The code of a response whose connection closed before the whole body arrived (the request was sent). */
-const RESPONSE_CUT_SHORT = 'ERR_PETSTORE_RESPONSE_CUT_SHORT';
-
 /** A failure while the body was read: the cause keeps its own code. */
 export function cutShort(cause: unknown): Error {
   return Object.assign(new Error('the connection closed before the whole response arrived', { cause }), { code: RESPONSE_CUT_SHORT });
-}
-
-/** A certificate or TLS failure code: retrying will not fix it, and nothing was sent. */
-function isTlsCode(code: string | undefined): boolean {
-  return code !== undefined && /CERT|SSL|TLS/.test(code);
 }
 
 /** The errno-style code of an error or of its causes (a TransportError's own code is ours, not the cause's). */
@@ -68,15 +61,14 @@ interface Described {
   sent: boolean;
 }
 
-type Meaning = (host: string, hostname: string) => Described;
-const refused: Meaning = (host) => ({ message: `could not connect to ${host}: connection refused`, sent: false });
-const unresolved: Meaning = (_host, hostname) => ({ message: `could not resolve host ${hostname}`, sent: false });
-const reset: Meaning = (host) => ({ message: `connection to ${host} was reset`, sent: true });
-const noConnection: Meaning = (host) => ({ message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false });
-const cut: Meaning = (host) => ({ message: `connection to ${host} closed before the whole response arrived`, sent: true });
+const refused = (host: string) => ({ message: `could not connect to ${host}: connection refused`, sent: false });
+const reset = (host: string) => ({ message: `connection to ${host} was reset`, sent: true });
+const noConnection = (host: string) => ({ message: `could not connect to ${host}: no answer to the connection attempt (timed out)`, sent: false });
+const cut = (host: string) => ({ message: `connection to ${host} closed before the whole response arrived`, sent: true });
+const unresolved = (_host: string, hostname: string) => ({ message: `could not resolve host ${hostname}`, sent: false });
 
 /** What the common codes mean for a direct request. */
-const DIRECT: Record<string, Meaning> = {
+const DIRECT: Record<string, (host: string, hostname: string) => Described> = {
   ECONNREFUSED: refused,
   ENOTFOUND: unresolved,
   EAI_AGAIN: unresolved,
@@ -97,15 +89,17 @@ export function describeTransportError(error: unknown, url: string, proxy: Proxy
 function direct(error: unknown, url: string): Described {
   const code = causeCode(error);
   const { host, hostname } = new URL(url);
-  const known = code !== undefined && Object.hasOwn(DIRECT, code) ? DIRECT[code] : undefined;
-  if (known) return known(host, hostname);
+  if (code !== undefined && Object.hasOwn(DIRECT, code)) return DIRECT[code]!(host, hostname);
   if (isTlsCode(code)) return { message: `TLS error talking to ${host} (${code})`, sent: false };
-  const notHttp = parserFailure(error, code);
-  if (notHttp !== undefined) return { message: `the answer from ${host} is not HTTP/1.1${notHttp ? ` (${notHttp})` : ''}`, sent: true };
-  return {
-    message: `request to ${host} failed: ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}`,
-    sent: notSentFailure(code) === undefined,
-  };
+  // node:http: "Parse Error: <reason>" with an HPE_* code; undici: HTTPParserError "... (<reason>)", often without a code.
+  const e = error as { name?: unknown; message?: unknown } | undefined;
+  if (code?.startsWith('HPE_') || e?.name === 'HTTPParserError') {
+    const text = typeof e?.message === 'string' ? e.message : '';
+    const why = (/\(([^()]*)\)\s*$/.exec(text)?.[1] ?? text.replace(/^Parse Error:\s*/, '')).trim();
+    return { message: `the answer from ${host} is not HTTP/1.1${why ? ` (${why})` : ''}`, sent: true };
+  }
+  const message = `request to ${host} failed: ${(error as Error)?.message ?? String(error)}${code ? ` (${code})` : ''}`;
+  return { message, sent: notSentFailure(code) === undefined };
 }
 
 /** Failures to reach the proxy, or refusals from it, name the proxy; others are the direct ones, through it. */
@@ -125,16 +119,4 @@ function throughProxy(error: unknown, url: string, proxy: ProxyEndpoint): Descri
   if (code === 'UND_ERR_PRX_TLS' || isTlsCode(code)) return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
   const { message, sent } = direct(error, url);
   return { message: `${message} (through ${via})`, sent };
-}
-
-/**
- * The parser's reason when the answer was not HTTP/1.1, '' when it gave none; undefined for other
- * errors. node:http says "Parse Error: <reason>" with an HPE_* code; undici's HTTPParserError says
- * "Response does not match the HTTP/1.1 protocol (<reason>)", often without a code.
- */
-function parserFailure(error: unknown, code: string | undefined): string | undefined {
-  const e = error as { name?: unknown; message?: unknown } | undefined;
-  if (!code?.startsWith('HPE_') && e?.name !== 'HTTPParserError') return undefined;
-  const text = typeof e?.message === 'string' ? e.message : '';
-  return (/\(([^()]*)\)\s*$/.exec(text)?.[1] ?? text.replace(/^Parse Error:\s*/, '')).trim();
 }

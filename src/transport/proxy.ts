@@ -1,15 +1,6 @@
-// Proxy settings from the (injected) environment: HTTPS_PROXY, HTTP_PROXY and
-// NO_PROXY, upper or lower case, applied through undici's EnvHttpProxyAgent.
-//
-// Rules (the same as undici's EnvHttpProxyAgent, curl and most tools):
-// - the lower-case variable wins over the upper-case one when both are set;
-//   an empty value counts as unset;
-// - https URLs use HTTPS_PROXY, falling back to HTTP_PROXY; http URLs use HTTP_PROXY;
-// - NO_PROXY is a comma- or space-separated list of host names, suffixes
-//   (example.com and .example.com match sub.example.com), *.example.com,
-//   host:port entries and "*" (no proxy at all). Loopback addresses are NOT
-//   exempt unless listed (NO_PROXY=127.0.0.1,localhost).
-// - a proxy URL without a scheme ("proxy:3128") means http://proxy:3128.
+// Proxy settings from the (injected) environment, with the rules of undici's EnvHttpProxyAgent and curl:
+// lower case wins, empty is unset, https falls back to HTTP_PROXY, NO_PROXY lists hosts, suffixes, host:port
+// and "*" (loopback is not exempt unless listed), and "proxy:3128" means http://proxy:3128.
 
 import { UsageError } from '../errors/errors.js';
 import type { EnvVars } from '../io/io.js';
@@ -23,37 +14,33 @@ export interface ProxyEndpoint {
 
 export interface ProxySettings {
   http: ProxyEndpoint | undefined;
-  /** Falls back to http (undici's rule) when no HTTPS_PROXY is set. */
   https: ProxyEndpoint | undefined;
   noProxy: string;
   noProxySource: string | undefined;
 }
 
 function pick(env: EnvVars, name: string): { value: string; source: string } | undefined {
-  const lower = env[name.toLowerCase()];
-  if (lower !== undefined && lower.trim() !== '') return { value: lower.trim(), source: name.toLowerCase() };
-  const upper = env[name];
-  if (upper !== undefined && upper.trim() !== '') return { value: upper.trim(), source: name };
+  for (const source of [name.toLowerCase(), name]) {
+    const value = env[source]?.trim();
+    if (value) return { value, source };
+  }
   return undefined;
 }
 
 function endpoint(env: EnvVars, name: string): ProxyEndpoint | undefined {
   const found = pick(env, name);
   if (!found) return undefined;
-  const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(found.value) ? found.value : `http://${found.value}`;
+  const example = 'expected e.g. http://proxy.example.com:3128';
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(found.value) ? found.value : `http://${found.value}`);
   } catch {
-    throw new UsageError(`invalid ${found.source}: "${redactProxyText(found.value)}" is not a URL; expected e.g. http://proxy.example.com:3128`, {
-      code: 'invalid_proxy',
-    });
+    throw new UsageError(`invalid ${found.source}: "${redactProxyText(found.value)}" is not a URL; ${example}`, { code: 'invalid_proxy' });
   }
   if (!['http:', 'https:', 'socks:', 'socks5:'].includes(url.protocol)) {
-    throw new UsageError(
-      `invalid ${found.source} "${redactProxyUrl(url.href)}": the scheme must be http, https or socks5; expected e.g. http://proxy.example.com:3128`,
-      { code: 'invalid_proxy' },
-    );
+    throw new UsageError(`invalid ${found.source} "${redactProxyUrl(url.href)}": the scheme must be http, https or socks5; ${example}`, {
+      code: 'invalid_proxy',
+    });
   }
   return { uri: url.href, source: found.source };
 }
@@ -71,9 +58,10 @@ export function proxySettingsFromEnv(env: EnvVars): ProxySettings | undefined {
 export function redactProxyUrl(uri: string): string {
   try {
     const url = new URL(uri);
-    if (!url.username && !url.password) return url.href.replace(/\/$/, '');
-    url.username = '****';
-    url.password = '';
+    if (url.username || url.password) {
+      url.username = '****';
+      url.password = '';
+    }
     return url.href.replace(/\/$/, '');
   } catch {
     return redactProxyText(uri);
@@ -89,9 +77,8 @@ function redactProxyText(text: string): string {
 export function proxySecrets(settings: ProxySettings | undefined): string[] {
   const secrets = new Set<string>();
   for (const e of [settings?.http, settings?.https]) {
-    if (!e) continue;
-    const url = new URL(e.uri);
-    for (const part of [url.username, url.password]) {
+    const url = e && new URL(e.uri);
+    for (const part of url ? [url.username, url.password] : []) {
       if (!part) continue;
       secrets.add(part);
       try {
@@ -101,58 +88,28 @@ export function proxySecrets(settings: ProxySettings | undefined): string[] {
       }
     }
   }
-  return [...secrets].filter((s) => s.length > 0);
+  return [...secrets];
 }
 
-interface NoProxyEntry {
-  hostname: string;
-  port: number;
-  wildcard: boolean;
-}
-
-function parseNoProxy(value: string): NoProxyEntry[] {
-  const entries: NoProxyEntry[] = [];
-  for (const entry of value.split(/[,\s]/)) {
-    if (!entry) continue;
-    let hostname: string;
-    let port = 0;
-    const v6 = /^\[(.+)\]:(\d+)$/.exec(entry);
-    if (v6) {
-      hostname = v6[1]!;
-      port = Number.parseInt(v6[2]!, 10);
-    } else {
-      const unbracketed = entry.replace(/^\[(.+)\]$/, '$1');
-      const parsed = (unbracketed.match(/:/g) ?? []).length === 1 ? /^(.+):(\d+)$/.exec(unbracketed) : null;
-      hostname = parsed ? parsed[1]! : unbracketed;
-      port = parsed ? Number.parseInt(parsed[2]!, 10) : 0;
-    }
-    entries.push({
-      hostname: hostname
-        .replace(/^\*?\./, '')
-        .replace(/^(.+)\.$/, '$1')
-        .toLowerCase(),
-      port,
-      wildcard: entry.startsWith('*'),
-    });
-  }
-  return entries;
-}
-
-/**
- * The proxy a request to `url` goes through, or undefined when it goes direct.
- * Mirrors EnvHttpProxyAgent's choice (for messages and debug lines; undici decides).
- */
+/** The proxy a request to `url` goes through, or undefined when it goes direct: EnvHttpProxyAgent's choice, for messages. */
 export function proxyFor(settings: ProxySettings | undefined, url: string): ProxyEndpoint | undefined {
   if (!settings) return undefined;
   const u = new URL(url);
   let hostname = u.hostname.replace(/^\[(.+)\]$/, '$1').toLowerCase();
   if (hostname.length > 1 && hostname.endsWith('.')) hostname = hostname.slice(0, -1);
   const port = Number.parseInt(u.port, 10) || (u.protocol === 'https:' ? 443 : 80);
-  for (const entry of parseNoProxy(settings.noProxy)) {
-    if (entry.port && entry.port !== port) continue;
-    if (entry.hostname === '*') return undefined;
-    if (!entry.wildcard && hostname === entry.hostname) return undefined;
-    if (hostname.endsWith(`.${entry.hostname}`)) return undefined;
+  for (const entry of settings.noProxy.split(/[,\s]/).filter((e) => e !== '')) {
+    const { name, port: entryPort } = noProxyEntry(entry);
+    if (entryPort && entryPort !== port) continue;
+    if (name === '*' || (!entry.startsWith('*') && hostname === name) || hostname.endsWith(`.${name}`)) return undefined;
   }
   return u.protocol === 'https:' ? settings.https : settings.http;
+}
+
+/** A NO_PROXY entry: "[v6]:port", "[v6]", "host:port" (one colon), or a name or address alone. */
+function noProxyEntry(entry: string): { name: string; port: number } {
+  const unbracketed = entry.replace(/^\[(.+)\]$/, '$1');
+  const m = /^\[(.+)\]:(\d+)$/.exec(entry) ?? ((unbracketed.match(/:/g) ?? []).length === 1 ? /^(.+):(\d+)$/.exec(unbracketed) : null);
+  const name = (m ? m[1]! : unbracketed).replace(/^\*?\./, '').replace(/^(.+)\.$/, '$1');
+  return { name: name.toLowerCase(), port: m ? Number.parseInt(m[2]!, 10) : 0 };
 }

@@ -1,12 +1,8 @@
-// One HTTP exchange through an undici dispatcher's dispatch(), its body collected as text. A handler of
-// our own rather than undici's request(): undici calls onRequestStart just before it writes the
-// request, so `written` tells whether anything can have reached the server, and an exchange ended
-// while it waits for a connection is never sent later.
-//
-// Errors keep undici's codes for errors.ts to classify, except that a failure after the response head
-// is RESPONSE_CUT_SHORT (cutShort); abort(reason) rejects with that reason.
-import { cutShort } from './errors.js';
+// One exchange through an undici dispatcher, its body collected as text. Our own handler rather than
+// request(): onRequestStart comes just before the request is written, so `written` says whether anything can
+// have reached the server, and an exchange ended while it waits for a connection is never sent later.
 import type { Dispatcher } from 'undici';
+import { cutShort } from './errors.js';
 
 export interface BufferedExchange {
   statusCode: number;
@@ -20,23 +16,23 @@ export interface ExchangeOptions {
   method: string;
   headers: Record<string, string>;
   body?: string | undefined;
-  /** The most body bytes kept; a longer body ends the exchange with tooLarge(). */
+  /** A longer body ends the exchange with tooLarge(). */
   maxBodyBytes: number;
   tooLarge: () => Error;
 }
 
-/** What undici hands to each callback: enough to end the exchange. */
 type Controller = Pick<Dispatcher.DispatchController, 'abort'>;
 
-/** One exchange and its undici handler: `abort` ends it with that reason, whether undici has started it or not. */
+/** One exchange and its undici handler: abort(reason) ends it with that reason, started or not. */
 export class Exchange {
   readonly done: Promise<BufferedExchange>;
   #resolve!: (value: BufferedExchange) => void;
   #reject!: (reason: unknown) => void;
   #controller: Controller | undefined;
   #settled = false;
-  #started = false;
-  /** The reason given to abort(), which is what the caller sees whatever undici reports after it. */
+  /** Whether undici has started the request (it is about to write it): before that, nothing was sent. */
+  written = false;
+  /** What the caller sees, whatever undici reports after abort(). */
   #aborted: Error | undefined;
   #head: Omit<BufferedExchange, 'text'> = { statusCode: 0, statusText: '', headers: {} };
   readonly #chunks: Buffer[] = [];
@@ -49,18 +45,14 @@ export class Exchange {
     });
   }
 
-  /** Hands the exchange to undici. */
   start(dispatcher: Dispatcher, origin: string, path: string): this {
     if (this.#aborted) return this;
     const o = this.opts;
-    const request = { origin, path, method: o.method as Dispatcher.HttpMethod, headers: o.headers, body: o.body ?? null };
-    dispatcher.dispatch(request, this as unknown as Dispatcher.DispatchHandler);
+    dispatcher.dispatch(
+      { origin, path, method: o.method as Dispatcher.HttpMethod, headers: o.headers, body: o.body ?? null },
+      this as Dispatcher.DispatchHandler,
+    );
     return this;
-  }
-
-  /** Whether undici has started the request (it is about to write it): before that, nothing was sent. */
-  get written(): boolean {
-    return this.#started;
   }
 
   abort(reason: Error): void {
@@ -81,7 +73,7 @@ export class Exchange {
     this.#controller = c;
     // Aborted (a timeout, Ctrl-C) while queued: it must not go out later, unrecorded.
     if (this.#aborted) c.abort(this.#aborted);
-    else this.#started = true;
+    else this.written = true;
   }
 
   onResponseStart(_c: Controller, statusCode: number, headers: BufferedExchange['headers'], statusText: string): void {
@@ -90,14 +82,10 @@ export class Exchange {
 
   onResponseData(c: Controller, chunk: Buffer): void {
     this.#size += chunk.length;
-    if (this.#size > this.opts.maxBodyBytes) {
-      const error = this.opts.tooLarge();
-      // Settled first: undici reports the abort back through onResponseError at once.
-      this.#finish(error);
-      c.abort(error);
-      return;
-    }
-    this.#chunks.push(chunk);
+    if (this.#size <= this.opts.maxBodyBytes) return void this.#chunks.push(chunk);
+    const error = this.opts.tooLarge();
+    this.#finish(error); // before abort(), which undici reports back through onResponseError
+    c.abort(error);
   }
 
   onResponseEnd(): void {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEBUG_BODY_CHARS, HttpTransport, traceBody } from '../../../src/transport/exchange.js';
-import { timerMs } from '../../../src/transport/timeouts.js';
+import { timerMs } from '../../../src/transport/exchange.js';
 import { MAX_TIMER_MS } from '../../../src/time/clock.js';
 import { proxySettingsFromEnv } from '../../../src/transport/proxy.js';
 import { startSandbox, type SandboxHandle } from '../../../src/sandbox/server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../../src/http/retry-after.js';
+import { parseRetryAfter } from '../../../src/http/retry-policy.js';
 import { parseHttpDate } from '../../../src/wire/http-date.js';
 
 const NOW = Date.UTC(1994, 10, 6, 8, 49, 30); // Sun, 06 Nov 1994 08:49:30 GMT

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MalformedResponseError } from '../../../src/errors/errors.js';
 import { CONNECT_TIMED_OUT, describeTransportError, notSentFailure, TransportError } from '../../../src/transport/errors.js';
 import { retryVerdict } from '../../../src/http/retry-policy.js';
-import { isSafeMethod } from '../../../src/transport/method.js';
+import { isSafeMethod } from '../../../src/transport/exchange.js';
 
 function transport(code: string | undefined, sent: boolean, timedOut = false): TransportError {
   const cause = code ? Object.assign(new Error(code), { code }) : new Error('boom');

@@ -2,7 +2,7 @@
 // negative or non-finite wait, and reads every integer and every HTTP-date form exactly.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../../src/http/retry-after.js';
+import { parseRetryAfter } from '../../../src/http/retry-policy.js';
 import { parseHttpDate } from '../../../src/wire/http-date.js';
 
 const RUNS = 500;

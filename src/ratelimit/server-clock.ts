@@ -13,11 +13,14 @@ export class ServerClock {
   /** Proven: #low ≤ server clock − our clock ≤ #high. */
   #low = Number.NEGATIVE_INFINITY;
   #high = Number.POSITIVE_INFINITY;
+  /** The last Date header and its instant: a server's Date changes once a second, not once an answer. */
+  #last: { date: string; at: number | undefined } | undefined;
 
   /** Its Date D was read between sentAt and receivedAt: D - receivedAt <= offset < D + 1 s - sentAt. */
   observe(date: string | undefined, sentAt: number, receivedAt: number): void {
     if (date === undefined || !(receivedAt >= sentAt)) return;
-    const d = parseHttpDate(date, receivedAt);
+    if (this.#last?.date !== date) this.#last = { date, at: parseHttpDate(date, receivedAt) };
+    const d = this.#last.at;
     if (d === undefined) return;
     const low = d - receivedAt;
     const high = d + 1000 - sentAt;

@@ -124,9 +124,15 @@ export class HttpTransport {
   readonly #agents: NodeAgents | undefined;
   readonly #redactor: Redactor;
   #tracedEngine = false;
+  /** The exchanges under way, all ended by the one listener on Ctrl-C (opts.signal). */
+  readonly #live = new Set<LiveExchange>();
 
   constructor(opts: ClientOptions) {
     this.#opts = opts;
+    const outer = opts.signal;
+    outer?.addEventListener('abort', () => {
+      for (const x of this.#live) x.abort(abortReason(outer));
+    });
     this.#dispatcher = opts.dispatcher && Promise.resolve(opts.dispatcher);
     this.#agents = opts.dispatcher || opts.proxy || opts.bulk ? undefined : new NodeAgents();
     this.#redactor = new Redactor([opts.apiKey, ...(opts.secrets ?? []), ...proxySecrets(opts.proxy)].filter((s) => s.length > 0));
@@ -177,15 +183,13 @@ export class HttpTransport {
 
   /** Waits for the exchange, or for its deadline (--timeout) or Ctrl-C to end it. */
   async #run(x: LiveExchange): Promise<BufferedExchange> {
-    const outer = this.#opts.signal;
-    const interrupt = () => x.abort(abortReason(outer!));
     const timer = setTimeout(() => x.abort(new DOMException('the request timed out', 'TimeoutError')), timerMs(this.#opts.timeoutMs));
-    outer?.addEventListener('abort', interrupt, { once: true });
+    this.#live.add(x);
     try {
       return await x.done;
     } finally {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', interrupt);
+      this.#live.delete(x);
     }
   }
 

@@ -19,6 +19,7 @@ import { HeldLines } from './held-lines.js';
 import { readRecordBatches, readRecords, type InputRecord } from './read-records.js';
 import { formatResult, sameRecord, type ResultLine, type ResultStatus, type WouldCreateLine } from './results.js';
 import { answered, outcome, retries, stillUnknown, unanswered, type SendOne, type Written } from './outcomes.js';
+import { noAnswer, SilenceWatch } from './silence.js';
 
 export interface SeedOptions {
   file: string;
@@ -255,10 +256,12 @@ class Stopping {
 }
 
 /** Creates one pet: its result line, or the error that stops the run. */
-function sender(f: Factory, client: ApiClient, journal: Journal | undefined, inflight: AbortSignal): SendOne {
+function sender(f: Factory, client: ApiClient, journal: Journal | undefined, inflight: AbortSignal, silence: SilenceWatch): SendOne {
   return async (line, { pet }, resent) => {
     let journaled = false;
+    let sentAt = 0;
     const beforeSend = () => {
+      sentAt = f.clock.now();
       if (journaled || !journal) return;
       journal.sending(formatResult({ line, status: 'sending' }));
       journaled = true;
@@ -268,8 +271,10 @@ function sender(f: Factory, client: ApiClient, journal: Journal | undefined, inf
       try {
         res = await sendNewPet(client, pet, beforeSend);
       } catch (error) {
+        if (noAnswer(error)) silence.unanswered(sentAt);
         return unanswered(error, line, pet, inflight);
       }
+      silence.answered();
       return answered(client, line, pet, res, resent);
     };
     try {
@@ -343,7 +348,9 @@ async function send(
       ? undefined
       : await clientFor(f, { inflight: stopping.inflight.signal, stop: stopping.stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
   const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
-  const send = client ? sender(f, client, journal, stopping.inflight.signal) : undefined;
+  // A server gone silent stops the run as a refused connection does: the records not sent are kept for --resume.
+  const silence = new SilenceWatch(f.clock, () => stopping.stop.abort());
+  const send = client ? sender(f, client, journal, stopping.inflight.signal, silence) : undefined;
   let fatal: unknown;
 
   /** Counts, journals and prints one result; a promise only when stdout asks the run to wait (it is full). */
@@ -359,6 +366,7 @@ async function send(
     // A dry run whose pass 1 made every line: copied to stdout as they are (none with -o table).
     if (listed?.held && stdout) tally.done = await listed.held.copyTo(stdout, stopping.stopped);
     else if (!listed) fatal = await eachOutcome(input, o, prepared, { send, stopped: stopping.stopped, record });
+    fatal ??= client && silence.error(client.transport.baseUrl);
     // Through the whole input: a later run on this journal can tell it apart from one that stopped.
     if (journal && !stopping.stopped() && fatal === undefined && journal.failure === undefined) {
       journal.outcome(formatResult({ finished: new Date(f.clock.now()).toISOString() }));

@@ -81,6 +81,12 @@ const DIRECT: Record<string, (host: string, hostname: string) => Described> = {
   [RESPONSE_CUT_SHORT]: cut,
 };
 
+/** Whether the connection closed before any byte of the answer (a reset, not a response cut short). */
+export function closedUnanswered(error: unknown): boolean {
+  const code = causeCode(error);
+  return code !== undefined && Object.hasOwn(DIRECT, code) && DIRECT[code] === reset;
+}
+
 /** The one-line message for a failed exchange, and whether the request may have reached the server. */
 export function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): Described {
   return proxy ? throughProxy(error, url, proxy) : direct(error, url);

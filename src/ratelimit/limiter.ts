@@ -63,6 +63,8 @@ export class RateLimiter {
   /** The store's stamp as of the last read or write, and a read under way. */
   #seen: unknown;
   #looking: Promise<void> | undefined;
+  /** The clock's millisecond of the last look: one stat a millisecond, however many requests leave in it. */
+  #lookedAt = Number.NaN;
   #closed = false;
 
   constructor(opts: LimiterOptions) {
@@ -118,12 +120,11 @@ export class RateLimiter {
     return out;
   }
 
-  /** A slot reserved earlier, once any change to the store since the last look is read. */
-  async #reserved(): Promise<Out | undefined> {
+  /** A slot reserved earlier, once any change to the store since the last look is read (a promise only while it is). */
+  #reserved(): Out | Promise<Out | undefined> | undefined {
     if (!(this.#free > 0 || this.#probeFree)) return undefined;
     const looking = this.#look();
-    if (looking) await looking;
-    return this.#take();
+    return looking ? looking.then(() => this.#take()) : this.#take();
   }
 
   async acquire(opts: AcquireOptions = {}): Promise<Permit> {
@@ -210,6 +211,9 @@ export class RateLimiter {
 
   /** Reads the store when its stamp changed: a gate or a newer quota another process saved. */
   #look(): Promise<void> | undefined {
+    const now = this.#clock.now();
+    if (now === this.#lookedAt) return this.#looking;
+    this.#lookedAt = now;
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return this.#looking;
     this.#seen = stamp;

@@ -17,45 +17,40 @@ export async function runPool<T, R>(
   emit: (item: T, outcome: Outcome<R>) => Promise<void> | void,
 ): Promise<void> {
   const iterator = source[Symbol.asyncIterator]();
-  const running = new Set<Promise<void>>();
   let failed = false;
   let exhausted = false;
   let emitError: { error: unknown } | undefined;
 
-  const start = (item: T) => {
-    const task = work(item)
-      .then(
-        (value): Outcome<R> => ({ ok: true, value }),
-        (error: unknown): Outcome<R> => {
-          failed = true;
-          return { ok: false, error };
-        },
-      )
-      .then((outcome) => emit(item, outcome))
-      .catch((error: unknown) => {
-        failed = true;
-        emitError ??= { error };
-      })
-      .finally(() => running.delete(task));
-    running.add(task);
-  };
-
-  try {
+  // Each worker takes the next item (an async generator queues the calls), works it, emits it, and goes on.
+  const worker = async (): Promise<void> => {
     while (!failed && !opts.stopped()) {
-      if (running.size >= opts.concurrency) {
-        await Promise.race(running);
-        continue;
-      }
-      const step = await iterator.next();
+      const step = await iterator.next().catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
       if (step.done) {
         exhausted = true;
-        break;
+        return;
       }
-      start(step.value);
+      let outcome: Outcome<R>;
+      try {
+        outcome = { ok: true, value: await work(step.value) };
+      } catch (error) {
+        failed = true;
+        outcome = { ok: false, error };
+      }
+      try {
+        await emit(step.value, outcome);
+      } catch (error) {
+        failed = true;
+        emitError ??= { error };
+      }
     }
-  } finally {
-    await Promise.all(running);
-    if (!exhausted) await iterator.return?.();
-  }
+  };
+  // A failed read of the source stops the other workers after their item, then is thrown.
+  const ends = await Promise.allSettled(Array.from({ length: opts.concurrency }, worker));
+  if (!exhausted) await iterator.return?.();
+  const readError = ends.find((end) => end.status === 'rejected');
+  if (readError) throw readError.reason;
   if (emitError) throw emitError.error;
 }

@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { buildInfoDefine } from './build-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: flags } = parseArgs({ options: { outdir: { type: 'string' }, clean: { type: 'boolean', default: false } } });
@@ -80,7 +81,7 @@ const common = {
   platform: 'node',
   target: 'node22',
   // CommonJS dependencies read __filename, which an ES module does not have (write-file-atomic: a salt).
-  define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
+  define: { __VERSION__: JSON.stringify(pkg.version), __BUILD__: buildInfoDefine(root), __filename: 'import.meta.filename' },
   // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,

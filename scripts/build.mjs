@@ -4,7 +4,8 @@
 // package is imported dynamically by the commands that use it, so a run loads and compiles only the
 // packages it uses (one file holding every package was much of the start-up). esbuild's code
 // splitting of src/ itself cut it into dozens of chunks, each an ES module to resolve and link, which
-// cost more than they saved. Dependencies stay in package.json "dependencies" for their licences and types.
+// cost more than they saved. The packages are devDependencies: the npm package ships them bundled, so
+// installing it fetches nothing (test/e2e/install.test.ts installs it offline).
 //
 // Node's builtins are read with process.getBuiltinModule() (builtinsPlugin): an ES module import of a
 // builtin runs every lazy getter of its exports (node:util loads parseArgs and worker_threads, node:fs

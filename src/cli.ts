@@ -27,10 +27,11 @@ function versionText(): string {
 }
 
 function registerVersion(program: Command, ctx: CommandContext): void {
-  program
+  const version = program
     .command('version')
     .description('print the version, the commit and the build date')
     .action(ctx.lazy(async () => ({ command: async (f) => void f.io.stdout.write(`${versionText()}\n`) })));
+  examples(version, ['petstore version', 'petstore --version   # the version alone']);
 }
 
 export interface RunDeps {

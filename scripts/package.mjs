@@ -91,6 +91,23 @@ function nodeBinary(target) {
   return join(dir, 'package', TARGETS[target].binary);
 }
 
+/**
+ * Removes the Authenticode signature of a Windows executable (the certificate table, at the end of the
+ * file): injecting the CLI breaks it, and a broken signature warns more than none (Node's SEA docs).
+ */
+function unsign(file) {
+  const pe = readFileSync(file);
+  const optional = pe.readUInt32LE(0x3c) + 24;
+  if (pe.readUInt16LE(optional) !== 0x20b) throw new Error(`${file}: not a PE32+ executable`);
+  const entry = optional + 144;
+  const [at, size] = [pe.readUInt32LE(entry), pe.readUInt32LE(entry + 4)];
+  if (size === 0) return;
+  if (at + size !== pe.length) throw new Error(`${file}: the signature is not at the end of the file`);
+  pe.writeUInt32LE(0, entry);
+  pe.writeUInt32LE(0, entry + 4);
+  writeFileSync(file, pe.subarray(0, at));
+}
+
 /** release/petstore-<version>-<target>[.exe]: the target's Node with the CLI injected. */
 async function executable(target, script) {
   const blob = join(work, `${target}.blob`);
@@ -101,6 +118,7 @@ async function executable(target, script) {
   const file = join(out, `petstore-${pkg.version}-${target}${TARGETS[target].exe}`);
   copyFileSync(nodeBinary(target), file);
   chmodSync(file, 0o755);
+  if (TARGETS[target].exe) unsign(file);
   await inject(file, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2', overwrite: true });
   return file;
 }
@@ -132,7 +150,7 @@ function zip(file, files) {
   let offset = 0;
   for (const [name, path] of Object.entries(files)) {
     const data = readFileSync(path);
-    const packed = deflateRawSync(data, { level: 9 });
+    const packed = deflateRawSync(data);
     const nameBytes = Buffer.from(name);
     const head = Buffer.alloc(30);
     head.writeUInt32LE(0x04034b50, 0);

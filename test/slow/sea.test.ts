@@ -4,7 +4,7 @@
 // stopped with SIGTERM and resumed, the documented exit codes; and the same output as the npm build.
 // Needs `npm run build` first (the npm build it is compared with), like every end-to-end test.
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,12 +38,17 @@ async function sea(args: string[], opts: { input?: string; env?: Record<string, 
   return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
 }
 
-beforeAll(async () => {
-  // The pinned Node 24 (the `node` devDependency) builds it, whichever Node runs the tests.
+/** The executable: PETSTORE_SEA (CI's, from `npm run package` of this tree), else built now by the pinned Node 24. */
+async function executable(): Promise<string> {
+  if (process.env.PETSTORE_SEA) return process.env.PETSTORE_SEA;
   const out = join(tmp.dir, 'release');
   await execa(join(root, 'node_modules/node/bin/node'), ['scripts/package.mjs', '--target', 'linux-x64', '--no-archives', '--out', out], { cwd: root });
+  return join(out, `petstore-${pkg.version}-linux-x64`);
+}
+
+beforeAll(async () => {
   mkdirSync(bin);
-  symlinkSync(join(out, `petstore-${pkg.version}-linux-x64`), join(bin, 'petstore'));
+  symlinkSync(resolve(root, await executable()), join(bin, 'petstore'));
 
   sandbox = execa('petstore', ['sandbox', '--port', '0', '--key', KEY, '--per-minute', '25', '--window', '1s', '--per-day', '1000000', '--no-ban'], {
     env,

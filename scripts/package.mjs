@@ -126,11 +126,11 @@ async function executable(target, script) {
 const COMPLETIONS = { bash: 'petstore.bash', zsh: '_petstore', fish: 'petstore.fish', powershell: 'petstore.ps1' };
 
 function installNote(target, exe) {
-  const unix = `Put petstore on your PATH, e.g.:  install -m 755 petstore ~/.local/bin/petstore
+  const unix = `Put petstore on your PATH:  install -D -m 755 petstore ~/.local/bin/petstore
 Man page:    install -D -m 644 petstore.1 ~/.local/share/man/man1/petstore.1
-Completion:  bash: cp completions/petstore.bash ~/.local/share/bash-completion/completions/petstore
-             zsh:  cp completions/_petstore ~/.zfunc/_petstore  (with fpath=(~/.zfunc $fpath) before compinit)
-             fish: cp completions/petstore.fish ~/.config/fish/completions/`;
+Completion:  bash: install -D -m 644 completions/petstore.bash ~/.local/share/bash-completion/completions/petstore
+             zsh:  install -D -m 644 completions/_petstore ~/.zfunc/_petstore  (fpath=(~/.zfunc $fpath) before compinit)
+             fish: install -D -m 644 completions/petstore.fish ~/.config/fish/completions/petstore.fish`;
   const windows = `Put petstore.exe in a folder on your PATH (e.g. %LOCALAPPDATA%\\Programs\\petstore, added to PATH in
 the user's environment variables). Completion: . completions\\petstore.ps1 in your PowerShell $PROFILE.`;
   return `petstore ${pkg.version} for ${target}: one executable, no Node.js needed.

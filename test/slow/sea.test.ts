@@ -16,6 +16,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { ve
 const KEY = 'sk_sea_test_key_0123456789abcdef';
 const tmp = tempDir('petstore-sea-');
 const bin = join(tmp.dir, 'bin');
+/** The executable as a user has it: `petstore` in a folder on PATH. */
+const PETSTORE = join(bin, 'petstore');
 const env = {
   PATH: bin,
   HOME: tmp.dir,
@@ -25,9 +27,9 @@ const env = {
 let sandbox: ResultPromise | undefined;
 let baseUrl = '';
 
-/** Runs the executable as `petstore` from PATH (nothing else on it), with stdin text if given. */
+/** Runs the executable, with stdin text if given. */
 async function sea(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
-  const r = await execa('petstore', args, {
+  const r = await execa(PETSTORE, args, {
     env: { ...env, ...opts.env },
     extendEnv: false,
     reject: false,
@@ -48,9 +50,9 @@ async function executable(): Promise<string> {
 
 beforeAll(async () => {
   mkdirSync(bin);
-  symlinkSync(resolve(root, await executable()), join(bin, 'petstore'));
+  symlinkSync(resolve(root, await executable()), PETSTORE);
 
-  sandbox = execa('petstore', ['sandbox', '--port', '0', '--key', KEY, '--per-minute', '25', '--window', '1s', '--per-day', '1000000', '--no-ban'], {
+  sandbox = execa(PETSTORE, ['sandbox', '--port', '0', '--key', KEY, '--per-minute', '25', '--window', '1s', '--per-day', '1000000', '--no-ban'], {
     env,
     extendEnv: false,
     reject: false,
@@ -126,7 +128,7 @@ describe('the single executable, with no Node on PATH', () => {
     const records = seedRecords('kill', 60);
     const file = writeNdjson(join(tmp.dir, 'kill.ndjson'), records);
     const journal = join(tmp.dir, 'kill-journal.ndjson');
-    const run = execa('petstore', ['pets', 'add', '--file', file, '--results', journal, '--concurrency', '4'], { env, extendEnv: false, reject: false });
+    const run = execa(PETSTORE, ['pets', 'add', '--file', file, '--results', journal, '--concurrency', '4'], { env, extendEnv: false, reject: false });
     // The sandbox takes 25 requests a second: the run is still going after 10 outcomes.
     await until('10 outcomes in the journal', () => readJournalNow(journal).outcomes >= 10, 30_000);
     run.kill('SIGTERM');

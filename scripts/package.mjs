@@ -71,7 +71,7 @@ async function bundle() {
     legalComments: 'none',
     logLevel: 'error',
   });
-  // A SEA's main script runs as a CommonJS function body, where "#!" is no comment.
+  // A SEA compiles its main script as the body of a CommonJS function: no "#!" line.
   writeFileSync(outfile, readFileSync(outfile, 'utf8').replace(/^#!.*\n/, ''));
   return outfile;
 }

@@ -4,7 +4,8 @@
 // package is imported dynamically by the commands that use it, so a run loads and compiles only the
 // packages it uses (one file holding every package was much of the start-up). esbuild's code
 // splitting of src/ itself cut it into dozens of chunks, each an ES module to resolve and link, which
-// cost more than they saved. Dependencies stay in package.json "dependencies" for their licences and types.
+// cost more than they saved. The packages are devDependencies: the npm package ships them bundled, so
+// installing it fetches nothing (test/e2e/install.test.ts installs it offline).
 //
 // Node's builtins are read with process.getBuiltinModule() (builtinsPlugin): an ES module import of a
 // builtin runs every lazy getter of its exports (node:util loads parseArgs and worker_threads, node:fs
@@ -24,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { buildInfoDefine } from './build-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: flags } = parseArgs({ options: { outdir: { type: 'string' }, clean: { type: 'boolean', default: false } } });
@@ -80,7 +82,7 @@ const common = {
   platform: 'node',
   target: 'node22',
   // CommonJS dependencies read __filename, which an ES module does not have (write-file-atomic: a salt).
-  define: { __VERSION__: JSON.stringify(pkg.version), __filename: 'import.meta.filename' },
+  define: { __VERSION__: JSON.stringify(pkg.version), __BUILD__: buildInfoDefine(root), __filename: 'import.meta.filename' },
   // Whitespace and syntax only: identifiers stay, so --debug stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,

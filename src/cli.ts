@@ -17,7 +17,22 @@ import { renderError } from './output/error.js';
 import type { Clock } from './time/clock.js';
 
 declare const __VERSION__: string;
+declare const __BUILD__: { commit: string; date: string };
 const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
+
+/** `petstore version` and `--version --verbose`, as gh: the version, then the commit and build date (scripts/build-info.mjs). */
+function versionText(): string {
+  const { commit, date } = typeof __BUILD__ === 'object' ? __BUILD__ : { commit: 'unknown', date: 'unknown' };
+  return `${VERSION}\ncommit ${commit}, built ${date}`;
+}
+
+function registerVersion(program: Command, ctx: CommandContext): void {
+  const version = program
+    .command('version')
+    .description('print the version, the commit and the build date')
+    .action(ctx.lazy(async () => ({ command: async (f) => void f.io.stdout.write(`${versionText()}\n`) })));
+  examples(version, ['petstore version', 'petstore --version   # the version alone']);
+}
 
 export interface RunDeps {
   stdout: IOInputs['stdout'];
@@ -124,6 +139,7 @@ const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = 
   api: registerApi,
   sandbox: registerSandbox,
   completion: registerCompletion,
+  version: registerVersion,
   __complete: registerCompletion,
 };
 
@@ -186,10 +202,10 @@ function optionDescription(option: Option): string {
 }
 
 /** The program with its global options and no commands yet. */
-function rootProgram(): Command {
+function rootProgram(verbose: boolean): Command {
   const program = new Command('petstore')
     .description('Command-line tool for the pet store service')
-    .version(VERSION, '-V, --version', 'print the version')
+    .version(verbose ? versionText() : VERSION, '-V, --version', 'print the version (with --verbose: also the commit and build date)')
     .addOption(new Option('--env <name>', 'environment for this call (overrides PETSTORE_ENV and "env use")'))
     .option('-q, --quiet', 'print nothing on stderr but errors')
     .option('-v, --verbose', 'always print the quota line, even when stderr is not a terminal')
@@ -220,7 +236,7 @@ function rootProgram(): Command {
  * other groups play no part in running it, and commander builds each command it is given.
  */
 export function buildProgram(actions: Pick<CommandContext, 'lazy'>, argv?: readonly string[]): Command {
-  const program = rootProgram();
+  const program = rootProgram(argv?.some((a) => a === '--verbose' || a === '-v') ?? false);
   const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
   const word = argv?.[commandIndex(argv, program)];
   const named = word !== undefined && Object.hasOwn(GROUPS, word) ? GROUPS[word] : undefined;

@@ -23,16 +23,21 @@ export type SandboxHandle = Sandbox;
 /** Where the interface's OpenAPI description is served, outside /v1 (no key, no rate limit). */
 export const OPENAPI_PATH = '/openapi.yaml';
 
-/** openapi/petstore.yaml of the package, found upward from this module (src/sandbox/ or a dist/ chunk). */
-const DESCRIPTION = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((url) => existsSync(url));
+/** openapi/petstore.yaml: an asset of the single executable (scripts/package.mjs), else found upward from this module (src/sandbox/ or dist/). */
+function description(): Buffer | undefined {
+  const sea = process.getBuiltinModule('node:sea');
+  if (sea.isSea()) return Buffer.from(sea.getAsset('openapi/petstore.yaml'));
+  const url = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((u) => existsSync(u));
+  return url && readFileSync(url);
+}
 
 function serveDescription(res: ServerResponse, head: boolean): void {
-  if (DESCRIPTION === undefined) {
+  const body = description();
+  if (body === undefined) {
     const e = apiError('internal', 'openapi/petstore.yaml is not in the package');
     res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
     return;
   }
-  const body = readFileSync(DESCRIPTION);
   res.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
 import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
+import { missingTool } from '../helpers/tools.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tmp = tempDir('petstore-install-');
@@ -21,9 +22,15 @@ beforeAll(async () => {
   const info = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   tarball = join(tmp.dir, info[0]!.filename);
   files = info[0]!.files.map((f) => f.path).sort();
-  await execa('npm', ['install', '--global', '--prefix', join(tmp.dir, 'prefix'), '--no-audit', '--no-fund', '--prefer-offline', tarball], {
-    cwd: tmp.dir,
-  });
+  // --offline: the package has no dependencies to fetch (dist/ bundles them), so no registry is needed;
+  // an empty cache of its own proves nothing came from the developer's.
+  await execa(
+    'npm',
+    ['install', '--global', '--prefix', join(tmp.dir, 'prefix'), '--offline', '--cache', join(tmp.dir, 'npm-cache'), '--no-audit', '--no-fund', tarball],
+    {
+      cwd: tmp.dir,
+    },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -42,6 +49,25 @@ describe('the npm package', () => {
     expect(files).toContain('dist/main.js');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
+
+  it('depends on nothing at run time: an offline install fetched and installed no other package', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: object };
+    expect(pkg.dependencies ?? {}).toEqual({});
+    expect(existsSync(join(tmp.dir, 'prefix', 'lib', 'node_modules', 'petstore', 'node_modules'))).toBe(false);
+  });
+
+  it.skipIf(missingTool('the system Node (/usr/bin/node)', existsSync('/usr/bin/node')))(
+    'installed, refuses a Node older than its engines field in one line',
+    async () => {
+      const version = (await execa('/usr/bin/node', ['--version'])).stdout.trim();
+      const installed = join(tmp.dir, 'prefix', 'lib', 'node_modules', 'petstore', 'bin', 'petstore');
+      const r = await execa('/usr/bin/node', [installed, '--version'], { reject: false, env: { PATH: '/usr/bin:/bin' }, extendEnv: false });
+      const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+      if (major > 22 || (major === 22 && minor >= 22)) return expect(r.exitCode).toBe(0);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toBe(`petstore: Node.js 22.22 or newer is required (this is ${version}); install a current Node.js LTS from https://nodejs.org`);
+    },
+  );
 
   it('installed into a global prefix, runs --version and pets list against a sandbox', async () => {
     const prefix = join(tmp.dir, 'prefix');

@@ -152,4 +152,13 @@ describe('without D-Bus', () => {
     expect((await t.cli(['pets', 'list'], { key: null })).exitCode).toBe(0);
     expect((await t.cli(['auth', 'logout'], { key: null })).stderr).toBe(`Removed the stored API key for production from ${file}.\n`);
   });
+
+  // glibc's loader names each shared object it opens (LD_DEBUG=files): the binding is one.
+  it.runIf(process.platform === 'linux')('only commands that need a key load the binding', async () => {
+    const loads = async (args: string[], input?: string) =>
+      (await t.cli(args, { key: null, env: { LD_DEBUG: 'files' }, ...(input ? { input } : {}) })).stderr.includes('keyring.linux-');
+    for (const args of [['--version'], ['help'], ['env', 'list'], ['completion', 'bash'], ['sandbox', '--help']])
+      expect(await loads(args), args.join(' ')).toBe(false);
+    expect(await loads(['auth', 'login', '--no-verify'], E2E_KEY)).toBe(true);
+  });
 });

@@ -252,16 +252,22 @@ export class ConfigStore {
     });
   }
 
+  /** A keyring call's result, or the reason the keyring cannot be used. */
+  async #attempt<T>(call: (keyring: Keyring) => Promise<T>): Promise<T | KeyringUnavailableError> {
+    try {
+      return await call(this.#keyring);
+    } catch (error) {
+      if (error instanceof KeyringUnavailableError) return error;
+      throw error;
+    }
+  }
+
   /** Deletes an environment's keyring entry; a store that cannot do it is an error and nothing is changed. */
   async #forget(name: string, account: string): Promise<void> {
-    try {
-      await this.#keyring.delete(account);
-    } catch (error) {
-      if (!(error instanceof KeyringUnavailableError)) throw error;
-      throw new KeyringUnavailableError(
-        `cannot remove the API key of "${name}" from the system keyring (${error.message}); nothing was changed: unlock the keyring and run the command again`,
-        { code: error.code, cause: error },
-      );
+    const failed = await this.#attempt((keyring) => keyring.delete(account));
+    if (failed instanceof KeyringUnavailableError) {
+      const what = `cannot remove the API key of "${name}" from the system keyring (${failed.message}); nothing was changed`;
+      throw new KeyringUnavailableError(`${what}: unlock the keyring and run the command again`, { code: failed.code });
     }
   }
 
@@ -273,50 +279,29 @@ export class ConfigStore {
 
   /** The stored key of an environment, wherever it is; a keyring that cannot be read is an auth error (exit 4). */
   async readKey(name: string, entry: EnvEntry): Promise<StoredKey> {
-    if (entry.keyring === undefined) {
-      const key = entry.apiKey?.trim() || undefined;
-      return { key, source: key ? 'config' : undefined };
-    }
-    let key: string | undefined;
-    try {
-      key = (await this.#keyring.get(entry.keyring))?.trim() || undefined;
-    } catch (error) {
-      if (!(error instanceof KeyringUnavailableError)) throw error;
-      throw new KeyringUnavailableError(`cannot read the API key of "${name}" from the system keyring: ${error.message}`, {
-        code: error.code,
+    const account = entry.keyring;
+    const found = account === undefined ? entry.apiKey : await this.#attempt((keyring) => keyring.get(account));
+    if (found instanceof KeyringUnavailableError) {
+      throw new KeyringUnavailableError(`cannot read the API key of "${name}" from the system keyring: ${found.message}`, {
+        code: found.code,
         advice: `unlock the keyring, set PETSTORE_API_KEY, or store the key in the config file: petstore auth login --env ${name} --insecure-storage`,
-        cause: error,
       });
     }
-    if (key) this.lockOpts.onSecret?.(key);
-    return { key, source: key ? 'keyring' : undefined };
+    const key = found?.trim() || undefined;
+    if (key && account !== undefined) this.lockOpts.onSecret?.(key);
+    return { key, source: key ? (account === undefined ? 'config' : 'keyring') : undefined };
   }
 
   /** Stores a key in the keyring under `account`, else (none given, or the keyring unusable) in this file; drops the other copy. */
   async setKey(name: string, apiKey: string, account?: string): Promise<StoreResult> {
-    let problem: string | undefined;
-    if (account !== undefined) {
-      try {
-        await this.#keyring.set(account, apiKey);
-      } catch (error) {
-        if (!(error instanceof KeyringUnavailableError)) throw error;
-        problem = error.message;
-      }
-    }
-    const inKeyring = account !== undefined && problem === undefined;
+    const failed = account === undefined ? undefined : await this.#attempt((keyring) => keyring.set(account, apiKey));
+    const inKeyring = account !== undefined && failed === undefined;
     const before = this.env(name)?.keyring;
     await this.#updateEnv(name, (entry) => ({ ...withoutKey(entry), ...(inKeyring ? { keyring: account } : { apiKey }) }));
     this.tightenPermissions();
-    let leftover: string | undefined;
-    if (before !== undefined && !(inKeyring && before === account)) {
-      try {
-        await this.#keyring.delete(before);
-      } catch (error) {
-        if (!(error instanceof KeyringUnavailableError)) throw error;
-        leftover = before;
-      }
-    }
-    return { inKeyring, problem, leftover };
+    const stale = before !== undefined && !(inKeyring && before === account);
+    const kept = stale && (await this.#attempt((keyring) => keyring.delete(before))) instanceof KeyringUnavailableError;
+    return { inKeyring, problem: failed?.message, leftover: kept ? before : undefined };
   }
 
   async removeEnv(name: string): Promise<{ defaultReset: boolean }> {

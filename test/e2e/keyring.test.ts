@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_KEY, e2e, expectNoKey, fakeServer, type E2E } from '../helpers/e2e.js';
 import { hasSecretService, type SecretService, startSecretService } from '../helpers/secret-service.js';
+import { hasScript, runOnPty } from '../helpers/pty.js';
 import { missingTool } from '../helpers/tools.js';
 
 /** Every regular file under dir whose bytes contain text. */
@@ -130,6 +131,32 @@ describe.skipIf(missingTool('gnome-keyring-daemon, dbus-daemon, secret-tool (Deb
       expect((await cli(['auth', 'login'], { input: E2E_KEY })).exitCode).toBe(0);
       expect((await cli(['auth', 'logout'])).exitCode).toBe(0);
       expect(store.lookup(account)).toBeUndefined();
+    });
+    it.skipIf(!hasScript)('on a terminal the wait for a silent store is said on stderr, and Ctrl-C ends it (exit 130)', async () => {
+      const before = readFileSync(join(t.configDir, 'config.json'), 'utf8');
+      store.freeze();
+      try {
+        const r = await runOnPty(['auth', 'login', '--no-verify'], {
+          env: {
+            HOME: t.dir,
+            PETSTORE_CONFIG_DIR: t.configDir,
+            PETSTORE_STATE_DIR: join(t.dir, 'state'),
+            PETSTORE_BASE_URL: t.sb.baseUrl,
+            DBUS_SESSION_BUS_ADDRESS: store.address,
+          },
+          steps: [
+            { waitFor: 'API key for', type: `${E2E_KEY}\r` },
+            { waitFor: 'waiting for the system keyring (up to 30 s); unlock it if it asks', type: '\x03' },
+          ],
+          timeoutMs: 20_000,
+        });
+        expect(r.exitCode, r.output).toBe(130);
+        expect((await r.screen()).join('\n')).toContain('waiting for the system keyring (up to 30 s); unlock it if it asks');
+        expect(r.output).not.toContain(E2E_KEY);
+      } finally {
+        store.thaw();
+      }
+      expect(readFileSync(join(t.configDir, 'config.json'), 'utf8')).toBe(before);
     });
   },
 );

@@ -24,6 +24,8 @@ const config = (t: E2E) => JSON.parse(readFileSync(join(t.configDir, 'config.jso
 
 describe.skipIf(missingTool('gnome-keyring-daemon, dbus-daemon, secret-tool (Debian gnome-keyring, dbus, libsecret-tools)', hasSecretService()))(
   'keys in a real Secret Service',
+  // Each test runs the CLI several times, some waiting out the 2 s bound: room for a loaded machine.
+  { timeout: 90_000 },
   () => {
     let t: E2E;
     let store: SecretService;

@@ -79,13 +79,22 @@ export interface FactoryDeps {
   dispatcher?: import('undici').Dispatcher;
 }
 
-/** The config store of the run's config folder (`loaded` learns its keys), with a warning when its permissions are loose. */
-async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: ConfigStore) => void): Promise<ConfigStore> {
+/** The config store of the run's config folder (`loaded` learns its keys, `learn` each one read from the keyring), with a warning when its permissions are loose. */
+async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: ConfigStore) => void, learn: (key: string) => void): Promise<ConfigStore> {
   const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
+  // On a terminal a person may have to unlock the keyring: a longer bound, and the wait said.
+  const person = deps.io.stderrIsTTY && deps.globals.input;
   const store = new ConfigStore(configDir(deps.env), {
     signal: deps.signal,
     lockTimeoutMs: deps.globals.timeout * 1000,
     debug: (line) => factory.debug(line),
+    keyring: {
+      clock: deps.clock,
+      timeoutMs: person ? 30_000 : 2000,
+      onSlow: person ? () => factory.info('waiting for the system keyring (up to 30 s); unlock it if it asks') : undefined,
+      signal: deps.signal,
+    },
+    onSecret: learn,
   });
   loaded(store);
   const warning = loosePermissionsWarning(store.loosePermissions());
@@ -155,10 +164,18 @@ export function createFactory(deps: FactoryDeps): Factory {
     redact: (text) => currentRedactor().text(text),
     redactHeader: (name, value) => currentRedactor().header(name, value),
     config() {
-      config ??= openConfig(deps, factory, (store) => {
-        loaded = store;
-        redactor = undefined;
-      });
+      config ??= openConfig(
+        deps,
+        factory,
+        (store) => {
+          loaded = store;
+          redactor = undefined;
+        },
+        (key) => {
+          keys.add(key);
+          redactor = undefined;
+        },
+      );
       return config;
     },
     target() {

@@ -29,7 +29,7 @@ interface ClientSettings {
 export interface BuildClientOptions {
   envName: string;
   /** Where the key came from; undefined for a key given to check (auth login). */
-  keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
+  keySource?: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
   baseUrl: string;
   apiKey: string;
   /** Other secrets the trace and messages must mask (the other stored keys). */

@@ -30,7 +30,7 @@ export function describeResponse(res: ApiResponse): { message: string; code: str
 export interface ErrorContext {
   envName: string;
   /** Where the key came from, when known: a 401 hint must not say "auth login" when PETSTORE_API_KEY overrides it. */
-  keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
+  keySource?: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
 }
 
 /** The server's message already lists the allowed methods (the sandbox's does). */

@@ -6,6 +6,7 @@ import { UsageError } from '../errors/errors.js';
 import { storageProblem } from '../io/storage-problem.js';
 import { FileLock } from '../fs/lock.js';
 import { systemClock } from '../time/clock.js';
+import { Keyring, type KeyringOptions, KeyringUnavailableError } from './keyring.js';
 
 export const BUILTIN_ENVS = ['production', 'staging'] as const;
 
@@ -18,8 +19,21 @@ const DEFAULT_ENV = 'production';
 
 export interface EnvEntry {
   baseUrl?: string;
+  /** The key itself, in this 0600 file: where no keyring was usable, or with --insecure-storage. */
   apiKey?: string;
+  /** Where the key is instead: its account in the system keyring (src/config/keyring.ts). */
+  keyring?: string;
 }
+
+/** Whether an environment has a stored key, in the file or the keyring. */
+export function hasStoredKey(entry: EnvEntry | undefined): boolean {
+  return entry?.apiKey !== undefined || entry?.keyring !== undefined;
+}
+
+/** Where setKey put a key; `problem`: why not in the keyring; `leftover`: the account of an old keyring entry that could not be deleted. */
+export type StoreResult = { inKeyring: boolean; problem: string | undefined; leftover: string | undefined };
+
+export type StoredKey = { key: string | undefined; source: 'config' | 'keyring' | undefined };
 
 interface ConfigData {
   currentEnv?: string;
@@ -38,7 +52,7 @@ function describeShapeProblem(data: unknown): string | undefined {
   for (const [name, entry] of Object.entries(d.envs)) {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return `"envs.${name}" is not an object`;
     const e = entry as Record<string, unknown>;
-    for (const field of ['baseUrl', 'apiKey']) {
+    for (const field of ['baseUrl', 'apiKey', 'keyring']) {
       if (e[field] !== undefined && typeof e[field] !== 'string') return `"envs.${name}.${field}" is not a string`;
     }
   }
@@ -102,6 +116,10 @@ export interface ConfigLockOptions {
   signal?: AbortSignal | undefined;
   lockTimeoutMs?: number | undefined;
   debug?: ((line: string) => void) | undefined;
+  /** The system keyring's bound and announcement (default: 2 s, said nowhere). */
+  keyring?: KeyringOptions | undefined;
+  /** Learns each key read from the keyring (output masks it). */
+  onSecret?: ((key: string) => void) | undefined;
 }
 
 // The settings and keys, one file (0600) in a folder of its own (0700). Reads parse the file directly (conf would
@@ -109,6 +127,7 @@ export interface ConfigLockOptions {
 export class ConfigStore {
   readonly path: string;
   readonly #ownsDir: boolean;
+  #keyringClient: Keyring | undefined;
 
   constructor(
     readonly dir: string,
@@ -139,6 +158,11 @@ export class ConfigStore {
     } catch (error) {
       throw invalidJson(this.path, error);
     }
+  }
+
+  get #keyring(): Keyring {
+    this.#keyringClient ??= new Keyring(this.lockOpts.keyring ?? { clock: systemClock, timeoutMs: 2000 });
+    return this.#keyringClient;
   }
 
   loosePermissions(): LoosePermission[] {
@@ -228,16 +252,61 @@ export class ConfigStore {
     });
   }
 
-  async setBaseUrl(name: string, baseUrl: string, opts: { dropKey?: boolean } = {}): Promise<void> {
-    await this.#updateEnv(name, ({ apiKey, ...rest }) => ({ ...rest, baseUrl, ...(apiKey !== undefined && !opts.dropKey ? { apiKey } : {}) }));
+  /** A keyring call's result, or the reason the keyring cannot be used. */
+  async #attempt<T>(call: (keyring: Keyring) => Promise<T>): Promise<T | KeyringUnavailableError> {
+    try {
+      return await call(this.#keyring);
+    } catch (error) {
+      if (error instanceof KeyringUnavailableError) return error;
+      throw error;
+    }
   }
 
-  async setKey(name: string, apiKey: string): Promise<void> {
-    await this.#updateEnv(name, (entry) => ({ ...entry, apiKey }));
+  /** Deletes an environment's keyring entry; a store that cannot do it is an error and nothing is changed. */
+  async #forget(name: string, account: string): Promise<void> {
+    const failed = await this.#attempt((keyring) => keyring.delete(account));
+    if (failed instanceof KeyringUnavailableError) {
+      const what = `cannot remove the API key of "${name}" from the system keyring (${failed.message}); nothing was changed`;
+      throw new KeyringUnavailableError(`${what}: unlock the keyring and run the command again`, { code: failed.code });
+    }
+  }
+
+  async setBaseUrl(name: string, baseUrl: string, opts: { dropKey?: boolean } = {}): Promise<void> {
+    const account = this.env(name)?.keyring;
+    if (opts.dropKey && account !== undefined) await this.#forget(name, account);
+    await this.#updateEnv(name, (entry) => ({ ...(opts.dropKey ? withoutKey(entry) : entry), baseUrl }));
+  }
+
+  /** The stored key of an environment, wherever it is; a keyring that cannot be read is an auth error (exit 4). */
+  async readKey(name: string, entry: EnvEntry): Promise<StoredKey> {
+    const account = entry.keyring;
+    const found = account === undefined ? entry.apiKey : await this.#attempt((keyring) => keyring.get(account));
+    if (found instanceof KeyringUnavailableError) {
+      throw new KeyringUnavailableError(`cannot read the API key of "${name}" from the system keyring: ${found.message}`, {
+        code: found.code,
+        advice: `unlock the keyring, set PETSTORE_API_KEY, or store the key in the config file: petstore auth login --env ${name} --insecure-storage`,
+      });
+    }
+    const key = found?.trim() || undefined;
+    if (key && account !== undefined) this.lockOpts.onSecret?.(key);
+    return { key, source: key ? (account === undefined ? 'config' : 'keyring') : undefined };
+  }
+
+  /** Stores a key in the keyring under `account`, else (none given, or the keyring unusable) in this file; drops the other copy. */
+  async setKey(name: string, apiKey: string, account?: string): Promise<StoreResult> {
+    const failed = account === undefined ? undefined : await this.#attempt((keyring) => keyring.set(account, apiKey));
+    const inKeyring = account !== undefined && failed === undefined;
+    const before = this.env(name)?.keyring;
+    await this.#updateEnv(name, (entry) => ({ ...withoutKey(entry), ...(inKeyring ? { keyring: account } : { apiKey }) }));
     this.tightenPermissions();
+    const stale = before !== undefined && !(inKeyring && before === account);
+    const kept = stale && (await this.#attempt((keyring) => keyring.delete(before))) instanceof KeyringUnavailableError;
+    return { inKeyring, problem: failed?.message, leftover: kept ? before : undefined };
   }
 
   async removeEnv(name: string): Promise<{ defaultReset: boolean }> {
+    const account = this.env(name)?.keyring;
+    if (account !== undefined) await this.#forget(name, account);
     let defaultReset = false;
     await this.#locked((conf) => {
       const { [name]: _removed, ...rest } = conf.get('envs') ?? {};
@@ -250,9 +319,16 @@ export class ConfigStore {
     return { defaultReset };
   }
 
+  /** Removes the stored key from wherever it is (the keyring first: a kill in between leaves no key behind). */
   async deleteKey(name: string): Promise<boolean> {
-    const had = this.env(name)?.apiKey !== undefined;
-    await this.#updateEnv(name, ({ apiKey: _dropped, ...rest }) => rest);
-    return had;
+    const entry = this.env(name);
+    if (!hasStoredKey(entry)) return false;
+    if (entry?.keyring !== undefined) await this.#forget(name, entry.keyring);
+    await this.#updateEnv(name, withoutKey);
+    return true;
   }
+}
+
+function withoutKey({ apiKey: _key, keyring: _account, ...rest }: EnvEntry): EnvEntry {
+  return rest;
 }

@@ -8,7 +8,8 @@ export interface Target {
   baseUrl: string;
   baseUrlSource: 'PETSTORE_BASE_URL' | 'config';
   apiKey: string | undefined;
-  keySource: 'PETSTORE_API_KEY' | 'config' | undefined;
+  /** config: the key is in config.json; keyring: in the system keyring. */
+  keySource: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -70,10 +71,12 @@ export function resolveBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): 
   return { url, source: overrideUrl ? 'PETSTORE_BASE_URL' : 'config' };
 }
 
-export function resolveKey(entry: EnvEntry, env: EnvVars): Pick<Target, 'apiKey' | 'keySource'> {
+/** PETSTORE_API_KEY, else the stored key wherever it is (the keyring is asked only then). */
+export async function resolveKey(config: ConfigStore, envName: string, entry: EnvEntry, env: EnvVars): Promise<Pick<Target, 'apiKey' | 'keySource'>> {
   const envKey = env.PETSTORE_API_KEY?.trim();
-  const stored = entry.apiKey?.trim();
-  return { apiKey: envKey || stored || undefined, keySource: envKey ? 'PETSTORE_API_KEY' : stored ? 'config' : undefined };
+  if (envKey) return { apiKey: envKey, keySource: 'PETSTORE_API_KEY' };
+  const { key, source } = await config.readKey(envName, entry);
+  return { apiKey: key, keySource: source };
 }
 
 /** What makes a (trimmed) key unfit for `Authorization: Bearer <key>` (one token of visible ASCII), never quoting it. */
@@ -101,15 +104,21 @@ export function checkKeyText(key: string, source: string): string {
   return trimmed;
 }
 
-export function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Target {
-  const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
+/** The base URL in force; a usage error naming the fix when there is none. */
+export function requireBaseUrl(entry: EnvEntry, env: EnvVars, envName: string): { url: string; source: Target['baseUrlSource'] } {
   const base = resolveBaseUrl(entry, env, envName);
   if (!base) {
     throw new UsageError(`environment "${envName}" has no base URL; set it with: petstore env set ${envName} https://<host>/v1 (or set PETSTORE_BASE_URL)`, {
       code: 'no_base_url',
     });
   }
-  return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...resolveKey(entry, env) };
+  return base;
+}
+
+export async function resolveTarget(config: ConfigStore, env: EnvVars, flagEnv: string | undefined): Promise<Target> {
+  const { envName, envSource, entry } = resolveEnvName(config, env, flagEnv);
+  const base = requireBaseUrl(entry, env, envName);
+  return { envName, envSource, baseUrl: base.url, baseUrlSource: base.source, ...(await resolveKey(config, envName, entry, env)) };
 }
 
 export const ENV_SOURCE_TEXT: Record<Target['envSource'], string> = {

@@ -63,7 +63,7 @@ export function noApiKeyError(envName: string): AuthError {
   });
 }
 
-export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | 'config' | undefined): Pick<ErrorDetails, 'hint' | 'advice'> {
+export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined): Pick<ErrorDetails, 'hint' | 'advice'> {
   return keySource === 'PETSTORE_API_KEY'
     ? { advice: 'PETSTORE_API_KEY is set and overrides the stored key: fix or unset it' }
     : { hint: `petstore auth login --env ${envName}` };

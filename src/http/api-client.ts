@@ -18,7 +18,7 @@ import { backoffDelay, parseRetryAfter, retryVerdict } from './retry-policy.js';
 
 export interface ApiClientContext {
   envName: string;
-  keySource?: 'PETSTORE_API_KEY' | 'config' | undefined;
+  keySource?: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
 }
 
 export interface Transport {

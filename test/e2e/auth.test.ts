@@ -19,10 +19,10 @@ const masked = `****${E2E_KEY.slice(-4)}`;
 
 describe('petstore auth (built CLI against the sandbox)', () => {
   it('login reads the key from stdin, checks it with one GET /pets?limit=1, stores it 0600/0700, never prints it', async () => {
-    const r = await auth(['login'], `${E2E_KEY}\n`);
+    const r = await auth(['login', '--insecure-storage'], `${E2E_KEY}\n`);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`Logged in to production (${t.sb.baseUrl}) with key ${masked}\n`);
+    expect(r.stderr).toBe(`Logged in to production (${t.sb.baseUrl}) with key ${masked}; the key is in ${configFile()} (mode 0600)\n`);
     const reqs = t.sb.requests();
     expect(reqs).toHaveLength(1);
     expect(reqs[0]).toMatchObject({ method: 'GET', path: '/v1/pets', query: { limit: '1' }, status: 200 });
@@ -96,7 +96,7 @@ describe('petstore auth (built CLI against the sandbox)', () => {
     await auth(['login'], E2E_KEY);
     const r = await auth(['logout']);
     expect(r).toMatchObject({ exitCode: 0, stdout: '' });
-    expect(r.stderr).toBe('Removed the stored API key for production.\n');
+    expect(r.stderr).toBe(`Removed the stored API key for production from ${configFile()}.\n`);
     expect(stored()).not.toContain(E2E_KEY);
     expect((await auth(['logout'])).stderr).toBe('No API key stored for production; nothing to remove.\n');
     expect((await t.cli(['pets', 'list'], { key: null })).exitCode).toBe(4);

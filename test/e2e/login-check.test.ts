@@ -56,7 +56,7 @@ describe('auth login checks that it is talking to the pet store', () => {
     try {
       const r = await t.cli(['auth', 'login'], { key: null, input: `${E2E_KEY}\n` });
       expect(r.exitCode, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/^Logged in to /);
+      expect(r.stderr).toMatch(/^Logged in to /m);
     } finally {
       await t.close();
     }

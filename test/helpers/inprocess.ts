@@ -33,6 +33,10 @@ function capture(isTTY: boolean, columns?: number) {
   return { stream, text: () => text };
 }
 
+// The keyring binding reads the process's own environment, not the run's: in-process runs never reach a
+// session's real keyring (test/e2e/keyring.test.ts tests it against one of its own).
+delete process.env.DBUS_SESSION_BUS_ADDRESS;
+
 /** Runs the CLI in this process with buffered, optionally TTY-flagged, streams. */
 export async function runInProcess(args: string[], opts: InProcessOptions = {}): Promise<InProcessResult> {
   const out = capture(opts.stdoutTTY ?? false, opts.columns);

@@ -1,4 +1,5 @@
-import { checkBaseUrl, maskKey, resolveEnvName } from '../../config/target.js';
+import { KEYRING_SERVICE, keyringAccount } from '../../config/keyring.js';
+import { maskKey, requireBaseUrl, resolveBaseUrl, resolveEnvName } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { bodyKind } from '../../api/errors.js';
@@ -8,24 +9,30 @@ import { readKey } from './key.js';
 
 export interface LoginOptions {
   verify: boolean;
+  /** --insecure-storage: the config file, not the keyring. */
+  insecureStorage: boolean;
 }
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  await run(f, { verify: opts.verify !== false });
+  await run(f, { verify: opts.verify !== false, insecureStorage: opts.insecureStorage === true });
 }
 
 export async function run(f: Factory, options: LoginOptions): Promise<void> {
   const config = await f.config();
   // Everything that can fail without the key fails before asking for it.
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
-  const raw = f.env.PETSTORE_BASE_URL || entry.baseUrl;
-  // Verifying needs a URL: without one, f.target() is the usage error naming the "env set" command.
-  const baseUrl = options.verify ? (await f.target()).baseUrl : raw ? checkBaseUrl(raw).url : undefined;
+  // Verifying needs a URL: without one, the usage error naming the "env set" command. The old key is not read.
+  const baseUrl = options.verify ? requireBaseUrl(entry, f.env, envName).url : resolveBaseUrl(entry, f.env, envName)?.url;
   const where = `${envName}${baseUrl ? ` (${baseUrl})` : ''}`;
   const key = await readKey(f, `API key for ${where}: `);
   if (options.verify && baseUrl) await verify(f, envName, baseUrl, key);
-  await config.setKey(envName, key);
-  f.info(options.verify ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`);
+  const stored = await config.setKey(envName, key, options.insecureStorage ? undefined : keyringAccount(envName, baseUrl));
+  const place = stored.inKeyring ? 'the system keyring' : `${config.path} (mode 0600)`;
+  if (stored.problem) f.info(`note: no usable system keyring (${stored.problem}), so the key goes to the config file`);
+  if (stored.leftover) f.info(`warning: could not remove the old key from the system keyring (${KEYRING_SERVICE}: ${stored.leftover})`);
+  f.info(
+    `${options.verify ? `Logged in to ${where} with key ${maskKey(key)}` : `Stored key ${maskKey(key)} for ${where} without checking it`}; the key is in ${place}`,
+  );
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key until you unset it');
 }
 

@@ -8,9 +8,8 @@ export async function command(f: Factory): Promise<void> {
 export async function run(f: Factory): Promise<void> {
   const config = await f.config();
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
-  if (entry.apiKey !== undefined) {
-    await config.deleteKey(envName);
-    f.info(`Removed the stored API key for ${envName}.`);
+  if (await config.deleteKey(envName)) {
+    f.info(`Removed the stored API key for ${envName} from ${entry.keyring !== undefined ? 'the system keyring' : config.path}.`);
   } else {
     f.info(`No API key stored for ${envName}; nothing to remove.`);
   }

@@ -1,5 +1,6 @@
+import { KeyringUnavailableError } from '../../config/keyring.js';
 import type { ConfigStore } from '../../config/store.js';
-import { checkKeyText, keyProblem, maskKey, resolveEnvName, resolveKey, resolveTarget } from '../../config/target.js';
+import { checkKeyText, keyProblem, maskKey, requireBaseUrl, resolveEnvName, resolveKey } from '../../config/target.js';
 import { AuthError, CliError, InterruptedError, noApiKeyError, refusedKeyFix, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { describeResponse } from '../../api/errors.js';
@@ -14,7 +15,7 @@ export interface AuthStatusRow {
   env: string;
   current: boolean;
   baseUrl: string | null;
-  keySource: 'PETSTORE_API_KEY' | 'config' | null;
+  keySource: 'PETSTORE_API_KEY' | 'config' | 'keyring' | null;
   configFile: string;
   key: string | null;
   server: ServerVerdict;
@@ -68,7 +69,13 @@ async function check(f: Factory, target: Parameters<Factory['clientFor']>[0], ke
 
 async function statusOf(f: Factory, config: ConfigStore, envName: string, current: string, all: boolean): Promise<AuthStatusRow> {
   const entry = config.env(envName) ?? {};
-  const { apiKey: key, keySource } = resolveKey(entry, f.env);
+  // --all: a keyring that cannot be read is a row saying so; one environment: the error (exit 4).
+  let problem: string | undefined;
+  const { apiKey: key, keySource } = await resolveKey(config, envName, entry, f.env).catch((error: unknown) => {
+    if (!all || !(error instanceof KeyringUnavailableError)) throw error;
+    problem = error.message;
+    return { apiKey: undefined, keySource: 'keyring' as const };
+  });
   const row: AuthStatusRow = {
     env: envName,
     current: envName === current,
@@ -77,11 +84,11 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
     configFile: config.path,
     key: key ? maskKey(key) : null,
     server: 'not_checked',
-    detail: key ? null : 'no key',
+    detail: problem ?? (key ? null : 'no key'),
   };
   let baseUrl: string;
   try {
-    baseUrl = resolveTarget(config, f.env, envName).baseUrl;
+    baseUrl = requireBaseUrl(entry, f.env, envName).url;
   } catch (error) {
     // One environment: no URL is a usage error (exit 2) naming the "env set" command. --all: a row saying so.
     if (!all || !(error instanceof UsageError)) throw error;

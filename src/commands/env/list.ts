@@ -1,3 +1,4 @@
+import { hasStoredKey } from '../../config/store.js';
 import { ENV_SOURCE_TEXT, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { resolveOutput, type Format, type OutputOptions } from '../../output/format.js';
@@ -39,7 +40,7 @@ export async function run(f: Factory, options: EnvListOptions): Promise<void> {
       current: name === envName,
       currentSource: name === envName ? envSource : null,
       baseUrl: entry.baseUrl ?? null,
-      keyStored: entry.apiKey !== undefined,
+      keyStored: hasStoredKey(entry),
     }));
   await printList(f, options.format, envView(options.format), rows, options);
   if (options.format === 'table') f.info(currentLine(envName, envSource, config.currentEnv()));

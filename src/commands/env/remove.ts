@@ -1,4 +1,4 @@
-import { isBuiltin } from '../../config/store.js';
+import { hasStoredKey, isBuiltin } from '../../config/store.js';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { confirm, noPromptReason } from '../../prompt/confirm.js';
@@ -21,14 +21,14 @@ export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> 
     throw new UsageError(`unknown environment "${name}" (known: ${known}); nothing was removed`);
   }
   const builtin = isBuiltin(name);
-  if (builtin && entry.baseUrl === undefined && entry.apiKey === undefined) {
+  if (builtin && entry.baseUrl === undefined && !hasStoredKey(entry)) {
     f.info(`Built-in environment "${name}" has no base URL or stored key; nothing to remove (built-in environments always exist).`);
     return;
   }
   const url = entry.baseUrl ? ` (${entry.baseUrl})` : '';
-  const key = entry.apiKey !== undefined ? ' and its stored API key' : '';
+  const key = hasStoredKey(entry) ? ' and its stored API key' : '';
   // Built-ins always exist: removing one forgets what was set for it, and it stays listed.
-  const forgotten = [entry.baseUrl !== undefined ? 'its base URL' : '', entry.apiKey !== undefined ? 'its stored API key' : ''].filter(Boolean).join(' and ');
+  const forgotten = [entry.baseUrl !== undefined ? 'its base URL' : '', hasStoredKey(entry) ? 'its stored API key' : ''].filter(Boolean).join(' and ');
   const what = builtin ? `reset built-in environment "${name}"${url}: forget ${forgotten}` : `remove environment "${name}"${url}${key}`;
   if (!options.yes) {
     if (!f.io.canPrompt) throw new UsageError(`refusing to ${what} without confirmation: pass --yes (${noPromptReason(f.io, f.globals.input)})`);

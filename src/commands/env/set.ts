@@ -1,4 +1,4 @@
-import { ENV_NAME } from '../../config/store.js';
+import { ENV_NAME, hasStoredKey } from '../../config/store.js';
 import { checkBaseUrl } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { UsageError } from '../../errors/errors.js';
@@ -27,7 +27,7 @@ export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
   const { name, baseUrl } = options;
   const before = config.env(name);
   // A key goes to whatever server the URL names: one stored for the old server, sent to a new one, leaks.
-  const moved = before?.apiKey !== undefined && before.baseUrl !== undefined && before.baseUrl !== baseUrl;
+  const moved = hasStoredKey(before) && before?.baseUrl !== undefined && before.baseUrl !== baseUrl;
   let dropKey = false;
   if (moved && !options.yes && f.io.canPrompt) {
     const keep = await confirm(

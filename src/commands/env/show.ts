@@ -1,3 +1,4 @@
+import { hasStoredKey } from '../../config/store.js';
 import { ENV_SOURCE_TEXT, maskKey, resolveBaseUrl, resolveEnvName, type Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { resolveOutput, type OutputOptions } from '../../output/format.js';
@@ -40,8 +41,9 @@ export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
     nameSource: envSource,
     baseUrl: base?.url ?? null,
     baseUrlSource: base?.source ?? null,
-    keyStored: entry.apiKey !== undefined,
-    key: entry.apiKey !== undefined ? maskKey(entry.apiKey) : null,
+    keyStored: hasStoredKey(entry),
+    // A key in the keyring is not read just to show its end.
+    key: entry.apiKey !== undefined ? maskKey(entry.apiKey) : entry.keyring !== undefined ? 'in the system keyring' : null,
     keyFromEnv: Boolean(f.env.PETSTORE_API_KEY),
     configFile: config.path,
   };

@@ -26,10 +26,10 @@ function acceptOnly(key: string) {
 describe('auth login', () => {
   it('reads the key from piped stdin, verifies it with GET /pets?limit=1, and stores it 0600 in a 0700 folder', async () => {
     acceptOnly(KEY);
-    const r = await run(['auth', 'login'], { input: `${KEY}\n` });
+    const r = await run(['auth', 'login', '--insecure-storage'], { input: `${KEY}\n` });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`Logged in to production (${MOCK_BASE_URL}) with key ****1234\n`);
+    expect(r.stderr).toBe(`Logged in to production (${MOCK_BASE_URL}) with key ****1234; the key is in ${configFile()} (mode 0600)\n`);
     expect(cli.api.requests).toHaveLength(1);
     expect(cli.api.requests[0]!.path).toBe('/v1/pets?limit=1');
     expect(cli.api.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -67,10 +67,10 @@ describe('auth login', () => {
   });
 
   it('--no-verify stores without any request', async () => {
-    const r = await run(['auth', 'login', '--no-verify', '--env', 'staging'], { input: KEY });
+    const r = await run(['auth', 'login', '--no-verify', '--env', 'staging', '--insecure-storage'], { input: KEY });
     expect(r.exitCode).toBe(0);
     expect(cli.api.requests).toHaveLength(0);
-    expect(r.stderr).toBe('Stored key ****1234 for staging without checking it\n');
+    expect(r.stderr).toBe(`Stored key ****1234 for staging without checking it; the key is in ${configFile()} (mode 0600)\n`);
     expect(JSON.parse(stored()).envs.staging.apiKey).toBe(KEY);
   });
 
@@ -104,9 +104,11 @@ describe('auth login', () => {
 
     it('prompts on stderr with hidden input', async () => {
       acceptOnly(KEY);
-      const r = await run(['auth', 'login'], { ...tty, input: `${KEY}\r` });
+      const r = await run(['auth', 'login', '--insecure-storage'], { ...tty, input: `${KEY}\r` });
       expect(r.exitCode).toBe(0);
-      expect(r.stderr).toBe(`API key for production (${MOCK_BASE_URL}): \nLogged in to production (${MOCK_BASE_URL}) with key ****1234\n`);
+      expect(r.stderr).toBe(
+        `API key for production (${MOCK_BASE_URL}): \nLogged in to production (${MOCK_BASE_URL}) with key ****1234; the key is in ${configFile()} (mode 0600)\n`,
+      );
       expect(JSON.parse(stored()).envs.production.apiKey).toBe(KEY);
     });
 
@@ -255,7 +257,7 @@ describe('auth logout', () => {
     await run(['auth', 'login', '--no-verify'], { input: KEY });
     const r = await run(['auth', 'logout']);
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toBe('Removed the stored API key for production.\n');
+    expect(r.stderr).toBe(`Removed the stored API key for production from ${configFile()}.\n`);
     expect(stored()).not.toContain(KEY);
     const again = await run(['auth', 'logout']);
     expect(again.exitCode).toBe(0);

@@ -109,7 +109,7 @@ describe('ConfigStore and resolveTarget', () => {
     await store.setBaseUrl('production', 'https://api.example.com/v1');
     await store.setKey('staging', 'stored-key');
     await store.setCurrentEnv('staging');
-    expect(resolveTarget(store, {}, undefined)).toEqual({
+    expect(await resolveTarget(store, {}, undefined)).toEqual({
       envName: 'staging',
       envSource: 'config',
       baseUrl: 'https://staging.example.com/v1',
@@ -117,9 +117,9 @@ describe('ConfigStore and resolveTarget', () => {
       apiKey: 'stored-key',
       keySource: 'config',
     });
-    expect(resolveTarget(store, { PETSTORE_ENV: 'production' }, undefined)).toMatchObject({ envName: 'production', envSource: 'PETSTORE_ENV' });
-    expect(resolveTarget(store, { PETSTORE_ENV: 'production' }, 'staging')).toMatchObject({ envName: 'staging', envSource: 'flag' });
-    expect(resolveTarget(store, { PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'env-key' }, undefined)).toMatchObject({
+    expect(await resolveTarget(store, { PETSTORE_ENV: 'production' }, undefined)).toMatchObject({ envName: 'production', envSource: 'PETSTORE_ENV' });
+    expect(await resolveTarget(store, { PETSTORE_ENV: 'production' }, 'staging')).toMatchObject({ envName: 'staging', envSource: 'flag' });
+    expect(await resolveTarget(store, { PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'env-key' }, undefined)).toMatchObject({
       baseUrl: 'http://127.0.0.1:9/v1',
       baseUrlSource: 'PETSTORE_BASE_URL',
       apiKey: 'env-key',
@@ -127,9 +127,9 @@ describe('ConfigStore and resolveTarget', () => {
     });
   });
 
-  it('fails with the exact env set command when the environment has no URL', () => {
+  it('fails with the exact env set command when the environment has no URL', async () => {
     const store = new ConfigStore(tmp.dir);
-    expect(() => resolveTarget(store, {}, 'staging')).toThrow(
+    await expect(resolveTarget(store, {}, 'staging')).rejects.toThrow(
       'environment "staging" has no base URL; set it with: petstore env set staging https://<host>/v1 (or set PETSTORE_BASE_URL)',
     );
   });
@@ -139,9 +139,9 @@ describe('ConfigStore and resolveTarget', () => {
     expect(() => resolveEnvName(store, {}, 'qa')).toThrow('unknown environment "qa" (known: production, staging)');
   });
 
-  it('checks PETSTORE_BASE_URL like a stored URL', () => {
+  it('checks PETSTORE_BASE_URL like a stored URL', async () => {
     const store = new ConfigStore(tmp.dir);
-    expect(() => resolveTarget(store, { PETSTORE_BASE_URL: 'http://example.com/v1' }, undefined)).toThrow('invalid PETSTORE_BASE_URL');
+    await expect(resolveTarget(store, { PETSTORE_BASE_URL: 'http://example.com/v1' }, undefined)).rejects.toThrow('invalid PETSTORE_BASE_URL');
   });
 
   it('reports a config file that is not JSON, without rewriting it', () => {

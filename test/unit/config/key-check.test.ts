@@ -1,6 +1,8 @@
 // What makes an API key unfit for `Authorization: Bearer <key>` (issue #15, item 5), and the trim.
 
 import { describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { ConfigStore, type EnvEntry } from '../../../src/config/store.js';
 import { checkKeyText, keyProblem, resolveKey } from '../../../src/config/target.js';
 import { UsageError } from '../../../src/errors/errors.js';
 
@@ -38,10 +40,15 @@ describe('keyProblem / checkKeyText', () => {
 });
 
 describe('resolveKey trims', () => {
-  it('PETSTORE_API_KEY and the stored key alike; whitespace only counts as unset', () => {
-    expect(resolveKey({ apiKey: 'stored' }, { PETSTORE_API_KEY: ' env\n' })).toEqual({ apiKey: 'env', keySource: 'PETSTORE_API_KEY' });
-    expect(resolveKey({ apiKey: ' stored\n' }, {})).toEqual({ apiKey: 'stored', keySource: 'config' });
-    expect(resolveKey({ apiKey: 'stored' }, { PETSTORE_API_KEY: ' \n' })).toEqual({ apiKey: 'stored', keySource: 'config' });
-    expect(resolveKey({ apiKey: '  ' }, {})).toEqual({ apiKey: undefined, keySource: undefined });
+  it('PETSTORE_API_KEY and the stored key alike; whitespace only counts as unset', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync(`${tmpdir()}/petstore-key-`);
+    const config = new ConfigStore(dir);
+    const key = (entry: EnvEntry, env: Record<string, string>) => resolveKey(config, 'production', entry, env);
+    expect(await key({ apiKey: 'stored' }, { PETSTORE_API_KEY: ' env\n' })).toEqual({ apiKey: 'env', keySource: 'PETSTORE_API_KEY' });
+    expect(await key({ apiKey: ' stored\n' }, {})).toEqual({ apiKey: 'stored', keySource: 'config' });
+    expect(await key({ apiKey: 'stored' }, { PETSTORE_API_KEY: ' \n' })).toEqual({ apiKey: 'stored', keySource: 'config' });
+    expect(await key({ apiKey: '  ' }, {})).toEqual({ apiKey: undefined, keySource: undefined });
+    rmSync(dir, { recursive: true, force: true });
   });
 });

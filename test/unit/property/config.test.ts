@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../../src/config/store.js';
-import { resolveTarget } from '../../../src/config/target.js';
+import { requireBaseUrl, resolveEnvName } from '../../../src/config/target.js';
 import { UsageError } from '../../../src/errors/errors.js';
 import { runInProcess } from '../../helpers/inprocess.js';
 import { MOCK_BASE_URL, MOCK_KEY, mockApi, tempConfigDir } from '../../helpers/mock-api.js';
@@ -72,7 +72,8 @@ describe('config loading (property)', () => {
           const envs = store.envs();
           expect(Object.keys(envs)).toEqual(expect.arrayContaining(['production', 'staging']));
           try {
-            resolveTarget(store, {}, undefined);
+            const { envName, entry } = resolveEnvName(store, {}, undefined);
+            requireBaseUrl(entry, {}, envName);
           } catch (error) {
             expect(error).toBeInstanceOf(UsageError);
           }

@@ -1,0 +1,106 @@
+// The OS credential store (macOS Keychain, Windows Credential Manager, the Secret Service on Linux)
+// through @napi-rs/keyring. Its calls block the thread that makes them (opening a Secret Service session
+// waits on D-Bus with no bound of ours), so each runs in a worker thread that alone loads the binding:
+// the run's timer can end a store that never answers, and commands that need no key never load it.
+import { Worker } from 'node:worker_threads';
+import { AuthError, InterruptedError } from '../errors/errors.js';
+import type { Clock } from '../time/clock.js';
+
+/** The service every entry is filed under; the account names the environment and its base URL. */
+export const KEYRING_SERVICE = 'petstore';
+
+export function keyringAccount(envName: string, baseUrl: string | undefined): string {
+  return baseUrl ? `${envName} (${baseUrl})` : envName;
+}
+
+/** The store cannot be used (none, locked, no answer within the bound); the message says why. */
+export class KeyringUnavailableError extends AuthError {}
+
+// CommonJS run by the worker. On Linux only the Secret Service: the kernel keyring the binding would
+// fall back to forgets keys at logout and is refused in most containers.
+const WORKER = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+try {
+  const { Entry } = require(require('node:url').fileURLToPath(w.binding));
+  parentPort.postMessage('loaded');
+  const entry = new Entry(w.service, w.account, { linux: { store: 'secret-service' } });
+  const value = w.op === 'get' ? entry.getPassword() : w.op === 'set' ? entry.setPassword(w.password) : entry.deleteCredential();
+  parentPort.postMessage({ value: value === undefined ? null : value });
+} catch (error) {
+  parentPort.postMessage({ error: String((error && error.message) || error) });
+}`;
+
+export interface KeyringOptions {
+  clock: Clock;
+  /** How long a call may take before the store counts as unusable. */
+  timeoutMs: number;
+  /** Called once a call has taken a second (a person may have to unlock the store). */
+  onSlow?: (() => void) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+type Request = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' };
+type Answer = { value: string | boolean | null } | { error: string };
+
+export class Keyring {
+  // A store that failed once in this run is not asked again (auth status --all asks for every environment).
+  #failed: KeyringUnavailableError | undefined;
+
+  constructor(private readonly opts: KeyringOptions) {}
+
+  async get(account: string): Promise<string | undefined> {
+    const value = await this.#call(account, { op: 'get' });
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  async set(account: string, password: string): Promise<void> {
+    await this.#call(account, { op: 'set', password });
+  }
+
+  /** Whether there was an entry to delete. */
+  async delete(account: string): Promise<boolean> {
+    return (await this.#call(account, { op: 'delete' })) === true;
+  }
+
+  async #call(account: string, request: Request): Promise<string | boolean | null> {
+    if (this.#failed) throw this.#failed;
+    const { clock, timeoutMs, onSlow, signal } = this.opts;
+    if (signal?.aborted) throw new InterruptedError();
+    let binding: string;
+    try {
+      binding = import.meta.resolve('@napi-rs/keyring');
+    } catch {
+      throw new KeyringUnavailableError('@napi-rs/keyring is not installed', { code: 'keyring_unavailable' });
+    }
+    const done = new AbortController();
+    const worker = new Worker(WORKER, { eval: true, workerData: { binding, service: KEYRING_SERVICE, account, ...request } });
+    // The bound starts once the binding is loaded: it measures the store, not a busy machine starting a thread.
+    const answer = new Promise<Answer>((resolve) => {
+      worker.on('message', (message: Answer | 'loaded') => {
+        if (message !== 'loaded') resolve(message);
+        else {
+          clock.sleep(timeoutMs, done.signal).then(
+            () => resolve({ error: `no answer within ${timeoutMs / 1000} s` }),
+            () => {},
+          );
+          if (onSlow) clock.sleep(1000, done.signal).then(onSlow, () => {});
+        }
+      });
+      worker.once('error', (error) => resolve({ error: error.message }));
+    });
+    const interrupted = new Promise<never>((_, reject) =>
+      signal?.addEventListener('abort', () => reject(new InterruptedError()), { once: true, signal: done.signal }),
+    );
+    try {
+      const result = await Promise.race([answer, interrupted]);
+      if ('value' in result) return result.value;
+      this.#failed = new KeyringUnavailableError(result.error.replace(/^Platform failure: /, '').slice(0, 200), { code: 'keyring_unavailable' });
+      throw this.#failed;
+    } finally {
+      done.abort();
+      // A worker stuck in the store is left behind: it does not keep the process alive.
+      worker.unref();
+      void worker.terminate();
+    }
+  }
+}

@@ -253,7 +253,7 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
       const mod = await load();
       await mod.command(
         state.factory,
-        cmd.processedArgs.filter((a): a is string => typeof a === 'string'),
+        cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string'),
         opts,
       );
     };

@@ -255,6 +255,7 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
         state.factory,
         cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string'),
         opts,
+        cmd,
       );
     };
 }

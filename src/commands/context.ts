@@ -3,7 +3,8 @@ import type { Factory } from '../factory.js';
 import { FORMATS, notOneOf } from '../flag-values.js';
 
 export interface CommandModule {
-  command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void>;
+  /** `cmd`: the commander command run, for what its declaration holds (a flag's choices). */
+  command(f: Factory, args: string[], opts: Record<string, unknown>, cmd: Command): Promise<void>;
 }
 
 export interface CommandContext {

@@ -7,7 +7,7 @@ import { describeResponse, errorForResponse, malformed } from '../../api/errors.
 import { sendNewPet } from '../../api/pets.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { firstValue } from '../../wire/headers.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, toPet, type NewPet, type PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
@@ -15,11 +15,8 @@ import { NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../../contract/petstore.js';
 import { askChoice, askText } from '../../prompt/ask.js';
 import { canAsk } from '../../prompt/confirm.js';
 
-export interface AddOptions {
+export interface AddOptions extends OutputOptions {
   pet: NewPet;
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
 }
 
 const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'report', 'yes'] as const;
@@ -39,6 +36,7 @@ const FLAG: Record<string, string> = {
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>, cmd: Command): Promise<void> {
   if (opts.file !== undefined) {
+    if (opts.query !== undefined) throw new UsageError('--query cannot be combined with --file: its results are a stream of NDJSON lines, one per record');
     const single = NEW_PET_FIELDS.filter((k) => opts[k] !== undefined);
     if (single.length > 0) {
       throw new UsageError(`${single.map((k) => FLAG[k]).join(', ')} cannot be combined with --file: give the fields in the file's records`);

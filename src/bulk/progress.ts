@@ -1,5 +1,6 @@
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
+import { formatInstant } from '../time/format.js';
 import type { Quota } from '../ratelimit/quota.js';
 import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
 import { type Eta, estimate, WindowLength } from './eta.js';
@@ -26,13 +27,13 @@ const WAITING_FOR: Record<WaitNotice['reason'], string> = {
   network: 'to retry (network error)',
 };
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-function etaText(eta: Eta): string {
+function etaText(eta: Eta, now: number): string {
   if (eta === undefined || ('ms' in eta && !Number.isFinite(eta.ms))) return 'ETA ?';
   if ('ms' in eta) return `ETA ${duration(eta.ms / 1000)}`;
-  const at = new Date(eta.resumesAt);
-  return `daily limit: resumes at ${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  // To the minute: "at 06:00", "tomorrow 06:00", else "at 2026-11-29 06:00".
+  const when = formatInstant(eta.resumesAt, now).slice(0, -3);
+  const tomorrow = when.length > 5 && formatInstant(eta.resumesAt, now + 86_400_000).length === 8;
+  return `daily limit: resumes ${tomorrow ? `tomorrow ${when.slice(-5)}` : `at ${when}`}`;
 }
 
 function progressText(s: ProgressState, now: number, wait: WaitNotice | undefined, sendingMs: number, windowMs: number | undefined): string {
@@ -43,7 +44,7 @@ function progressText(s: ProgressState, now: number, wait: WaitNotice | undefine
   const quota = s.quota ? ` · quota ${s.quota.remaining}/${s.quota.limit}` : '';
   // While waiting nothing is sent: the wait takes the rate's place.
   const middle = wait ? `waiting ${duration(Math.max(0, wait.until - now) / 1000)} ${WAITING_FOR[wait.reason]}` : `${rate.toFixed(1)}/s`;
-  return `seeding ${s.done}/${s.total} (${pct}%) · ${middle}${quota} · ${etaText(eta)}`;
+  return `seeding ${s.done}/${s.total} (${pct}%) · ${middle}${quota} · ${etaText(eta, now)}`;
 }
 
 /**

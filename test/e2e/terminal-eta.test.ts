@@ -43,4 +43,26 @@ describe.skipIf(!hasScript)('the seeding ETA on a terminal', () => {
       await sb.close();
     }
   }, 90_000);
+
+  it('the daily limit binding: the line says when the run will resume instead of an ETA', async () => {
+    const sb = await startSandbox({ keys: [E2E_KEY], perMinute: 1000, perDay: 20, latencyMs: 30 });
+    const file = join(tmp.dir, 'daily.ndjson');
+    writeFileSync(file, Array.from({ length: 30 }, (_, i) => `{"name":"day-${i}","categoryId":${i}}\n`).join(''));
+    try {
+      const env = { PETSTORE_CONFIG_DIR: join(tmp.dir, 'cfg-day'), PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: E2E_KEY, HOME: tmp.dir };
+      const started = Date.now();
+      const r = await runOnPty(['pets', 'add', '--file', file, '--yes', '--concurrency', '1', '--results', join(tmp.dir, 'day.ndjson')], {
+        env,
+        timeoutMs: 60_000,
+      });
+      // The sandbox's day starts at the key's first request: it resets a day later, shown to the minute.
+      const shown = /seeding \d+\/30 \(\d+%\) · .* · daily limit: resumes tomorrow (\d\d:\d\d)/.exec(r.output)?.[1];
+      const pad = (n: number) => String(n).padStart(2, '0');
+      const local = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+      expect([local(new Date(started + 86_400_000)), local(new Date(started + 86_460_000))], r.output).toContain(shown);
+      expect(r.exitCode, r.output).toBe(6);
+    } finally {
+      await sb.close();
+    }
+  }, 90_000);
 });

@@ -256,7 +256,7 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
   return (load) =>
     async (...actionArgs) => {
       const cmd = actionArgs[actionArgs.length - 1] as Command;
-      const opts = cmd.opts();
+      const opts = { ...cmd.opts() };
       state.json = wantsJson(opts);
       const all = cmd.optsWithGlobals();
       const globals = globalsFrom(all, deps.env);
@@ -266,11 +266,14 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
       const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
       const { env, clock, signal, dispatcher } = deps;
       state.factory = createFactory({ io, env, clock, globals, signal, version: VERSION, ...(dispatcher ? { dispatcher } : {}) });
+      // Compiled first: a broken --query is exit 2 before anything is asked or sent.
+      if (typeof opts.query === 'string') opts.query = await (await import('./output/query.js')).compileQuery(opts.query);
       const mod = await load();
       await mod.command(
         state.factory,
-        cmd.processedArgs.filter((a): a is string => typeof a === 'string'),
+        cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string'),
         opts,
+        cmd,
       );
     };
 }

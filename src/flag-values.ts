@@ -43,12 +43,12 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** A UTC day as "5 December 2030". */
+export function longDate(ms: number): string {
+  return new Date(ms).toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+}
 
-export const GET_PET_REMOVAL = (() => {
-  const [year, month, day] = GET_PET_SUNSET.split('-').map(Number) as [number, number, number];
-  return `${day} ${MONTHS[month - 1]} ${year}`;
-})();
+export const GET_PET_REMOVAL = longDate(Date.parse(`${GET_PET_SUNSET}T00:00:00Z`));
 
 export const PAGE_SIZE = { min: LIST_LIMIT.min, max: LIST_LIMIT.max, serverDefault: LIST_LIMIT.default } as const;
 

@@ -1,7 +1,9 @@
 import type { IO } from '../io/io.js';
 import type { Clock } from '../time/clock.js';
+import { formatInstant } from '../time/format.js';
 import type { Quota } from '../ratelimit/quota.js';
 import type { WaitAnnouncer, WaitNotice } from '../ratelimit/wait-announcer.js';
+import { type Eta, estimate, WindowLength } from './eta.js';
 
 export interface ProgressState {
   done: number;
@@ -25,15 +27,24 @@ const WAITING_FOR: Record<WaitNotice['reason'], string> = {
   network: 'to retry (network error)',
 };
 
-function progressText(s: ProgressState, now: number, wait: WaitNotice | undefined): string {
+function etaText(eta: Eta, now: number): string {
+  if (eta === undefined || ('ms' in eta && !Number.isFinite(eta.ms))) return 'ETA ?';
+  if ('ms' in eta) return `ETA ${duration(eta.ms / 1000)}`;
+  // To the minute: "at 06:00", "tomorrow 06:00", else "at 2026-11-29 06:00".
+  const when = formatInstant(eta.resumesAt, now).slice(0, -3);
+  const tomorrow = when.length > 5 && formatInstant(eta.resumesAt, now + 86_400_000).length === 8;
+  return `daily limit: resumes ${tomorrow ? `tomorrow ${when.slice(-5)}` : `at ${when}`}`;
+}
+
+function progressText(s: ProgressState, now: number, wait: WaitNotice | undefined, sendingMs: number, windowMs: number | undefined): string {
   const elapsed = Math.max(0.001, (now - s.startedAt) / 1000);
   const rate = s.done / elapsed;
   const pct = s.total > 0 ? Math.floor((s.done / s.total) * 100) : 100;
-  const eta = rate > 0 ? duration((s.total - s.done) / rate) : '?';
+  const eta = estimate(s.total - s.done, s.quota, now, s.done / Math.max(0.001, sendingMs / 1000), windowMs);
   const quota = s.quota ? ` · quota ${s.quota.remaining}/${s.quota.limit}` : '';
   // While waiting nothing is sent: the wait takes the rate's place.
   const middle = wait ? `waiting ${duration(Math.max(0, wait.until - now) / 1000)} ${WAITING_FOR[wait.reason]}` : `${rate.toFixed(1)}/s`;
-  return `seeding ${s.done}/${s.total} (${pct}%) · ${middle}${quota} · ETA ${eta}`;
+  return `seeding ${s.done}/${s.total} (${pct}%) · ${middle}${quota} · ${etaText(eta, now)}`;
 }
 
 /**
@@ -48,6 +59,10 @@ export class Progress {
   readonly #waits = new Set<WaitNotice>();
   #ticker: NodeJS.Timeout | undefined;
   #announced: { reason: string; until: number } | undefined;
+  readonly #window = new WindowLength();
+  /** Time spent waiting (no wait in progress), and when the current wait began: the send rate leaves them out. */
+  #waitedMs = 0;
+  #waitingSince: number | undefined;
 
   constructor(
     private readonly io: IO,
@@ -58,6 +73,7 @@ export class Progress {
 
   update(state: ProgressState, force = false): void {
     this.#state = state;
+    this.#window.observe(state.quota);
     if (!this.enabled) return;
     const now = this.clock.now();
     if (!force && now - this.#last < 100) return;
@@ -80,7 +96,8 @@ export class Progress {
     if (!this.#state) return;
     this.#last = now;
     this.#shown = true;
-    const text = progressText(this.#state, now, this.#longestWait());
+    const sendingMs = now - this.#state.startedAt - this.#waitedMs - (this.#waitingSince === undefined ? 0 : now - this.#waitingSince);
+    const text = progressText(this.#state, now, this.#longestWait(), sendingMs, this.#window.ms);
     // A line longer than the terminal wraps, and \r then rewrites only its last row.
     const width = Math.max(20, (this.io.columns || 80) - 1);
     this.io.stderr.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
@@ -101,13 +118,16 @@ export class Progress {
       this.#announced = { reason: notice.reason, until: notice.until };
       return;
     }
+    if (this.#waits.size === 0) this.#waitingSince = this.clock.now();
     this.#waits.add(notice);
     this.#ticker ??= setInterval(() => this.#draw(this.clock.now()), 1000);
     this.#ticker.unref();
     this.#draw(this.clock.now());
     return () => {
       this.#waits.delete(notice);
-      if (this.#waits.size === 0) {
+      if (this.#waits.size === 0 && this.#waitingSince !== undefined) {
+        this.#waitedMs += this.clock.now() - this.#waitingSince;
+        this.#waitingSince = undefined;
         clearInterval(this.#ticker);
         this.#ticker = undefined;
       }

@@ -3,7 +3,8 @@ import type { Factory } from '../factory.js';
 import { FORMATS, notOneOf } from '../flag-values.js';
 
 export interface CommandModule {
-  command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void>;
+  /** `cmd`: the commander command run, for what its declaration holds (a flag's choices). */
+  command(f: Factory, args: string[], opts: Record<string, unknown>, cmd: Command): Promise<void>;
 }
 
 export interface CommandContext {
@@ -34,8 +35,13 @@ export function choiceOption(flags: string, values: readonly string[], describe:
   return option.argParser((text: string) => check(text.startsWith('=') ? text.slice(1) : text));
 }
 
+/** --query, on every command that prints JSON (src/output/query.ts; compiled by src/cli.ts before the command runs). */
+export function queryOption(cmd: Command): Command {
+  return cmd.option('--query <jmespath>', 'print what this JMESPath expression selects from the JSON output, in any format (petstore help formatting)');
+}
+
 export function outputOptions(cmd: Command, more = ''): Command {
-  return cmd
+  return queryOption(cmd)
     .addOption(choiceOption('-o, --output <format>', FORMATS, (list) => `output format: ${list}${more}`))
     .option('--json', 'same as --output json')
     .option('--no-headers', 'no header line in table and csv output');

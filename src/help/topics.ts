@@ -57,6 +57,13 @@ const FORMAT_TEXT: Record<(typeof FORMATS)[number], string> = {
   csv: 'a header line and one row per record, RFC 4180 quoting',
 };
 
+/** The --query examples of `petstore help formatting` (test/e2e/examples.test.ts runs them). */
+export const QUERY_EXAMPLES = [
+  `petstore pets list --query "[?status=='available'].name"`,
+  'petstore pets list --query "[].{id: id, name: name}" -o csv',
+  'petstore quota --query remaining',
+];
+
 /** The seeding job of `petstore help ci`, as a CI runner runs it (test/e2e/ci-recipe.test.ts runs it as written). */
 export const CI_SEED_RECIPE = `set -euo pipefail
 export PETSTORE_ENV=staging
@@ -115,6 +122,13 @@ In CI no config file is needed at all:
     body: () => `-o, --output <format> (or --json for -o json) on every command that prints data:
 
 ${table(FORMATS.map((f) => [f, FORMAT_TEXT[f]] as const))}
+
+--query <jmespath> (JMESPath, jmespath.org) picks from the JSON a command prints (pets list|add|get,
+quota, auth status, env list|show, api) before any format shows it: -o json prints the result, -o ndjson
+a line per item of an array, a table or csv a row per item (an object's keys are its columns; other
+values are printed one per line without a header). A broken expression is exit 2, naming the column,
+before anything is sent.
+${QUERY_EXAMPLES.map((line) => `  $ ${line}`).join('\n')}
 
 stdout carries only data, so it can be piped or redirected. Everything else goes to stderr: errors,
 warnings, progress, rate-limit waits and the quota line; -q leaves only errors there.

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors/errors.js';
 import { FORMATS, notOneOf } from '../flag-values.js';
+import type { Query } from './query.js';
 export type Format = (typeof FORMATS)[number];
 
 function isFormat(value: string): value is Format {
@@ -23,8 +24,10 @@ export function resolveFormat(opts: Record<string, unknown>, allowed: readonly F
 export interface OutputOptions {
   format: Format;
   headers?: boolean;
+  /** --query, compiled by src/cli.ts before the command runs. */
+  query?: Query | undefined;
 }
 
 export function resolveOutput(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): OutputOptions {
-  return { format: resolveFormat(opts, allowed), headers: opts.headers !== false };
+  return { format: resolveFormat(opts, allowed), headers: opts.headers !== false, query: opts.query as Query | undefined };
 }

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
+import { QUERY_EXAMPLES } from '../../src/help/topics.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import type { SandboxHandle } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/cli.js';
@@ -122,5 +123,11 @@ describe('every help example runs and succeeds (exit 0)', () => {
   it.concurrent.each(all.filter(([, example]) => !(example in EXCLUDED)))('%s: %s', async (_command, example) => {
     const r = await inFreshHome(example);
     expect(r.exitCode, `${example}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
+  });
+
+  it.concurrent.each(QUERY_EXAMPLES)('help formatting: %s prints what it selects', async (example) => {
+    const r = await inFreshHome(example);
+    expect(r.exitCode, `${example}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/^(Rex(\n|$)|id,name\n42,Rex\n|\d+$)/);
   });
 });

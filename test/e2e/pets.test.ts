@@ -75,14 +75,34 @@ describe('petstore pets (built CLI against the sandbox)', () => {
     expect(json.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}\n`);
   });
 
-  it("get: warns on stderr that the operation is deprecated, with the server's Deprecation and Sunset headers", async () => {
+  it('get: one line on stderr says the operation is deprecated, when it goes (the sandbox sends Sunset) and what replaces it', async () => {
     const r = await t.cli(['pets', 'get', BIG]);
     expect(r.stderr).toBe(
-      'warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on 5 December 2030; use "petstore pets list --status <status>" instead\n' +
-        'warning: the server says Deprecation: true; Sunset: Thu, 05 Dec 2030 00:00:00 GMT\n',
+      'warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on 5 December 2030; use "petstore pets list --status <status>" instead\n',
     );
     const quiet = await t.cli(['pets', 'get', BIG, '--quiet']);
     expect(quiet.stderr).toBe('');
+  });
+
+  it('get with several ids, one missing: the found ones printed, one line for the missing one, exit 5', async () => {
+    t.sb.clearRequests();
+    const r = await t.cli(['pets', 'get', BIG, '424242', BIG, '-o', 'json']);
+    expect(r.exitCode).toBe(5);
+    const pet = `{"id":${BIG},"name":"Rex","categoryId":${BIG},"status":"available"}`;
+    expect(r.stdout).toBe(`[${pet},${pet}]\n`);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual([expect.stringMatching(/^error: pet 424242: not found: /)]);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toHaveLength(1);
+    expect(
+      t.sb
+        .requests()
+        .map((q) => q.path)
+        .sort(),
+    ).toEqual(['/v1/pets/424242', `/v1/pets/${BIG}`, `/v1/pets/${BIG}`]);
+    t.sb.clearRequests();
+    const bad = await t.cli(['pets', 'get', BIG, 'nope']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('invalid pet id "nope"');
+    expect(t.sb.requests()).toEqual([]);
   });
 
   it('get: 404 is exit 5 with the server message', async () => {

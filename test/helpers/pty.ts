@@ -23,6 +23,9 @@ export interface PtyResult {
   exitCode: number;
   /** ms from typing the last step to the exit (undefined without steps). */
   exitAfterLastStepMs: number | undefined;
+  /** Each chunk the terminal received, with when it arrived and when the process had ended (Date.now() ms). */
+  timeline: { at: number; text: string }[];
+  exitedAt: number;
   /** The screen as a person sees it at the end (scrollback included), rendered by @xterm/headless at the pty's size; trailing blanks trimmed. */
   screen(): Promise<string[]>;
 }
@@ -48,12 +51,14 @@ export async function runOnPty(
     timeout: opts.timeoutMs ?? 20_000,
   });
   const chunks: Buffer[] = [];
+  const timeline: { at: number; text: string }[] = [];
   let output = '';
   const steps = [...(opts.steps ?? [])];
   let typedUpTo = 0;
   let lastTypedAt: number | undefined;
   child.stdout?.on('data', (c: Buffer) => {
     chunks.push(c);
+    timeline.push({ at: Date.now(), text: c.toString('utf8') });
     output += c.toString('utf8');
     const next = steps[0];
     if (!next) return;
@@ -72,6 +77,8 @@ export async function runOnPty(
     output: output.replace(/\r\n/g, '\n'),
     bytes: raw.length,
     exitCode: r.exitCode ?? -1,
+    timeline,
+    exitedAt,
     exitAfterLastStepMs: lastTypedAt === undefined || steps.length > 0 ? undefined : exitedAt - lastTypedAt,
     screen: () => renderScreen(raw, cols, rows),
   };

@@ -4,12 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { text as streamText } from 'node:stream/consumers';
-import { UsageError } from '../../errors/errors.js';
+import { MalformedResponseError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchange.js';
 import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
+import { renderJson } from '../../output/json.js';
 import { terminalJson } from '../../output/json-terminal.js';
+import type { Query } from '../../output/query.js';
 import { escapeControl } from '../../output/text.js';
 
 export { parseMethod } from '../../flag-values.js';
@@ -35,6 +37,7 @@ export interface ApiOptions {
   body: string | undefined;
   headers: Record<string, string>;
   include: boolean;
+  query?: Query | undefined;
 }
 
 export function parseHeaders(raw: readonly string[]): Record<string, string> {
@@ -149,7 +152,7 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   const method = (opts.method as HttpMethod | undefined) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET');
   const headers = parseHeaders(Array.isArray(opts.header) ? opts.header.filter((h): h is string => typeof h === 'string') : []);
   const body = data !== undefined ? checkJsonBody(data, '-d/--data') : input !== undefined ? await readInput(f, input) : undefined;
-  await run(f, { path, method, body, headers, include: opts.include === true });
+  await run(f, { path, method, body, headers, include: opts.include === true, query: opts.query as Query | undefined });
 }
 
 function writeHead(f: Factory, res: ApiResponse): void {
@@ -163,8 +166,17 @@ function writeHead(f: Factory, res: ApiResponse): void {
   f.io.stderr.write(`${shown.join('\n')}\n\n`);
 }
 
-/** Piped: the body's bytes as they came (a key echoed in them masked). On a terminal: escaped, and JSON pretty and coloured. */
-async function writeBody(f: Factory, res: ApiResponse): Promise<void> {
+/** Piped: the body's bytes as they came (a key echoed in them masked), or the --query result. On a terminal: escaped, and JSON pretty and coloured. */
+async function writeBody(f: Factory, res: ApiResponse, query: Query | undefined): Promise<void> {
+  if (query) {
+    if (!res.isJson)
+      throw new MalformedResponseError(
+        `--query needs a JSON response; HTTP ${res.status} came with ${res.text.length > 0 ? 'a body that is not JSON' : 'no body'}`,
+      );
+    const json = f.redact(renderJson(query.search(res.json), f.io.stdoutIsTTY));
+    f.io.stdout.write(f.io.stdoutIsTTY ? await terminalJson(json, f.io.colorStdout) : json);
+    return;
+  }
   if (res.text.length === 0) return;
   if (!f.io.stdoutIsTTY) {
     f.io.stdout.write(f.redact(res.text));
@@ -191,6 +203,6 @@ export async function run(f: Factory, o: ApiOptions): Promise<void> {
   };
   const res = await client.send(req);
   if (o.include) writeHead(f, res);
-  await writeBody(f, res);
+  await writeBody(f, res, o.query);
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
 }

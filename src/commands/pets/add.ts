@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { MalformedResponseError, NetworkError, UsageError } from '../../errors/errors.js';
 import { isOutcomeUnknown } from '../../http/outcome.js';
 import { stringifyJson } from '../../json/int64.js';
@@ -6,17 +7,16 @@ import { describeResponse, errorForResponse, malformed } from '../../api/errors.
 import { sendNewPet } from '../../api/pets.js';
 import type { ApiResponse } from '../../transport/exchange.js';
 import { firstValue } from '../../wire/headers.js';
-import { resolveOutput, type Format } from '../../output/format.js';
+import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord } from '../../output/print.js';
 import { parseId, parseName, toPet, type NewPet, type PetStatus } from '../../pets/pet.js';
 import { petView } from './view.js';
 import { NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../../contract/petstore.js';
+import { askChoice, askText } from '../../prompt/ask.js';
+import { canAsk } from '../../prompt/confirm.js';
 
-export interface AddOptions {
+export interface AddOptions extends OutputOptions {
   pet: NewPet;
-  format: Format;
-  /** false: --no-headers. */
-  headers?: boolean;
 }
 
 const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'report', 'yes'] as const;
@@ -34,8 +34,9 @@ const FLAG: Record<string, string> = {
   status: '--status',
 };
 
-export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
+export async function command(f: Factory, args: string[], opts: Record<string, unknown>, cmd: Command): Promise<void> {
   if (opts.file !== undefined) {
+    if (opts.query !== undefined) throw new UsageError('--query cannot be combined with --file: its results are a stream of NDJSON lines, one per record');
     const single = NEW_PET_FIELDS.filter((k) => opts[k] !== undefined);
     if (single.length > 0) {
       throw new UsageError(`${single.map((k) => FLAG[k]).join(', ')} cannot be combined with --file: give the fields in the file's records`);
@@ -45,17 +46,34 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   }
   const stray = BULK_ONLY.filter((k) => opts[k] !== undefined);
   if (stray.length > 0) throw new UsageError(`${stray.map((k) => FLAG[k]).join(', ')} only applies with --file`);
-  for (const k of NEW_PET_REQUIRED) {
-    if (opts[k] === undefined) throw new UsageError(`missing ${FLAG[k]}: "pets add" needs --name and --category-id (or --file)`);
-  }
   const output = resolveOutput(opts);
+  const given = { ...opts };
+  if (NEW_PET_REQUIRED.some((k) => opts[k] === undefined) && canAsk(f.io, f.env)) Object.assign(given, await askMissing(f, opts, cmd));
+  for (const k of NEW_PET_REQUIRED) {
+    if (given[k] === undefined) throw new UsageError(`missing ${FLAG[k]}: "pets add" needs --name and --category-id (or --file)`);
+  }
   const pet: NewPet = {
-    name: parseName(String(opts.name ?? '')),
-    categoryId: parseId(String(opts.categoryId ?? ''), '--category-id'),
+    name: parseName(String(given.name ?? '')),
+    categoryId: parseId(String(given.categoryId ?? ''), '--category-id'),
   };
-  // Checked as commander parsed it (src/commands/pets/index.ts).
-  if (opts.status !== undefined) pet.status = opts.status as PetStatus;
+  // Checked as commander parsed it (src/commands/pets/index.ts), or chosen from the same list.
+  if (given.status !== undefined) pet.status = given.status as PetStatus;
   await run(f, { pet, ...output });
+}
+
+/** At a terminal, the fields the command line left out, asked one by one (the flags given are checked first); "none" is no status. */
+async function askMissing(f: Factory, opts: Record<string, unknown>, cmd: Command): Promise<Record<string, unknown>> {
+  if (opts.name !== undefined) parseName(String(opts.name));
+  if (opts.categoryId !== undefined) parseId(String(opts.categoryId), '--category-id');
+  const answers: Record<string, unknown> = {};
+  if (opts.name === undefined) answers.name = await askText(f.io, 'Name', (text) => parseName(text, 'name'), f.signal);
+  if (opts.categoryId === undefined) answers.categoryId = await askText(f.io, 'Category id', (text) => parseId(text, 'category id'), f.signal);
+  if (opts.status === undefined) {
+    const statuses = cmd.options.find((o) => o.long === '--status')?.argChoices ?? [];
+    const status = await askChoice(f.io, 'Status', ['none', ...statuses], f.signal);
+    if (status !== 'none') answers.status = status;
+  }
+  return answers;
 }
 
 /**

@@ -58,8 +58,13 @@ export function registerPets(program: Command, ctx: CommandContext): void {
   const get = pets
     .command('get')
     .alias('view')
-    .description(`show one pet (GET /pets/{petId}, deprecated: removed on ${GET_PET_REMOVAL})`)
-    .argument('<petId>', 'the pet id, a signed 64-bit integer');
+    .description(`show pets by id (GET /pets/{petId}, deprecated: removed on ${GET_PET_REMOVAL}); exit 5 if any is not found`)
+    .argument('<petId...>', 'one or more pet ids, each a signed 64-bit integer');
   outputOptions(get).action(ctx.lazy(() => import('./get.js')));
-  examples(get, ['petstore pets get 42', 'petstore pets get 9007199254740993 -o json', 'petstore pets list --status sold   # the replacement']);
+  examples(get, [
+    'petstore pets get 42',
+    'petstore pets get 42 9007199254740993 -o ndjson',
+    'petstore pets get 9007199254740993 -o json',
+    'petstore pets list --status sold   # the replacement',
+  ]);
 }

@@ -262,17 +262,22 @@ describe('pets get', () => {
     }
   });
 
-  it("shows the server's Deprecation and Sunset headers", async () => {
+  it("prints one deprecation line, with the removal date of the server's Sunset header when it sends one", async () => {
     cli.api.on('GET', '/v1/pets/1', {
       status: 200,
       body: '{"id":1,"name":"Rex","categoryId":1}',
-      headers: { deprecation: '@1767225600', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
+      headers: { deprecation: '@1767225600', sunset: 'Fri, 01 Mar 2030 00:00:00 GMT' },
     });
     const r = await run(['pets', 'get', '1']);
-    const lines = r.stderr.trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toContain('5 December 2030');
-    expect(lines[1]).toBe('warning: the server says Deprecation: @1767225600 (2026-01-01T00:00:00.000Z); Sunset: Thu, 05 Dec 2030 00:00:00 GMT');
+    expect(r.stderr).toBe(
+      'warning: "pets get" uses GET /pets/{petId}, which is deprecated and will be removed on 1 March 2030; use "petstore pets list --status <status>" instead\n',
+    );
+  });
+
+  it("keeps the interface's date when the Sunset header is not a date", async () => {
+    cli.api.on('GET', '/v1/pets/1', { status: 200, body: '{"id":1,"name":"Rex","categoryId":1}', headers: { sunset: 'soon\u001b[2J' } });
+    const r = await run(['pets', 'get', '1']);
+    expect(r.stderr.split('\n').filter(Boolean)).toEqual([expect.stringContaining('will be removed on 5 December 2030;')]);
   });
 
   it('hides the warning with --quiet', async () => {
@@ -305,6 +310,88 @@ describe('pets get', () => {
     const r = await run(['pets', 'get']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("missing required argument 'petId'");
+  });
+});
+
+describe('pets get with several ids', () => {
+  const pet = (id: string, name: string) => ({ status: 200, body: `{"id":${id},"name":"${name}","categoryId":1,"status":"available"}` });
+  const missing = (id: string) => ({ status: 404, body: { code: 'not_found', message: `Pet ${id} not found`, status: 404 } });
+
+  it('prints the pets found in the order given (one table, a JSON array, NDJSON lines) and one line per missing id; exit 5', async () => {
+    cli.api.on('GET', `/v1/pets/${BIG}`, pet(BIG, 'Rex'));
+    cli.api.on('GET', '/v1/pets/2', pet('2', 'Tom'));
+    cli.api.on('GET', '/v1/pets/7', missing('7'));
+    cli.api.on('GET', '/v1/pets/8', missing('8'));
+    const args = ['pets', 'get', '7', BIG, '8', '2'];
+    const table = await run(args);
+    expect(table.exitCode).toBe(5);
+    expect(table.stdout).toBe(`id\tname\tcategoryId\tstatus\n${BIG}\tRex\t1\tavailable\n2\tTom\t1\tavailable\n`);
+    expect(table.stderr.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^warning: "pets get" uses GET \/pets\/\{petId\}, which is deprecated/),
+      'error: pet 8: not found: Pet 8 not found (not_found, HTTP 404)',
+      'error: pet 7: not found: Pet 7 not found (not_found, HTTP 404)',
+    ]);
+    const json = await run([...args, '-o', 'json', '-q']);
+    expect(json.stdout).toBe(`[{"id":${BIG},"name":"Rex","categoryId":1,"status":"available"},{"id":2,"name":"Tom","categoryId":1,"status":"available"}]\n`);
+    expect(json.exitCode).toBe(5);
+    const nd = await run([...args, '-o', 'ndjson', '-q']);
+    expect(nd.stdout).toBe(`{"id":${BIG},"name":"Rex","categoryId":1,"status":"available"}\n{"id":2,"name":"Tom","categoryId":1,"status":"available"}\n`);
+  });
+
+  it('all found: exit 0, each id requested once', async () => {
+    cli.api.on('GET', '/v1/pets/1', pet('1', 'A'));
+    cli.api.on('GET', '/v1/pets/2', pet('2', 'B'));
+    const r = await run(['pets', 'get', '1', '2', '-o', 'csv', '-q']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('id,name,categoryId,status\n1,A,1,available\n2,B,1,available\n');
+    expect(cli.api.requests.map((q) => q.path).sort()).toEqual(['/v1/pets/1', '/v1/pets/2']);
+  });
+
+  it('no pet found: exit 5 and an empty array for -o json', async () => {
+    cli.api.on('GET', '/v1/pets/7', missing('7'));
+    cli.api.on('GET', '/v1/pets/8', missing('8'));
+    const r = await run(['pets', 'get', '7', '8', '--json', '-q']);
+    expect(r.exitCode).toBe(5);
+    expect(r.stdout).toBe('[]\n');
+  });
+
+  it('another failure and no missing id: its exit code (a 5xx is 1), the found pets still printed', async () => {
+    cli.api.on('GET', '/v1/pets/1', pet('1', 'A'));
+    cli.api.on('GET', '/v1/pets/3', { status: 400, body: { code: 'bad_request', message: 'no', status: 400 } });
+    const r = await run(['pets', 'get', '1', '3', '-q']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('id\tname\tcategoryId\tstatus\n1\tA\t1\tavailable\n');
+    expect(r.stderr).toMatch(/^error: pet 3: .*no/);
+  });
+
+  it('a missing id beside another failure: exit 5, both reported', async () => {
+    cli.api.on('GET', '/v1/pets/3', { status: 400, body: { code: 'bad_request', message: 'no', status: 400 } });
+    cli.api.on('GET', '/v1/pets/7', missing('7'));
+    const r = await run(['pets', 'get', '3', '7', '-q']);
+    expect(r.exitCode).toBe(5);
+    expect(r.stderr.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^error: pet 3: /),
+      'error: pet 7: not found: Pet 7 not found (not_found, HTTP 404)',
+    ]);
+  });
+
+  it('checks every id before sending: one bad id is exit 2 and nothing is sent', async () => {
+    const r = await run(['pets', 'get', '1', '2', 'x3']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('invalid pet id "x3"');
+    expect(cli.api.requests).toHaveLength(0);
+  });
+
+  it('ten ids: printed in the order given, whatever order the answers come in', async () => {
+    for (let i = 1; i <= 10; i++) cli.api.on('GET', `/v1/pets/${i}`, pet(String(i), `p${i}`));
+    const r = await run(['pets', 'get', ...Array.from({ length: 10 }, (_, i) => String(i + 1)), '-o', 'ndjson', '-q']);
+    expect(r.exitCode).toBe(0);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
 

@@ -38,7 +38,7 @@ export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
   usage:
     'usage or invalid input, nothing sent: unknown flag or command, missing argument, invalid value, an API key a header cannot carry, no base URL, unknown environment, broken config file or a config folder that cannot be made, a journal (`--results`) that cannot be opened, is the input, is in use, or already holds records without `--resume`; also a 400 or 405 (method not allowed for that path) from the server',
   partial: 'partial failure of a bulk operation (`pets add --file`): some records failed, were invalid or have an unknown outcome',
-  auth: 'authentication: no API key, the server answered 401/403, or `auth login` found no pet store API at the URL',
+  auth: 'authentication: no API key (or the system keyring holding it cannot be read), the server answered 401/403, or `auth login` found no pet store API at the URL',
   notFound: 'not found (404)',
   rateLimited:
     'rate limited, and gave up (retries used up, or the wait exceeds `--max-wait`); the message names the minute or the daily limit and when it resets',

@@ -28,9 +28,9 @@ import { buildInfoDefine } from './build-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TARGETS = {
-  'linux-x64': { binary: 'bin/node', exe: '' },
-  'linux-arm64': { binary: 'bin/node', exe: '' },
-  'win-x64': { binary: 'bin/node.exe', exe: '.exe' },
+  'linux-x64': { binary: 'bin/node', exe: '', keyring: 'linux-x64-gnu' },
+  'linux-arm64': { binary: 'bin/node', exe: '', keyring: 'linux-arm64-gnu' },
+  'win-x64': { binary: 'bin/node.exe', exe: '.exe', keyring: 'win32-x64-msvc' },
 };
 const { values: flags } = parseArgs({
   options: { target: { type: 'string', multiple: true }, out: { type: 'string' }, archives: { type: 'boolean', default: true } },
@@ -91,6 +91,25 @@ function nodeBinary(target) {
   return join(dir, 'package', TARGETS[target].binary);
 }
 
+/** The target's prebuilt @napi-rs/keyring binding (a native module cannot be bundled): the executable carries it as an asset. */
+function keyringBinding(target) {
+  const name = `keyring-${TARGETS[target].keyring}`;
+  const file = `keyring.${TARGETS[target].keyring}.node`;
+  const installed = join(root, 'node_modules/@napi-rs', name, file);
+  if (existsSync(installed)) return installed;
+  const version = JSON.parse(readFileSync(join(root, 'node_modules/@napi-rs/keyring/package.json'), 'utf8')).version;
+  const cache = join(root, '.cache', 'keyring');
+  const tgz = join(cache, `napi-rs-${name}-${version}.tgz`);
+  if (!existsSync(tgz)) {
+    mkdirSync(cache, { recursive: true });
+    run('npm', ['pack', `@napi-rs/${name}@${version}`, '--pack-destination', cache, '--silent']);
+  }
+  const dir = join(work, name);
+  mkdirSync(dir);
+  run('tar', ['-xzf', tgz, '-C', dir, `package/${file}`]);
+  return join(dir, 'package', file);
+}
+
 /**
  * Removes the Authenticode signature of a Windows executable (the certificate table, at the end of the
  * file): injecting the CLI breaks it, and a broken signature warns more than none (Node's SEA docs).
@@ -112,7 +131,7 @@ function unsign(file) {
 async function executable(target, script) {
   const blob = join(work, `${target}.blob`);
   const config = join(work, `${target}.sea.json`);
-  const assets = { 'openapi/petstore.yaml': join(root, 'openapi/petstore.yaml') };
+  const assets = { 'openapi/petstore.yaml': join(root, 'openapi/petstore.yaml'), 'keyring.node': keyringBinding(target) };
   writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: target === host, assets }));
   run(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   const file = join(out, `petstore-${pkg.version}-${target}${TARGETS[target].exe}`);

@@ -2,6 +2,9 @@
 // through @napi-rs/keyring. Its calls block the thread that makes them (opening a Secret Service session
 // waits on D-Bus with no bound of ours), so each runs in a worker thread that alone loads the binding:
 // the run's timer can end a store that never answers, and commands that need no key never load it.
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AuthError, InterruptedError } from '../errors/errors.js';
 import type { Clock } from '../time/clock.js';
@@ -21,7 +24,7 @@ export class KeyringUnavailableError extends AuthError {}
 const WORKER = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 try {
-  const { Entry } = require(require('node:url').fileURLToPath(w.binding));
+  const { Entry } = require(w.binding);
   parentPort.postMessage('loaded');
   const entry = new Entry(w.service, w.account, { linux: { store: 'secret-service' } });
   const value = w.op === 'get' ? entry.getPassword() : w.op === 'set' ? entry.setPassword(w.password) : entry.deleteCredential();
@@ -37,6 +40,23 @@ export interface KeyringOptions {
   /** Called once a call has taken a second (a person may have to unlock the store). */
   onSlow?: (() => void) | undefined;
   signal?: AbortSignal | undefined;
+  /** A private folder where a single executable writes the binding it carries (scripts/package.mjs). */
+  bindingDir?: string | undefined;
+}
+
+/** The binding's file: the package's from node_modules, or the one a single executable carries, written once to `dir`. */
+function bindingFile(dir: string | undefined): string {
+  const sea = process.getBuiltinModule('node:sea');
+  if (!sea.isSea()) return fileURLToPath(import.meta.resolve('@napi-rs/keyring'));
+  const bytes = new Uint8Array(sea.getAsset('keyring.node'));
+  if (dir === undefined) throw new Error('no folder for the keyring binding');
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  const file = join(dir, `keyring-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.node`);
+  if (!existsSync(file)) {
+    writeFileSync(`${file}.${process.pid}`, bytes, { mode: 0o700 });
+    renameSync(`${file}.${process.pid}`, file);
+  }
+  return file;
 }
 
 type Request = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' };
@@ -68,7 +88,7 @@ export class Keyring {
     if (signal?.aborted) throw new InterruptedError();
     let binding: string;
     try {
-      binding = import.meta.resolve('@napi-rs/keyring');
+      binding = bindingFile(this.opts.bindingDir);
     } catch {
       throw new KeyringUnavailableError('@napi-rs/keyring is not installed', { code: 'keyring_unavailable' });
     }

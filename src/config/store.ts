@@ -161,7 +161,7 @@ export class ConfigStore {
   }
 
   get #keyring(): Keyring {
-    this.#keyringClient ??= new Keyring(this.lockOpts.keyring ?? { clock: systemClock, timeoutMs: 2000 });
+    this.#keyringClient ??= new Keyring({ clock: systemClock, timeoutMs: 2000, bindingDir: this.dir, ...this.lockOpts.keyring });
     return this.#keyringClient;
   }
 

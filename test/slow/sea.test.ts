@@ -1,7 +1,8 @@
 // The single executable (`npm run package`, scripts/package.mjs) on a PATH with no Node: built once for
 // linux-x64 into a temporary folder, then used as a user without Node would: its own sandbox, env
 // set/use, auth login from stdin, pets add (one, and a file with a journal), pets list, a seeding run
-// stopped with SIGTERM and resumed, the documented exit codes; and the same output as the npm build.
+// stopped with SIGTERM and resumed, the documented exit codes, a key kept in a real Secret Service; and
+// the same output as the npm build.
 // Needs `npm run build` first (the npm build it is compared with), like every end-to-end test.
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,6 +11,8 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { readJournalNow, seedRecords, until, writeNdjson } from '../helpers/seeding.js';
+import { hasSecretService, startSecretService } from '../helpers/secret-service.js';
+import { missingTool } from '../helpers/tools.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -154,5 +157,26 @@ describe('the single executable, with no Node on PATH', () => {
     expect(unauthorized.exitCode, unauthorized.stderr).toBe(4);
     const missing = await sea(['pets', 'get', '999999999']);
     expect(missing.exitCode, missing.stderr).toBe(5);
+  });
+});
+
+describe.skipIf(missingTool('gnome-keyring-daemon, dbus-daemon, secret-tool', hasSecretService()))('the single executable and the system keyring', () => {
+  it('auth login puts the key in a real Secret Service (the binding the executable carries), and pets list reads it back', async () => {
+    const home = join(tmp.dir, 'keyring-home');
+    mkdirSync(home);
+    const store = await startSecretService(home);
+    try {
+      const inStore = { HOME: home, DBUS_SESSION_BUS_ADDRESS: store.address, PETSTORE_CONFIG_DIR: join(home, 'config') };
+      expect((await sea(['env', 'set', 'kr', baseUrl], { env: inStore })).exitCode).toBe(0);
+      const login = await sea(['--env', 'kr', 'auth', 'login'], { input: `${KEY}\n`, env: inStore });
+      expect(login.exitCode, login.stderr).toBe(0);
+      expect(login.stdout + login.stderr).toContain('the key is in the system keyring');
+      expect(store.lookup(`kr (${baseUrl})`)).toBe(KEY);
+      expect(readFileSync(join(home, 'config', 'config.json'), 'utf8')).not.toContain(KEY);
+      const list = await sea(['--env', 'kr', 'pets', 'list', '-o', 'json'], { env: inStore });
+      expect(list.exitCode, list.stderr).toBe(0);
+    } finally {
+      await store.stop();
+    }
   });
 });

@@ -43,9 +43,12 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
   return new UsageError(`invalid ${what} "${text}": must be one of ${values.join(', ')}`);
 }
 
-/** A UTC day as "5 December 2030". */
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "5 December 2030" (UTC). Not toLocaleDateString: loading the locale data costs every start-up tens of ms. */
 export function longDate(ms: number): string {
-  return new Date(ms).toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
 export const GET_PET_REMOVAL = longDate(Date.parse(`${GET_PET_SUNSET}T00:00:00Z`));

@@ -5,7 +5,6 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { AuthError, InterruptedError } from '../errors/errors.js';
 import type { Clock } from '../time/clock.js';
 
@@ -93,6 +92,8 @@ export class Keyring {
       throw new KeyringUnavailableError('@napi-rs/keyring is not installed', { code: 'keyring_unavailable' });
     }
     const done = new AbortController();
+    // Loaded here: node:worker_threads costs every start-up that imports this module (env list) otherwise.
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
     const worker = new Worker(WORKER, { eval: true, workerData: { binding, service: KEYRING_SERVICE, account, ...request } });
     // The bound starts once the binding is loaded: it measures the store, not a busy machine starting a thread.
     const answer = new Promise<Answer>((resolve) => {

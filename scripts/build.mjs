@@ -1,15 +1,14 @@
-// Bundles src/ into dist/main.js, which bin/petstore imports, and the packages it uses into dist/vendor/:
-// nothing to resolve in node_modules at start-up. main.js holds only what every run needs (src/,
+// Bundles src/ into dist/main.cjs, which bin/petstore runs, and the packages it uses into dist/vendor/:
+// nothing to resolve in node_modules at start-up. main.cjs holds only what every run needs (src/,
 // commander, and chalk, which src/ imports statically from a module it loads on demand); each other
 // package is imported dynamically by the commands that use it, so a run loads and compiles only the
-// packages it uses (one file holding every package was much of the start-up). esbuild's code
-// splitting of src/ itself cut it into dozens of chunks, each an ES module to resolve and link, which
-// cost more than they saved. The packages are devDependencies: the npm package ships them bundled, so
-// installing it fetches nothing (test/e2e/install.test.ts installs it offline).
+// packages it uses. main.cjs is CommonJS so that bin/petstore can run it from a V8 code cache of its own
+// (bench/README.md, "Speed tricks kept"). The packages are devDependencies: the npm package ships them
+// bundled, so installing it fetches nothing (test/e2e/install.test.ts installs it offline).
 //
 // Node's builtins are read with process.getBuiltinModule() (builtinsPlugin): an ES module import of a
 // builtin runs every lazy getter of its exports (node:util loads parseArgs and worker_threads, node:fs
-// fs/promises), which doubled the cost of loading dist/main.js (bench/README.md).
+// fs/promises), which doubled the cost of loading the bundle (bench/README.md).
 //
 //   node scripts/build.mjs            build into dist/ (safe while other processes run dist/)
 //   node scripts/build.mjs --clean    delete dist/ first (for packing a release)
@@ -18,7 +17,7 @@
 // Other processes (end-to-end tests, a running sandbox) may be running dist/ while it is rebuilt: every
 // file is written into a temporary folder and renamed into place, which is atomic: the shared chunks
 // first (their names are hashes of their content, and old ones stay until --clean), then the packages,
-// then main.js.
+// then main.cjs.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -61,7 +60,12 @@ const builtinsPlugin = {
   },
 };
 
-/** Packages other than commander and chalk: imported from dist/vendor/<name>.js, built there by the second build below. */
+/**
+ * Packages other than commander and chalk: built into dist/vendor/<name>.js (ES modules) by the second build
+ * below. main.cjs reaches each through a module of two re-export lines, which esbuild runs only when the
+ * package is first imported: a require() of the ES module (no import(), which a vm.Script could only do
+ * through an experimental loader).
+ */
 const vendored = new Map();
 const vendorPlugin = {
   name: 'vendor',
@@ -70,8 +74,12 @@ const vendorPlugin = {
       if (path.startsWith('node:') || builtinModules.includes(path) || ['commander', 'chalk'].includes(path)) return undefined;
       const name = path.replace(/^@/, '').replace(/[^a-z0-9]+/g, '-');
       vendored.set(name, path);
-      return { path: `./vendor/${name}.js`, external: true };
+      return { path: name, namespace: 'vendor' };
     });
+    b.onResolve({ filter: /^\.\/vendor\//, namespace: 'vendor' }, ({ path }) => ({ path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'vendor' }, ({ path }) => ({
+      contents: `export * from './vendor/${path}.js';\nexport { default } from './vendor/${path}.js';`,
+    }));
   },
 };
 
@@ -93,14 +101,17 @@ const common = {
 if (flags.clean) rmSync(outdir, { recursive: true, force: true });
 const tmp = join(outdir, `.build-${process.pid}`);
 try {
-  await build({ ...common, entryPoints: ['src/main.ts'], outfile: join(tmp, 'main.js'), plugins: [vendorPlugin, builtinsPlugin] });
+  // CommonJS has no import.meta: its one use, a file's own URL, is the bundle's.
+  const main = { format: 'cjs', define: { ...common.define, __filename: '__filename', 'import.meta.url': '__bundle_url' } };
+  const banner = { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" };
+  await build({ ...common, ...main, banner, entryPoints: ['src/main.ts'], outfile: join(tmp, 'main.cjs'), plugins: [vendorPlugin, builtinsPlugin] });
   // The packages share code (undici's web streams, ...): splitting keeps one copy of it, in chunk-<hash>.js.
   const entryPoints = Object.fromEntries(vendored);
   await build({ ...common, entryPoints, outdir: join(tmp, 'vendor'), splitting: true, chunkNames: 'chunk-[hash]', plugins: [builtinsPlugin] });
   mkdirSync(join(outdir, 'vendor'), { recursive: true });
   const files = readdirSync(join(tmp, 'vendor')).sort((a, b) => Number(b.startsWith('chunk-')) - Number(a.startsWith('chunk-')));
   for (const f of files) renameSync(join(tmp, 'vendor', f), join(outdir, 'vendor', f));
-  renameSync(join(tmp, 'main.js'), join(outdir, 'main.js'));
+  renameSync(join(tmp, 'main.cjs'), join(outdir, 'main.cjs'));
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

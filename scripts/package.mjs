@@ -4,11 +4,11 @@
 //   petstore-<version>-<target>.tar.gz|.zip  the executable, the man page, the completion scripts, LICENSE, INSTALL
 //   SHA256SUMS                               for `sha256sum -c SHA256SUMS`
 //
-// The CLI goes in as one CommonJS script bundled from bin/petstore (its --version fast path, then
-// src/main.ts inlined where it imports ../dist/main.js): a SEA runs one script and reads no files. The
-// sandbox's OpenAPI description goes in as an asset (src/sandbox/server.ts reads it with node:sea).
+// The SEA runs bin/petstore, bundled, as its main script; the CLI (src/main.ts with every package inlined)
+// is an asset that bin/petstore runs from its code cache, as it runs dist/main.cjs; it reads no files. The
+// sandbox's OpenAPI description and the keyring binding are assets too (read with node:sea).
 // Another platform's Node binary is the registry's node-<target> package at this Node's version (npm
-// pack, cached in .cache/node/); its blob has no code cache, which only the Node that runs it can make.
+// pack, cached in .cache/node/).
 //
 //   node scripts/package.mjs                      every target (needs the registry for the other two)
 //   node scripts/package.mjs --target linux-x64   only these (repeatable)
@@ -24,7 +24,6 @@ import { parseArgs } from 'node:util';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { inject } from 'postject';
-import { buildInfoDefine } from './build-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TARGETS = {
@@ -47,33 +46,34 @@ const host = `${process.platform === 'win32' ? 'win' : process.platform}-${proce
 const work = mkdtempSync(join(tmpdir(), 'petstore-package-'));
 const run = (file, args, opts = {}) => execFileSync(file, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], ...opts });
 
-/** The CLI as one CommonJS script: bin/petstore with src/main.ts in place of dist/main.js. */
+/**
+ * The SEA's main script, bin/petstore (its --version fast path, then the loader that runs the CLI from a code
+ * cache), and its assets: dist/main.cjs, and each package of dist/vendor/ as one CommonJS file (a SEA has no
+ * module loader for its assets; bin/petstore runs them).
+ */
 async function bundle() {
-  const outfile = join(work, 'petstore.cjs');
-  const srcMain = {
-    name: 'src-main',
-    setup: (b) => b.onResolve({ filter: /^\.\.\/dist\/main\.js$/ }, () => ({ path: join(root, 'src/main.ts') })),
-  };
-  await build({
+  const common = {
     absWorkingDir: root,
-    entryPoints: ['bin/petstore'],
-    loader: { '': 'js' },
-    outfile,
     bundle: true,
     format: 'cjs',
     platform: 'node',
-    target: `node${nodeVersion.split('.')[0]}`,
-    // The version built in for the fast path; no compile cache folder: the SEA has its own code cache.
-    define: { __VERSION__: JSON.stringify(pkg.version), __BUILD__: buildInfoDefine(root), 'process.env.PETSTORE_NO_COMPILE_CACHE': '"1"' },
-    plugins: [srcMain],
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
     logLevel: 'error',
-  });
+  };
+  const script = join(work, 'petstore.cjs');
+  await build({ ...common, entryPoints: ['bin/petstore'], loader: { '': 'js' }, outfile: script, define: { __VERSION__: JSON.stringify(pkg.version) } });
   // A SEA compiles its main script as the body of a CommonJS function: no "#!" line.
-  writeFileSync(outfile, readFileSync(outfile, 'utf8').replace(/^#!.*\n/, ''));
-  return outfile;
+  writeFileSync(script, readFileSync(script, 'utf8').replace(/^#!.*\n/, ''));
+  const dist = join(work, 'dist');
+  run(process.execPath, ['scripts/build.mjs', '--outdir', dist]);
+  const assets = { 'main.cjs': join(dist, 'main.cjs') };
+  for (const f of readdirSync(join(dist, 'vendor')).filter((f) => !f.startsWith('chunk-'))) {
+    assets[`vendor/${f}`] = join(work, 'vendor', f);
+    await build({ ...common, entryPoints: [join(dist, 'vendor', f)], outfile: assets[`vendor/${f}`], define: { 'import.meta.filename': '__filename' } });
+  }
+  return { script, assets };
 }
 
 /** The Node binary of target at the pinned version: this one, or the registry's node-<target> package. */
@@ -128,11 +128,11 @@ function unsign(file) {
 }
 
 /** release/petstore-<version>-<target>[.exe]: the target's Node with the CLI injected. */
-async function executable(target, script) {
+async function executable(target, { script, assets: cli }) {
   const blob = join(work, `${target}.blob`);
   const config = join(work, `${target}.sea.json`);
-  const assets = { 'openapi/petstore.yaml': join(root, 'openapi/petstore.yaml'), 'keyring.node': keyringBinding(target) };
-  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: target === host, assets }));
+  const assets = { ...cli, 'openapi/petstore.yaml': join(root, 'openapi/petstore.yaml'), 'keyring.node': keyringBinding(target) };
+  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, assets }));
   run(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   const file = join(out, `petstore-${pkg.version}-${target}${TARGETS[target].exe}`);
   copyFileSync(nodeBinary(target), file);
@@ -246,7 +246,10 @@ function archives(built) {
   const completions = {};
   for (const [shell, f] of Object.entries(COMPLETIONS)) {
     completions[f] = join(work, f);
-    writeFileSync(completions[f], run(generator[0], [...generator.slice(1), 'completion', shell], { env: { PATH: process.env.PATH } }));
+    writeFileSync(
+      completions[f],
+      run(generator[0], [...generator.slice(1), 'completion', shell], { env: { PATH: process.env.PATH, PETSTORE_NO_COMPILE_CACHE: '1' } }),
+    );
   }
   for (const t of Object.keys(built)) archive(t, built[t], completions);
   const sums = readdirSync(out)

@@ -279,16 +279,18 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
 }
 
 /**
- * Output through the injected streams, the help's width included (commander's default reads
+ * Output through the run's IO, the help's width and colour included (commander's defaults read
  * process.stdout), on every command: subcommands copied the settings when they were created.
  */
-function useStreams(program: Command, deps: RunDeps): void {
-  const width = (stream: RunDeps['stdout']) => (stream.isTTY && stream.columns ? stream.columns : HELP_WIDTH_OFF_TERMINAL);
+function useIO(program: Command, io: IO): void {
+  const width = (out: IO['stdout']) => (out.isTTY && out.stream.columns ? out.stream.columns : HELP_WIDTH_OFF_TERMINAL);
   const output = {
-    writeOut: (s: string) => deps.stdout.write(s),
-    writeErr: (s: string) => deps.stderr.write(s),
-    getOutHelpWidth: () => width(deps.stdout),
-    getErrHelpWidth: () => width(deps.stderr),
+    writeOut: (s: string) => io.stdout.write(s),
+    writeErr: (s: string) => io.stderr.write(s),
+    getOutHelpWidth: () => width(io.stdout),
+    getErrHelpWidth: () => width(io.stderr),
+    getOutHasColors: () => io.colorStdout,
+    getErrHasColors: () => io.colorStderr,
   };
   const configure = (c: Command): void => {
     c.configureOutput(output);
@@ -315,17 +317,23 @@ function refusal(program: Command, argv: readonly string[], helpPath: readonly s
 }
 
 /** Parses and runs the command line, or prints the help topic; the exit code, a failure reported through `report`. */
-async function execute(program: Command, argv: string[], topic: HelpTopic | undefined, deps: RunDeps, report: (error: unknown, reason?: unknown) => number) {
+async function execute(
+  program: Command,
+  argv: string[],
+  topic: HelpTopic | undefined,
+  run: { io: IO; signal: AbortSignal },
+  report: (error: unknown, reason?: unknown) => number,
+) {
   try {
-    if (topic) deps.stdout.write(topic.body({ globalFlags: globalFlagsText(program) }));
+    if (topic) run.io.stdout.write(topic.body({ globalFlags: globalFlagsText(program) }));
     else await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
     // Help and --version end with code 0; every parse error is a usage error.
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     // Whatever a command threw after Ctrl-C, the user interrupted it.
-    const interrupted = deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError);
-    return report(interrupted ? new InterruptedError() : error, deps.signal.reason);
+    const interrupted = run.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError);
+    return report(interrupted ? new InterruptedError() : error, run.signal.reason);
   }
 }
 
@@ -335,11 +343,11 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const program = buildProgram({ lazy: lazyAction(deps, state) }, rawArgv);
   const { argv, helpPath } = expandHelp(rawArgv, program);
   const baseIO = createIO(deps);
-  useStreams(program, deps);
+  useIO(program, baseIO);
   const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
   const refused = refusal(program, argv, helpPath, topic);
   if (refused) {
-    deps.stderr.write(`error: ${refused}\n`);
+    baseIO.stderr.write(`error: ${refused}\n`);
     return ExitCode.usage;
   }
   // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
@@ -356,7 +364,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   };
   let code: number;
   try {
-    code = await execute(program, argv, topic, deps, report);
+    code = await execute(program, argv, topic, { io: baseIO, signal: deps.signal }, report);
   } finally {
     if (state.factory) await finish(state.factory);
   }

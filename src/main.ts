@@ -1,5 +1,6 @@
 import { run } from './cli.js';
 import { InterruptedError } from './errors/errors.js';
+import { ProcessOutput } from './io/stdio.js';
 import { SIGNAL_EXIT } from './errors/exit-codes.js';
 import { systemClock } from './time/clock.js';
 
@@ -32,8 +33,8 @@ export async function main(): Promise<void> {
     return () => process.off(signal, handler);
   });
   const code = await run(argv, {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: new ProcessOutput(1, () => process.stdout),
+    stderr: new ProcessOutput(2, () => process.stderr),
     stdin: () => process.stdin,
     stdinIsTTY: () => process.getBuiltinModule('node:tty').isatty(0),
     sharedPipe,

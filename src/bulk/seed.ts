@@ -164,7 +164,7 @@ async function confirmProduction(f: Factory, o: SeedOptions, plan: Plan): Promis
   if (!f.io.canPrompt) {
     throw new UsageError(`refusing to create ${what} without confirmation: pass --yes (${noPromptReason(f.io, f.globals.input)})`);
   }
-  if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr }, `Create ${what}?`, f.signal))) {
+  if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr.stream }, `Create ${what}?`, f.signal))) {
     throw new UsageError('not confirmed; nothing was sent');
   }
 }
@@ -347,7 +347,9 @@ async function send(
     o.dryRun || plan.toSend === 0
       ? undefined
       : await clientFor(f, { inflight: stopping.inflight.signal, stop: stopping.stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
-  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
+  const stdout = toStdout
+    ? new StdoutLines({ stream: f.io.stdout.stream, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined)
+    : undefined;
   // A server gone silent stops the run as a refused connection does: the records not sent are kept for --resume.
   const silence = new SilenceWatch(f.clock, () => stopping.stop.abort());
   const send = client ? sender(f, client, journal, stopping.inflight.signal, silence) : undefined;

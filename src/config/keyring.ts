@@ -3,8 +3,8 @@
 // waits on D-Bus with no bound of ours), so each runs in a worker thread that alone loads the binding:
 // the run's timer can end a store that never answers, and commands that need no key never load it.
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AuthError, InterruptedError } from '../errors/errors.js';
 import type { Clock } from '../time/clock.js';
 
@@ -46,7 +46,7 @@ export interface KeyringOptions {
 /** The binding's file: the package's from node_modules, or the one a single executable carries, written once to `dir`. */
 function bindingFile(dir: string | undefined): string {
   const sea = process.getBuiltinModule('node:sea');
-  if (!sea.isSea()) return fileURLToPath(import.meta.resolve('@napi-rs/keyring'));
+  if (!sea.isSea()) return createRequire(import.meta.url).resolve('@napi-rs/keyring');
   const bytes = new Uint8Array(sea.getAsset('keyring.node'));
   if (dir === undefined) throw new Error('no folder for the keyring binding');
   const { createHash } = process.getBuiltinModule('node:crypto');

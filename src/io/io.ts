@@ -1,10 +1,11 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { type Output, type Stream, streamOutput } from './stdio.js';
 
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
 export interface IO {
-  stdout: Writable;
-  stderr: Writable;
+  stdout: Output;
+  stderr: Output;
   stdin: Readable;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
@@ -34,8 +35,8 @@ function colorEnabled(isTTY: boolean, env: EnvVars, colorFlag: boolean | undefin
 type Stdin = Readable & { isTTY?: boolean };
 
 export interface IOInputs {
-  stdout: Writable & { isTTY?: boolean; columns?: number };
-  stderr: Writable & { isTTY?: boolean; columns?: number };
+  stdout: Stream | Output;
+  stderr: Stream | Output;
   stdin: Stdin | (() => Stdin);
   stdinIsTTY?: boolean | (() => boolean) | undefined;
   env: EnvVars;
@@ -46,33 +47,22 @@ export interface IOInputs {
   sharedPipe?: (() => boolean) | undefined;
 }
 
-const watched = new WeakMap<Writable, AbortController>();
-const joined = new WeakSet<AbortController>();
+const joined = new WeakSet<Output>();
 
-/** One 'error' listener per stream (createIO may run twice): without one, a failed write is an uncaught exception. */
-function writeFailures(stream: Writable): AbortController {
-  const known = watched.get(stream);
-  if (known) return known;
-  const failed = new AbortController();
-  stream.on('error', (error: unknown) => {
-    if (!failed.signal.aborted) failed.abort(error);
-  });
-  watched.set(stream, failed);
-  return failed;
-}
+const output = (given: Stream | Output): Output => ('fail' in given ? given : streamOutput(given));
 
 /** stdout and stderr on one pipe: the reader leaving (EPIPE) on either is the reader leaving both. */
-function joinOnEpipe(stdout: AbortController, stderr: AbortController, sharedPipe: () => boolean): void {
+function joinOnEpipe(stdout: Output, stderr: Output, sharedPipe: () => boolean): void {
   if (stdout === stderr || joined.has(stdout)) return;
   joined.add(stdout);
   let shared: boolean | undefined;
-  const follow = (from: AbortController, to: AbortController) => {
-    from.signal.addEventListener(
+  const follow = (from: Output, to: Output) => {
+    from.failed.addEventListener(
       'abort',
       () => {
-        if (to.signal.aborted || (from.signal.reason as NodeJS.ErrnoException | undefined)?.code !== 'EPIPE') return;
+        if (to.failed.aborted || (from.failed.reason as NodeJS.ErrnoException | undefined)?.code !== 'EPIPE') return;
         shared ??= sharedPipe();
-        if (shared) to.abort(from.signal.reason);
+        if (shared) to.fail(from.failed.reason);
       },
       { once: true },
     );
@@ -82,8 +72,10 @@ function joinOnEpipe(stdout: AbortController, stderr: AbortController, sharedPip
 }
 
 export function createIO(inputs: IOInputs): IO {
-  const stdoutIsTTY = inputs.stdout.isTTY === true;
-  const stderrIsTTY = inputs.stderr.isTTY === true;
+  const stdout = output(inputs.stdout);
+  const stderr = output(inputs.stderr);
+  const stdoutIsTTY = stdout.isTTY;
+  const stderrIsTTY = stderr.isTTY;
   const source = inputs.stdin;
   let stdin = typeof source === 'function' ? undefined : source;
   const resolveStdin = (): Stdin => (stdin ??= (source as () => Stdin)());
@@ -94,12 +86,10 @@ export function createIO(inputs: IOInputs): IO {
     return stdinTTY;
   };
   const dumb = inputs.env.TERM === 'dumb';
-  const stdoutFailed = writeFailures(inputs.stdout);
-  const stderrFailed = writeFailures(inputs.stderr);
-  if (inputs.sharedPipe) joinOnEpipe(stdoutFailed, stderrFailed, inputs.sharedPipe);
+  if (inputs.sharedPipe) joinOnEpipe(stdout, stderr, inputs.sharedPipe);
   return {
-    stdout: inputs.stdout,
-    stderr: inputs.stderr,
+    stdout,
+    stderr,
     get stdin() {
       return resolveStdin();
     },
@@ -114,8 +104,8 @@ export function createIO(inputs: IOInputs): IO {
     get canPrompt() {
       return stderrIsTTY && inputs.input !== false && stdinIsTTY();
     },
-    columns: stdoutIsTTY ? inputs.stdout.columns : undefined,
-    stdoutFailed: stdoutFailed.signal,
-    stderrFailed: stderrFailed.signal,
+    columns: stdoutIsTTY ? stdout.stream.columns : undefined,
+    stdoutFailed: stdout.failed,
+    stderrFailed: stderr.failed,
   };
 }

@@ -19,7 +19,7 @@ export function createWaitAnnouncer({ io, clock, quiet }: { io: IO; clock: Clock
   return async (notice) => {
     if (quiet) return;
     const line = notice.text(notice.ms);
-    const terminal = io.stderr as Partial<Pick<NodeJS.WriteStream, 'cursorTo' | 'clearLine' | 'moveCursor'>>;
+    const terminal = io.stderr.stream as Partial<Pick<NodeJS.WriteStream, 'cursorTo' | 'clearLine' | 'moveCursor'>>;
     const canSpin = io.spinner && typeof terminal.cursorTo === 'function' && typeof terminal.clearLine === 'function';
     if (!canSpin) {
       io.stderr.write(`${line}\n`);
@@ -28,7 +28,7 @@ export function createWaitAnnouncer({ io, clock, quiet }: { io: IO; clock: Clock
     const { default: ora } = await import('ora');
     const spinner = ora({
       text: line,
-      stream: io.stderr as NodeJS.WritableStream,
+      stream: io.stderr.stream,
       isEnabled: true,
       discardStdin: false,
       color: io.colorStderr ? 'yellow' : false,

@@ -46,7 +46,7 @@ describe('the npm package', () => {
     );
     expect(outside).toEqual([]);
     expect(files).toContain('bin/petstore');
-    expect(files).toContain('dist/main.js');
+    expect(files).toContain('dist/main.cjs');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
 

@@ -31,5 +31,5 @@ export async function readKey(f: Factory, question: string): Promise<string> {
   }
   if (!f.globals.input) throw new UsageError(`--no-input: not prompting for the API key; ${PIPE_HINT}`);
   if (!f.io.canPrompt) throw new UsageError(`cannot prompt for the API key: stderr is not a terminal; ${PIPE_HINT}`);
-  return checkKey(await readHidden({ stdin: f.io.stdin, stderr: f.io.stderr }, question, f.signal));
+  return checkKey(await readHidden({ stdin: f.io.stdin, stderr: f.io.stderr.stream }, question, f.signal));
 }

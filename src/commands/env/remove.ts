@@ -33,7 +33,7 @@ export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> 
   if (!options.yes) {
     if (!f.io.canPrompt) throw new UsageError(`refusing to ${what} without confirmation: pass --yes (${noPromptReason(f.io, f.globals.input)})`);
     const question = `${what[0]?.toUpperCase()}${what.slice(1)}?`;
-    if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr }, question, f.signal))) throw new UsageError('not confirmed; nothing was removed');
+    if (!(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr.stream }, question, f.signal))) throw new UsageError('not confirmed; nothing was removed');
   }
   const { defaultReset } = await config.removeEnv(name);
   f.info(

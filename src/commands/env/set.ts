@@ -31,7 +31,7 @@ export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
   let dropKey = false;
   if (moved && !options.yes && f.io.canPrompt) {
     const keep = await confirm(
-      { stdin: f.io.stdin, stderr: f.io.stderr },
+      { stdin: f.io.stdin, stderr: f.io.stderr.stream },
       `Environment "${name}" has a stored API key for ${before.baseUrl}. Keep it for ${baseUrl}? (No removes it)`,
       f.signal,
     );

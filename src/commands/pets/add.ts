@@ -66,11 +66,12 @@ async function askMissing(f: Factory, opts: Record<string, unknown>, cmd: Comman
   if (opts.name !== undefined) parseName(String(opts.name));
   if (opts.categoryId !== undefined) parseId(String(opts.categoryId), '--category-id');
   const answers: Record<string, unknown> = {};
-  if (opts.name === undefined) answers.name = await askText(f.io, 'Name', (text) => parseName(text, 'name'), f.signal);
-  if (opts.categoryId === undefined) answers.categoryId = await askText(f.io, 'Category id', (text) => parseId(text, 'category id'), f.signal);
+  const io = { stdin: f.io.stdin, stderr: f.io.stderr.stream };
+  if (opts.name === undefined) answers.name = await askText(io, 'Name', (text) => parseName(text, 'name'), f.signal);
+  if (opts.categoryId === undefined) answers.categoryId = await askText(io, 'Category id', (text) => parseId(text, 'category id'), f.signal);
   if (opts.status === undefined) {
     const statuses = cmd.options.find((o) => o.long === '--status')?.argChoices ?? [];
-    const status = await askChoice(f.io, 'Status', ['none', ...statuses], f.signal);
+    const status = await askChoice(io, 'Status', ['none', ...statuses], f.signal);
     if (status !== 'none') answers.status = status;
   }
   return answers;

@@ -15,7 +15,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
 
 export async function run(f: Factory, options: SandboxCommandOptions): Promise<void> {
   try {
-    await runSandbox(options, { stdout: f.io.stdout, stderr: f.io.stderr }, f.signal);
+    await runSandbox(options, { stdout: f.io.stdout.stream, stderr: f.io.stderr.stream }, f.signal);
   } catch (error) {
     if (error instanceof SandboxStartError) throw new CliError('failure', error.message, { code: 'sandbox_start', cause: error });
     throw error;

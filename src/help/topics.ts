@@ -100,7 +100,7 @@ ${table([
   ['PETSTORE_STATE_DIR', 'folder of seeding journals (default $XDG_STATE_HOME/petstore or ~/.local/state/petstore)'],
   ['PETSTORE_DEBUG', '1, true or yes: as --debug; empty, 0, false, no or off leave it off'],
   ['PETSTORE_LIMITER', 'redis://HOST:PORT/N or rediss://…, as --limiter (which wins); the only place for a password'],
-  ['PETSTORE_NO_COMPILE_CACHE', "set: switch off Node's compile cache for petstore's own code"],
+  ['PETSTORE_NO_COMPILE_CACHE', 'set: run without the code cache (kept in $XDG_CACHE_HOME/petstore or ~/.cache/petstore)'],
   ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'proxy for API requests (lower case too)'],
   ['NODE_EXTRA_CA_CERTS', 'extra trusted CA certificates (a TLS-inspecting proxy, a private CA)'],
   ['NO_COLOR, FORCE_COLOR, TERM', 'colour (petstore help formatting)'],

@@ -50,7 +50,7 @@ export class ProcessOutput implements Output {
   #failed = new AbortController();
 
   constructor(
-    readonly fd: 1 | 2,
+    readonly fd: number,
     private readonly make: () => Stream,
   ) {
     // A terminal is a character device; a pipe, socket or file is not, and asking no more keeps node:tty (which loads node:net) unloaded.

@@ -49,7 +49,7 @@ function offerFlags(shell: Posix, fn: string, c: CommandSpec): string {
 /** The functions the bash and zsh scripts share word for word. */
 function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>): string {
   return `__${fn}_envs() {
-  ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
+  ${spec.envsCall.map(shQuote).join(' ')} 2>/dev/null
 }
 
 # __${fn}_child PATH WORD: sets REPLY to the subcommand WORD names below PATH (or empty).

@@ -5,7 +5,7 @@ import { formatDuration, type SandboxCommandOptions } from './options.js';
 import { OPENAPI_PATH, type RecordedRequest, type SandboxHandle, startSandbox } from './server.js';
 
 export { parseSandboxOptions, parseDuration, type SandboxCommandOptions } from './options.js';
-export { SandboxOptionError, SandboxStartError } from './errors.js';
+export { SandboxStartError } from './errors.js';
 
 const SANDBOX_ENV = 'sandbox';
 

@@ -22,9 +22,8 @@ function fishValues(source: ValueSource, fn: string): string {
   return source.kind === 'envs' ? `-a '(__${fn}_envs)'` : '-F';
 }
 
-function flagLine(p: string, fn: string, flag: FlagSpec, condition: string | undefined): string {
-  const parts = [`complete -c ${p}`];
-  if (condition !== undefined) parts.push(`-n ${fishQuote(condition)}`);
+function flagLine(p: string, fn: string, flag: FlagSpec, key: string): string {
+  const parts = [`complete -c ${p} -n ${fishQuote(`__${fn}_in "${key}"`)}`];
   if (flag.long) parts.push(`-l ${flag.long.replace(/^--/, '')}`);
   if (flag.short) parts.push(`-s ${flag.short.replace(/^-/, '')}`);
   parts.push(`-d ${fishQuote(shortDescription(flag.description))}`);
@@ -48,12 +47,7 @@ function commandParts(c: CommandSpec, p: string, fn: string, out: FishParts): vo
   }
   const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
   if (valueFlags.length > 0) out.valueFlagArms.push(`        case ${fishQuote(key)}`, `            contains -- $flag ${valueFlags.join(' ')}; and return 0`);
-  for (const flag of c.flags) {
-    if (flag.inherited) continue;
-    // The program's flags hold everywhere (no condition), except --version.
-    if (c.path.length === 0) out.lines.push(flagLine(p, fn, flag, flag.long === '--version' ? `__${fn}_in ""` : undefined));
-    else if (flag.long !== '--help') out.lines.push(flagLine(p, fn, flag, `__${fn}_under "${key}"`));
-  }
+  for (const flag of c.flags) out.lines.push(flagLine(p, fn, flag, key));
   c.args.forEach((source, i) => {
     if (source.kind === 'none') return;
     const index = i === c.args.length - 1 && c.variadic ? `${i}+` : String(i);
@@ -137,12 +131,6 @@ end
 function __${fn}_in --argument-names want
     __${fn}_state
     test "$__${fn}_path" = "$want"
-end
-
-# __${fn}_under PATH: the command being completed is PATH or below it (flags are inherited).
-function __${fn}_under --argument-names want
-    __${fn}_state
-    test "$__${fn}_path" = "$want"; or string match -q -- "$want *" "$__${fn}_path"
 end
 
 # __${fn}_at PATH N: positional argument N (N+ for N and later) of the command PATH, no flag waiting for a value.

@@ -11,8 +11,6 @@ export interface FlagSpec {
   takesValue: boolean;
   description: string;
   values: ValueSource;
-  /** Declared on an ancestor command (global flags such as --env). */
-  inherited: boolean;
 }
 
 export interface CommandSpec {
@@ -57,24 +55,23 @@ export function argumentValues(path: readonly string[], arg: Argument, index: nu
   return name === 'env' || (path[0] === 'env' && index === 0 && name === 'name') ? { kind: 'envs' } : NONE;
 }
 
-function flagSpec(option: Option, inherited: boolean): FlagSpec {
+function flagSpec(option: Option): FlagSpec {
   return {
     long: option.long,
     short: option.short,
     takesValue: option.required || option.optional,
     description: option.description,
     values: optionValues(option),
-    inherited,
   };
 }
 
 function describe(cmd: Command, path: readonly string[], inheritedFlags: readonly FlagSpec[]): CommandSpec {
   const help = cmd.createHelp();
-  const own = help.visibleOptions(cmd).map((o) => flagSpec(o, false));
+  const own = help.visibleOptions(cmd).map(flagSpec);
   const seen = new Set(own.flatMap(flagNames));
   const flags = [...own, ...inheritedFlags.filter((f) => !flagNames(f).some((name) => seen.has(name)))];
   // What the children inherit: everything but help (each command has its own) and version (program only).
-  const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version').map((f) => (f.inherited ? f : { ...f, inherited: true }));
+  const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version');
   const args = cmd.registeredArguments;
   return {
     path,

@@ -116,7 +116,7 @@ describe('value sources', () => {
     expect(longs).toEqual(expect.arrayContaining(['--output', '--json', '--help', '--env', '--quiet', '--timeout']));
     expect(longs).not.toContain('--version');
     expect(new Set(longs).size).toBe(longs.length);
-    expect(list.flags.find((f) => f.long === '--env')).toMatchObject({ inherited: true, takesValue: true, values: { kind: 'envs' } });
+    expect(list.flags.find((f) => f.long === '--env')).toMatchObject({ takesValue: true, values: { kind: 'envs' } });
     expect(spec.root.flags.map((f) => f.long)).toContain('--version');
   });
 });

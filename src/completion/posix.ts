@@ -8,16 +8,11 @@ type Posix = 'bash' | 'zsh';
 /** The code that offers a value's candidates; undefined when there are none. */
 function valuesCode(shell: Posix, source: ValueSource, fn: string): string | undefined {
   const bash = shell === 'bash';
-  switch (source.kind) {
-    case 'none':
-      return undefined;
-    case 'words':
-      return bash ? `COMPREPLY=($(compgen -W ${shQuote(source.words.join(' '))} -- "$cur"))` : `compadd -- ${source.words.map(shQuote).join(' ')}`;
-    case 'envs':
-      return bash ? `COMPREPLY=($(compgen -W "$(__${fn}_envs)" -- "$cur"))` : `compadd -- \${(f)"$(__${fn}_envs)"}`;
-    case 'files':
-      return bash ? `__${fn}_files` : '_files';
-  }
+  if (source.kind === 'words')
+    return bash ? `COMPREPLY=($(compgen -W ${shQuote(source.words.join(' '))} -- "$cur"))` : `compadd -- ${source.words.map(shQuote).join(' ')}`;
+  if (source.kind === 'envs') return bash ? `COMPREPLY=($(compgen -W "$(__${fn}_envs)" -- "$cur"))` : `compadd -- \${(f)"$(__${fn}_envs)"}`;
+  if (source.kind === 'files') return bash ? `__${fn}_files` : '_files';
+  return undefined;
 }
 
 /** The items of a flag or subcommand list: words for bash, "word:description" for zsh's _describe. */
@@ -147,15 +142,8 @@ function shellCaseArms(spec: CompletionSpec, fn: string, shell: Posix) {
     }
     const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
     if (valueFlags.length > 0) arms.valueFlag.push(caseArm(key, `case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac`));
-    arms.flag.push(
-      caseArm(
-        key,
-        items(
-          shell,
-          c.flags.flatMap((f) => flagNames(f).map((word) => ({ word, description: f.description }))),
-        ),
-      ),
-    );
+    const flagItems = c.flags.flatMap((f) => flagNames(f).map((word) => ({ word, description: f.description })));
+    arms.flag.push(caseArm(key, items(shell, flagItems)));
     for (const flag of c.flags) {
       const code = valuesCode(shell, flag.values, fn);
       if (code === undefined) continue;

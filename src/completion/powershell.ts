@@ -3,28 +3,19 @@
 
 import { allCommands, flagNames, subcommandWords, type CommandSpec, type CompletionSpec, type ValueSource } from './model.js';
 
-export interface PowerShellNode {
-  children: Record<string, string>;
-  subcommands: string[];
-  flags: string[];
-  values: Record<string, ValueSource>;
-  args: ValueSource[];
-  variadic: boolean;
-}
-
-function node(c: CommandSpec): PowerShellNode {
-  const words = subcommandWords(c);
-  const values: Record<string, ValueSource> = {};
-  for (const flag of c.flags.filter((f) => f.takesValue)) for (const name of flagNames(flag)) values[name] = flag.values;
+/** A command as the script's walker reads it: subcommand words, flags, and the values of flags and arguments. */
+function node(c: CommandSpec) {
   return {
-    children: Object.fromEntries(c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((w) => [w, s.name]))),
-    subcommands: words.map((w) => w.word),
+    children: Object.fromEntries(c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((w) => [w, s.name]))) as Record<string, string>,
+    subcommands: subcommandWords(c).map((w) => w.word),
     flags: c.flags.flatMap(flagNames),
-    values,
+    values: Object.fromEntries(c.flags.filter((f) => f.takesValue).flatMap((f) => flagNames(f).map((name) => [name, f.values]))) as Record<string, ValueSource>,
     args: [...c.args],
     variadic: c.variadic,
   };
 }
+
+export type PowerShellNode = ReturnType<typeof node>;
 
 export function powerShellTree(spec: CompletionSpec): Record<string, PowerShellNode> {
   return Object.fromEntries(allCommands(spec).map((c) => [c.path.join(' '), node(c)]));

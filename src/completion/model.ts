@@ -5,14 +5,6 @@ import type { Argument, Command, Option } from 'commander';
 
 export type ValueSource = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'envs' } | { kind: 'files' };
 
-export interface FlagSpec {
-  long: string | undefined;
-  short: string | undefined;
-  takesValue: boolean;
-  description: string;
-  values: ValueSource;
-}
-
 export interface CommandSpec {
   /** [] for the program, ['pets', 'list'] for `petstore pets list`. */
   path: readonly string[];
@@ -44,7 +36,6 @@ export function optionValues(option: Option): ValueSource {
   if (!option.required && !option.optional) return NONE;
   if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
   if (option.long === '--env') return { kind: 'envs' };
-  // "file" from "--input <file>"
   return /[<[]file[>\]]/i.test(option.flags) ? { kind: 'files' } : NONE;
 }
 
@@ -55,7 +46,9 @@ export function argumentValues(path: readonly string[], arg: Argument, index: nu
   return name === 'env' || (path[0] === 'env' && index === 0 && name === 'name') ? { kind: 'envs' } : NONE;
 }
 
-function flagSpec(option: Option): FlagSpec {
+export type FlagSpec = ReturnType<typeof flagSpec>;
+
+function flagSpec(option: Option) {
   return {
     long: option.long,
     short: option.short,

@@ -77,11 +77,8 @@ ${arms.sub.join('\n')}
 `;
 }
 
-/**
- * The body of bash's and zsh's completion function after `head` (which loops over the words before the
- * cursor): sets cmdpath (the command being completed), n (positional words after it) and expect (a flag
- * waiting for its value), then completes the word at the cursor. `hooks` holds what the shells do apart.
- */
+// bash's and zsh's completion function after `head` (a loop over the words before the cursor): the walk sets
+// cmdpath, n (positional words after it) and expect (a flag waiting for its value); `hooks` is what differs.
 function completeBody(fn: string, head: string, hooks: { skip?: string; onExpect?: string; afterFlag: string; prefix?: string }): string {
   return `${head}
     if [[ -n $expect ]]; then${hooks.skip ?? ''}

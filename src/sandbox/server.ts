@@ -102,7 +102,6 @@ class Sandbox {
   readonly #limiter: QuotaKeeper;
   readonly #clock: () => number;
   readonly #failures: Required<InjectedFailure>[] = [];
-  /** How many requests requests() keeps. */
   readonly #recordLimit: number;
   readonly #records: RecordedRequest[] = [];
   /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors/errors.js';
-import { parseDuration, parseSandboxOptions } from '../../src/sandbox/run.js';
+import { parseDuration, parseSandboxOptions } from '../../src/sandbox/options.js';
 
 describe('parseSandboxOptions', () => {
   it('has the documented defaults', () => {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SHELLS } from '../flag-values.js';
+import type { SHELLS } from '../flag-values.js';
 import { bashScript, zshScript } from './posix.js';
 import { fishScript } from './fish.js';
 import { completionSpec, type CompletionSpec } from './model.js';
@@ -7,10 +7,6 @@ import { powerShellScript } from './powershell.js';
 
 export { SHELLS } from '../flag-values.js';
 export type Shell = (typeof SHELLS)[number];
-
-export function isShell(value: string): value is Shell {
-  return (SHELLS as readonly string[]).includes(value);
-}
 
 const SCRIPTS: Record<Shell, (spec: CompletionSpec) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript, powershell: powerShellScript };
 

@@ -2,19 +2,8 @@
 // command or flag shows up in every script. Values commander cannot know (environments, files) go by rule.
 
 import type { Argument, Command, Option } from 'commander';
-import { FORMATS, PET_STATUSES } from '../flag-values.js';
 
 export type ValueSource = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'envs' } | { kind: 'files' };
-
-export interface FlagSpec {
-  long: string | undefined;
-  short: string | undefined;
-  takesValue: boolean;
-  description: string;
-  values: ValueSource;
-  /** Declared on an ancestor command (global flags such as --env). */
-  inherited: boolean;
-}
 
 export interface CommandSpec {
   /** [] for the program, ['pets', 'list'] for `petstore pets list`. */
@@ -31,11 +20,9 @@ export interface CommandSpec {
 export interface CompletionSpec {
   program: string;
   root: CommandSpec;
-  envsCommand: readonly string[];
+  /** The command line that prints environment names (the hidden command of src/commands/completion/index.ts). */
+  envsCall: readonly string[];
 }
-
-/** The hidden command the scripts call for dynamic values (registered in src/commands/completion/index.ts). */
-const COMPLETE_COMMAND = '__complete';
 
 const NONE: ValueSource = { kind: 'none' };
 const WORD = /^[A-Za-z0-9_.:/@+-]+$/;
@@ -45,52 +32,39 @@ function words(list: readonly string[]): ValueSource {
   return safe.length > 0 ? { kind: 'words', words: safe } : NONE;
 }
 
-/** "available|pending|sold" in a description. */
-function pipeList(description: string): string[] | undefined {
-  const m = /(?:^|[\s:(])([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)(?=$|[\s,;.)])/.exec(description);
-  return m?.[1]?.split('|');
-}
-
-const USUAL_VALUES: Readonly<Record<string, readonly string[]>> = { '--status': PET_STATUSES, '--output': FORMATS };
-
 export function optionValues(option: Option): ValueSource {
   if (!option.required && !option.optional) return NONE;
   if (option.argChoices && option.argChoices.length > 0) return words(option.argChoices);
   if (option.long === '--env') return { kind: 'envs' };
-  const ph = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]; // "file" from "--input <file>"
-  if (ph !== undefined && /^(file|dir|directory)$/i.test(ph)) return { kind: 'files' };
-  const listed = pipeList(option.description) ?? (option.long === undefined ? undefined : USUAL_VALUES[option.long]);
-  return listed ? words(listed) : NONE;
+  return /[<[]file[>\]]/i.test(option.flags) ? { kind: 'files' } : NONE;
 }
 
 export function argumentValues(path: readonly string[], arg: Argument, index: number): ValueSource {
   if (arg.argChoices && arg.argChoices.length > 0) return words(arg.argChoices);
   const name = arg.name();
-  if (name === 'env' || name === 'environment') return { kind: 'envs' };
-  // env use <name>, env set <name> ...: the first argument of the env group is an environment name.
-  if (path[0] === 'env' && index === 0 && name === 'name') return { kind: 'envs' };
-  if (/^(file|dir|directory)$/i.test(name)) return { kind: 'files' };
-  return NONE;
+  // <env>, and the first argument of the env group (env use <name>, env set <name> ...): an environment name.
+  return name === 'env' || (path[0] === 'env' && index === 0 && name === 'name') ? { kind: 'envs' } : NONE;
 }
 
-function flagSpec(option: Option, inherited: boolean): FlagSpec {
+export type FlagSpec = ReturnType<typeof flagSpec>;
+
+function flagSpec(option: Option) {
   return {
     long: option.long,
     short: option.short,
     takesValue: option.required || option.optional,
     description: option.description,
     values: optionValues(option),
-    inherited,
   };
 }
 
 function describe(cmd: Command, path: readonly string[], inheritedFlags: readonly FlagSpec[]): CommandSpec {
   const help = cmd.createHelp();
-  const own = help.visibleOptions(cmd).map((o) => flagSpec(o, false));
+  const own = help.visibleOptions(cmd).map(flagSpec);
   const seen = new Set(own.flatMap(flagNames));
   const flags = [...own, ...inheritedFlags.filter((f) => !flagNames(f).some((name) => seen.has(name)))];
   // What the children inherit: everything but help (each command has its own) and version (program only).
-  const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version').map((f) => (f.inherited ? f : { ...f, inherited: true }));
+  const passDown = flags.filter((f) => f.long !== '--help' && f.long !== '--version');
   const args = cmd.registeredArguments;
   return {
     path,
@@ -105,7 +79,7 @@ function describe(cmd: Command, path: readonly string[], inheritedFlags: readonl
 }
 
 export function completionSpec(program: Command): CompletionSpec {
-  return { program: program.name(), root: describe(program, [], []), envsCommand: [COMPLETE_COMMAND, 'envs'] };
+  return { program: program.name(), root: describe(program, [], []), envsCall: [program.name(), '__complete', 'envs'] };
 }
 
 export function allCommands(spec: CompletionSpec): CommandSpec[] {

@@ -1,55 +1,30 @@
 // bash and zsh completion scripts, generated from the command tree (see model.ts): the same functions and walk
 // over the typed words, each shell offering its candidates its own way.
 
-import {
-  allCommands,
-  type CommandSpec,
-  type CompletionSpec,
-  fnName,
-  flagNames,
-  shortDescription,
-  shQuote,
-  subcommandWords,
-  type ValueSource,
-} from './model.js';
+import { allCommands, type CompletionSpec, fnName, flagNames, shortDescription, shQuote, subcommandWords, type ValueSource } from './model.js';
 
 type Posix = 'bash' | 'zsh';
 
 /** The code that offers a value's candidates; undefined when there are none. */
 function valuesCode(shell: Posix, source: ValueSource, fn: string): string | undefined {
   const bash = shell === 'bash';
-  switch (source.kind) {
-    case 'none':
-      return undefined;
-    case 'words':
-      return bash ? `COMPREPLY=($(compgen -W ${shQuote(source.words.join(' '))} -- "$cur"))` : `compadd -- ${source.words.map(shQuote).join(' ')}`;
-    case 'envs':
-      return bash ? `COMPREPLY=($(compgen -W "$(__${fn}_envs)" -- "$cur"))` : `compadd -- \${(f)"$(__${fn}_envs)"}`;
-    case 'files':
-      return bash ? `__${fn}_files` : '_files';
-  }
+  if (source.kind === 'words')
+    return bash ? `COMPREPLY=($(compgen -W ${shQuote(source.words.join(' '))} -- "$cur"))` : `compadd -- ${source.words.map(shQuote).join(' ')}`;
+  if (source.kind === 'envs') return bash ? `COMPREPLY=($(compgen -W "$(__${fn}_envs)" -- "$cur"))` : `compadd -- \${(f)"$(__${fn}_envs)"}`;
+  if (source.kind === 'files') return bash ? `__${fn}_files` : '_files';
+  return undefined;
 }
 
-/** "name:description" for zsh's _describe (colons in the name escaped). */
-function describeItem(name: string, description: string): string {
-  return shQuote(`${name.replace(/:/g, '\\:')}:${shortDescription(description)}`);
+/** The items of a flag or subcommand list: words for bash, "word:description" for zsh's _describe. */
+function items(shell: Posix, list: { word: string; description: string }[]): string {
+  const item = (i: { word: string; description: string }) => (shell === 'bash' ? i.word : `${i.word.replace(/:/g, '\\:')}:${shortDescription(i.description)}`);
+  return `items=(${list.map((i) => shQuote(item(i))).join(' ')})`;
 }
 
-function offerSubcommands(shell: Posix, fn: string, c: CommandSpec): string {
-  const words = subcommandWords(c);
-  if (shell === 'bash') return `__${fn}_words=${shQuote(words.map((s) => s.word).join(' '))}`;
-  return `items=(${words.map((s) => describeItem(s.word, s.description)).join(' ')})`;
-}
-
-function offerFlags(shell: Posix, fn: string, c: CommandSpec): string {
-  if (shell === 'bash') return `__${fn}_words=${shQuote(c.flags.flatMap(flagNames).join(' '))}`;
-  return `items=(${c.flags.flatMap((f) => flagNames(f).map((name) => describeItem(name, f.description))).join(' ')})`;
-}
-
-/** The functions the bash and zsh scripts share word for word. */
-function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: Record<'child' | 'valueFlag' | 'value' | 'arg', string[]>): string {
+/** The functions the bash and zsh scripts share word for word; `offer` shows the items of a list. */
+function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: ReturnType<typeof shellCaseArms>, offer: (kind: string) => string): string {
   return `__${fn}_envs() {
-  ${[spec.program, ...spec.envsCommand].map(shQuote).join(' ')} 2>/dev/null
+  ${spec.envsCall.map(shQuote).join(' ')} 2>/dev/null
 }
 
 # __${fn}_child PATH WORD: sets REPLY to the subcommand WORD names below PATH (or empty).
@@ -81,16 +56,32 @@ __${fn}_arg() {
 ${arms.arg.join('\n')}
   esac
 }
+
+# __${fn}_flags PATH / __${fn}_subcommands PATH: complete the flags or subcommands of the command at PATH.
+__${fn}_flags() {
+  local -a items
+  case "$1" in
+${arms.flag.join('\n')}
+  esac
+  ${offer('option')}
+}
+
+__${fn}_subcommands() {
+  local -a items
+  case "$1" in
+${arms.sub.join('\n')}
+  esac
+  (( \${#items[@]} )) || return 1
+  ${offer('command')}
+}
 `;
 }
 
-/**
- * The loop of bash's and zsh's completion function over the words before the cursor (from `head`): sets
- * cmdpath (the command being completed), n (positional words after it) and expect (a flag waiting for its value).
- */
-function shellWalk(fn: string, head: string, onExpect = ''): string {
+// bash's and zsh's completion function after `head` (a loop over the words before the cursor): the walk sets
+// cmdpath, n (positional words after it) and expect (a flag waiting for its value); `hooks` is what differs.
+function completeBody(fn: string, head: string, hooks: { skip?: string; onExpect?: string; afterFlag: string; prefix?: string }): string {
   return `${head}
-    if [[ -n $expect ]]; then${onExpect}
+    if [[ -n $expect ]]; then${hooks.skip ?? ''}
       expect=""
       continue
     fi
@@ -109,7 +100,28 @@ function shellWalk(fn: string, head: string, onExpect = ''): string {
       fi
     fi
     n=$((n + 1))
-  done`;
+  done
+  if [[ -n $expect ]]; then${hooks.onExpect ?? ''}
+    __${fn}_values "$cmdpath" "$expect"
+    return
+  fi
+  if [[ $cur == -*=* && $dashdash == 0 ]]; then
+    # "--flag=va" as one word (in bash: no "=" in COMP_WORDBREAKS): complete the value after the "=".
+    local flag="\${cur%%=*}"
+    __${fn}_takes_value "$cmdpath" "$flag" || return
+    ${hooks.afterFlag}
+    __${fn}_values "$cmdpath" "$flag"${hooks.prefix ?? ''}
+    return
+  fi
+  if [[ $cur == -* && $dashdash == 0 ]]; then
+    __${fn}_flags "$cmdpath"
+    return
+  fi
+  if ((n == 0 && dashdash == 0)); then
+    __${fn}_subcommands "$cmdpath" && return
+  fi
+  __${fn}_arg "$cmdpath" "$n"
+}`;
 }
 
 function caseArm(pattern: string, body: string): string {
@@ -123,11 +135,12 @@ function shellCaseArms(spec: CompletionSpec, fn: string, shell: Posix) {
     if (c.subcommands.length > 0) {
       const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) REPLY=${shQuote(s.name)} ;;`)).join(' ');
       arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
-      arms.sub.push(caseArm(key, offerSubcommands(shell, fn, c)));
+      arms.sub.push(caseArm(key, items(shell, subcommandWords(c))));
     }
     const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
     if (valueFlags.length > 0) arms.valueFlag.push(caseArm(key, `case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac`));
-    arms.flag.push(caseArm(key, offerFlags(shell, fn, c)));
+    const flagItems = c.flags.flatMap((f) => flagNames(f).map((word) => ({ word, description: f.description })));
+    arms.flag.push(caseArm(key, items(shell, flagItems)));
     for (const flag of c.flags) {
       const code = valuesCode(shell, flag.values, fn);
       if (code === undefined) continue;
@@ -152,70 +165,32 @@ export function bashScript(spec: CompletionSpec): string {
 # Install:  ${p} completion bash > ~/.local/share/bash-completion/completions/${p}
 #     or:   echo 'source <(${p} completion bash)' >> ~/.bashrc
 
-${sharedShellFunctions(spec, fn, arms)}
+${sharedShellFunctions(spec, fn, arms, () => `COMPREPLY=($(compgen -W "\${items[*]}" -- "$cur"))`)}
 __${fn}_files() {
   local IFS=$'\\n'
   compopt -o filenames 2>/dev/null
   COMPREPLY=($(compgen -f -- "$cur"))
 }
 
-# __${fn}_flags PATH / __${fn}_subcommands PATH: set __${fn}_words.
-__${fn}_flags() {
-  __${fn}_words=
-  case "$1" in
-${arms.flag.join('\n')}
-  esac
-}
-
-__${fn}_subcommands() {
-  __${fn}_words=
-  case "$1" in
-${arms.sub.join('\n')}
-  esac
-}
-
 _${fn}() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0
-  local REPLY __${fn}_words
+  local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath="" expect="" w i n=0 dashdash=0 REPLY
   COMPREPLY=()
-${shellWalk(
+${completeBody(
   fn,
   `  for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"`,
-  `
+  {
+    skip: `
       # "--flag=value" arrives as three words when "=" is in COMP_WORDBREAKS.
       [[ $w == "=" ]] && continue`,
-)}
-  if [[ -n $expect ]]; then
+    onExpect: `
     # Right after "--flag=": bash would replace the "=" itself, so offer nothing.
-    [[ $cur == "=" ]] && return 0
-    __${fn}_values "$cmdpath" "$expect"
-    return 0
-  fi
-  if [[ $cur == -*=* && $dashdash == 0 ]]; then
-    # "--flag=va" as one word (no "=" in COMP_WORDBREAKS).
-    local flag="\${cur%%=*}"
-    cur="\${cur#*=}"
-    __${fn}_takes_value "$cmdpath" "$flag" || return 0
-    __${fn}_values "$cmdpath" "$flag"
-    COMPREPLY=("\${COMPREPLY[@]/#/$flag=}")
-    return 0
-  fi
-  if [[ $cur == -* && $dashdash == 0 ]]; then
-    __${fn}_flags "$cmdpath"
-    COMPREPLY=($(compgen -W "$__${fn}_words" -- "$cur"))
-    return 0
-  fi
-  if ((n == 0 && dashdash == 0)); then
-    __${fn}_subcommands "$cmdpath"
-    if [[ -n $__${fn}_words ]]; then
-      COMPREPLY=($(compgen -W "$__${fn}_words" -- "$cur"))
-      return 0
-    fi
-  fi
-  __${fn}_arg "$cmdpath" "$n"
-  return 0
-}
+    [[ $cur == "=" ]] && return`,
+    afterFlag: `cur="\${cur#*=}"`,
+    prefix: `
+    COMPREPLY=("\${COMPREPLY[@]/#/$flag=}")`,
+  },
+)}
 
 complete -F _${fn} ${shQuote(p)}
 `;
@@ -231,53 +206,16 @@ export function zshScript(spec: CompletionSpec): string {
 # Install:  ${p} completion zsh > ~/.zfunc/_${p}   with  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc
 #     or:   echo 'source <(${p} completion zsh)' >> ~/.zshrc   (after compinit)
 
-${sharedShellFunctions(spec, fn, arms)}
-__${fn}_flags() {
-  local -a items
-  case "$1" in
-${arms.flag.join('\n')}
-  esac
-  _describe -t options '${p} option' items
-}
-
-__${fn}_subcommands() {
-  local -a items
-  case "$1" in
-${arms.sub.join('\n')}
-  esac
-  (( \${#items} )) || return 1
-  _describe -t commands '${p} command' items
-}
-
+${sharedShellFunctions(spec, fn, arms, (kind) => `_describe -t ${kind}s '${p} ${kind}' items`)}
 _${fn}() {
   local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY
   integer i n=0 dashdash=0
-${shellWalk(
+${completeBody(
   fn,
   `  for (( i = 2; i < CURRENT; i++ )); do
     w="\${words[i]}"`,
+  { afterFlag: "compset -P '*='" },
 )}
-  if [[ -n $expect ]]; then
-    __${fn}_values "$cmdpath" "$expect"
-    return
-  fi
-  if [[ $cur == -*=* && $dashdash == 0 ]]; then
-    # "--flag=va": complete the value after the "=".
-    local flag="\${cur%%=*}"
-    __${fn}_takes_value "$cmdpath" "$flag" || return
-    compset -P '*='
-    __${fn}_values "$cmdpath" "$flag"
-    return
-  fi
-  if [[ $cur == -* && $dashdash == 0 ]]; then
-    __${fn}_flags "$cmdpath"
-    return
-  fi
-  if (( n == 0 && dashdash == 0 )); then
-    __${fn}_subcommands "$cmdpath" && return
-  fi
-  __${fn}_arg "$cmdpath" "$n"
-}
 
 if [[ "\${funcstack[1]}" == "_${fn}" ]]; then
   # Autoloaded from $fpath: this file is the body of _${fn}; run it now.

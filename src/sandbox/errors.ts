@@ -1,4 +1,6 @@
-// The sandbox's Error bodies, and the errors of its own API (options, start).
+// The sandbox's Error bodies, and the error of a sandbox that cannot start.
+
+import { CliError } from '../errors/errors.js';
 
 /** Every code the sandbox answers with, and its HTTP status (docs/sandbox.md, "Error codes"). */
 const ERROR_CODES = {
@@ -48,8 +50,9 @@ export function apiError(code: ErrorCode, message: string, headers?: Record<stri
   return new ApiError(ERROR_CODES[code], code, message, headers);
 }
 
-/** An invalid sandbox option (flag value); the CLI maps it to its usage exit code. */
-export class SandboxOptionError extends Error {}
-
 /** The sandbox could not start (port in use, unreadable or corrupt --data file, ...). */
-export class SandboxStartError extends Error {}
+export class SandboxStartError extends CliError {
+  constructor(message: string, options: { cause: unknown }) {
+    super('failure', message, { code: 'sandbox_start', cause: options.cause });
+  }
+}

@@ -1,8 +1,8 @@
 // startSandbox's options and their defaults, and the flags of `petstore sandbox` checked into them.
 
-import { PLANS } from '../flag-values.js';
+import { UsageError } from '../errors/errors.js';
+import { PLANS, wholeNumber } from '../flag-values.js';
 import { INT64_MAX } from '../json/int64.js';
-import { SandboxOptionError } from './errors.js';
 
 export type Plan = (typeof PLANS)[number];
 
@@ -80,8 +80,8 @@ export type Limits = ReturnType<typeof resolveLimits>;
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-function invalid(flag: string, value: unknown, rule: string): SandboxOptionError {
-  return new SandboxOptionError(`invalid ${flag} "${String(value)}": ${rule}`);
+function invalid(flag: string, value: unknown, rule: string): UsageError {
+  return new UsageError(`invalid ${flag} "${String(value)}": ${rule}`);
 }
 
 /** Parses "500ms", "3s", "1.5s", "1m", "24h", "1d" (a bare number is seconds) into whole ms, at most 7 days. */
@@ -103,18 +103,10 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : undefined;
 }
 
-function wholeNumber(value: unknown, flag: string, min: number, max: number): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const t = text(value);
-  if (t === undefined || !/^\s*\d+\s*$/.test(t) || Number(t) < min || Number(t) > max) {
-    throw invalid(flag, t ?? value, `must be a whole number from ${min} to ${max}`);
-  }
-  return Number(t);
-}
-
-function duration(raw: unknown, flag: string): number | undefined {
+/** A flag's value read by `parse`; undefined when the flag was not given. */
+function given<T>(raw: unknown, parse: (text: string) => T): T | undefined {
   const t = text(raw);
-  return t === undefined ? undefined : parseDuration(t, flag);
+  return t === undefined ? undefined : parse(t);
 }
 
 function parseKeys(raw: unknown): string[] {
@@ -132,14 +124,13 @@ function parsePlan(raw: unknown): Plan {
   return plan as Plan;
 }
 
-function parseFirstId(raw: unknown): string | undefined {
-  const t = text(raw)?.trim();
-  if (t === undefined) return undefined;
-  if (!/^\d{1,19}$/.test(t) || BigInt(t) < 1n || BigInt(t) > INT64_MAX) throw invalid('--first-id', text(raw), `must be a whole number from 1 to ${INT64_MAX}`);
+function parseFirstId(raw: string): string {
+  const t = raw.trim();
+  if (!/^\d{1,19}$/.test(t) || BigInt(t) < 1n || BigInt(t) > INT64_MAX) throw invalid('--first-id', raw, `must be a whole number from 1 to ${INT64_MAX}`);
   return BigInt(t).toString();
 }
 
-/** The flags as commander gives them checked into startSandbox's options, and --log; throws a one-line SandboxOptionError. */
+/** The flags as commander gives them checked into startSandbox's options, and --log; throws a one-line UsageError. */
 export function parseSandboxOptions(raw: Record<string, unknown>) {
   const host = text(raw.host) ?? '127.0.0.1';
   if (host.trim() === '' || /\s/.test(host)) throw invalid('--host', host, 'must be a host name or IP address');
@@ -147,18 +138,18 @@ export function parseSandboxOptions(raw: Record<string, unknown>) {
   if (dataFile?.trim() === '') throw invalid('--data', dataFile, 'must be a file path');
   return {
     host,
-    port: wholeNumber(raw.port, '--port', 0, 65535) ?? 4010,
+    port: given(raw.port, wholeNumber('--port', 0, 65535)) ?? 4010,
     keys: parseKeys(raw.key),
     plan: parsePlan(raw.plan),
     ban: raw.ban !== false,
     log: raw.log === true,
-    perMinute: wholeNumber(raw.perMinute, '--per-minute', 1, 1_000_000_000),
-    perDay: wholeNumber(raw.perDay, '--per-day', 1, 1_000_000_000),
-    windowMs: duration(raw.window, '--window'),
-    dayWindowMs: duration(raw.dayWindow, '--day-window'),
+    perMinute: given(raw.perMinute, wholeNumber('--per-minute', 1, 1_000_000_000)),
+    perDay: given(raw.perDay, wholeNumber('--per-day', 1, 1_000_000_000)),
+    windowMs: given(raw.window, (t) => parseDuration(t, '--window')),
+    dayWindowMs: given(raw.dayWindow, (t) => parseDuration(t, '--day-window')),
     dataFile,
-    firstId: parseFirstId(raw.firstId),
-    banSeconds: wholeNumber(raw.banSeconds, '--ban-seconds', 1, 604_800),
+    firstId: given(raw.firstId, parseFirstId),
+    banSeconds: given(raw.banSeconds, wholeNumber('--ban-seconds', 1, 604_800)),
   } satisfies SandboxOptions & { log: boolean };
 }
 

@@ -35,7 +35,7 @@ interface KeyState {
 
 const secondsUntil = (ms: number, now: number) => Math.max(1, Math.ceil((ms - now) / 1000));
 
-/** The window at `now`: an ended one reads as the empty window of the grid that holds `now` (issue #18). */
+/** The window at `now`: an ended one reads as the empty window of the grid that holds `now`. */
 function current(w: Window, lengthMs: number, now: number): Window {
   if (now < w.end) return w;
   const end = w.end === 0 ? now + lengthMs : w.end + (Math.floor((now - w.end) / lengthMs) + 1) * lengthMs;

@@ -11,7 +11,7 @@ import { stringifyJson } from '../json/int64.js';
 import type { Pet } from '../pets/pet.js';
 import { type Answer, bearerKey, DEPRECATED, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
 import { DataLog } from './data-log.js';
-import { ApiError, apiError, SandboxOptionError, SandboxStartError } from './errors.js';
+import { ApiError, apiError, SandboxStartError } from './errors.js';
 import { type Limits, type RecordedRequest, resolveLimits, type SandboxOptions } from './options.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { loadData, PetStore } from './store.js';
@@ -102,7 +102,6 @@ class Sandbox {
   readonly #limiter: QuotaKeeper;
   readonly #clock: () => number;
   readonly #failures: Required<InjectedFailure>[] = [];
-  /** How many requests requests() keeps. */
   readonly #recordLimit: number;
   readonly #records: RecordedRequest[] = [];
   /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */
@@ -314,7 +313,7 @@ class Sandbox {
       try {
         return validateNewPet(p);
       } catch (error) {
-        throw new SandboxOptionError(`seed: pet ${i} is not a valid NewPet: ${(error as Error).message}`);
+        throw new Error(`seed: pet ${i} is not a valid NewPet: ${(error as Error).message}`);
       }
     });
     return inputs.map((input) => {

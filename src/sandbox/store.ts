@@ -94,11 +94,11 @@ export class PetStore {
   readonly #pets = new Map<bigint, Pet>();
   #next: bigint;
 
-  constructor(firstId: bigint, initial: readonly Pet[] = []) {
+  /** `next` is above every id of `initial` (loadData's nextId, or --first-id when higher). */
+  constructor(next: bigint, initial: readonly Pet[]) {
     const sorted = [...initial].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const pet of sorted) this.#pets.set(pet.id, { ...pet });
-    const last = sorted.at(-1);
-    this.#next = last !== undefined && last.id >= firstId ? last.id + 1n : firstId;
+    this.#next = next;
   }
 
   /** The next id (synchronously: concurrent creates get consecutive ids), used up even when its pet is not stored. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseSandboxOptions, SandboxOptionError } from '../../src/sandbox/run.js';
+import { UsageError } from '../../src/errors/errors.js';
+import { parseDuration, parseSandboxOptions } from '../../src/sandbox/options.js';
 
 describe('parseSandboxOptions', () => {
   it('has the documented defaults', () => {
@@ -70,7 +71,7 @@ describe('parseSandboxOptions', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(SandboxOptionError);
+    expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toContain(flag);
     expect((error as Error).message).not.toContain('\n');
   });

@@ -7,7 +7,9 @@ import { PassThrough } from 'node:stream';
 import { bundleForWorker } from '../helpers/bundle.js';
 import { describe, expect, it } from 'vitest';
 import { loadData } from '../../src/sandbox/store.js';
-import { parseSandboxOptions, runSandbox, SandboxStartError } from '../../src/sandbox/run.js';
+import { runSandbox } from '../../src/commands/sandbox/sandbox.js';
+import { SandboxStartError } from '../../src/sandbox/errors.js';
+import { parseSandboxOptions } from '../../src/sandbox/options.js';
 
 function capture() {
   const stream = new PassThrough();
@@ -104,10 +106,12 @@ describe('sandbox as a process', () => {
       const dir = await mkdtemp(join(tmpdir(), 'petstore-sandbox-'));
       try {
         const entry = join(dir, 'entry.ts');
-        const runModule = resolve(import.meta.dirname, '../../src/sandbox/run.ts');
+        const runModule = resolve(import.meta.dirname, '../../src/commands/sandbox/sandbox.ts');
+        const optionsModule = resolve(import.meta.dirname, '../../src/sandbox/options.ts');
         await writeFile(
           entry,
-          `import { parseSandboxOptions, runSandbox } from ${JSON.stringify(runModule)};
+          `import { runSandbox } from ${JSON.stringify(runModule)};
+import { parseSandboxOptions } from ${JSON.stringify(optionsModule)};
 const ac = new AbortController();
 process.on('SIGTERM', () => ac.abort());
 process.on('SIGINT', () => ac.abort());

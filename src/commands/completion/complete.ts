@@ -4,11 +4,8 @@
 import { existsSync } from 'node:fs';
 import type { Factory } from '../../factory.js';
 
-export async function command(f: Factory, args: string[], _opts: Record<string, unknown>): Promise<void> {
-  await run(f, { what: args[0] ?? '' });
-}
-
-export async function envNames(f: Factory): Promise<string[]> {
+export async function command(f: Factory, args: string[]): Promise<void> {
+  if (args[0] !== 'envs') return;
   const [{ configDir }, { BUILTIN_ENVS, ConfigStore, ENV_NAME }] = await Promise.all([import('../../config/paths.js'), import('../../config/store.js')]);
   const names = new Set<string>(BUILTIN_ENVS);
   try {
@@ -21,11 +18,5 @@ export async function envNames(f: Factory): Promise<string[]> {
   } catch {
     // Broken or unreadable config: the built-in names are still right.
   }
-  return [...names].sort();
-}
-
-export async function run(f: Factory, o: { what: string }): Promise<void> {
-  if (o.what !== 'envs') return;
-  const names = await envNames(f);
-  if (names.length > 0) f.io.stdout.write(`${names.join('\n')}\n`);
+  f.io.stdout.write(`${[...names].sort().join('\n')}\n`);
 }

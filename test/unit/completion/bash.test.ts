@@ -1,6 +1,6 @@
 // The bash script run by a real bash, as bash runs it on <TAB> (must run: bash is everywhere the tests run).
 
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionScript } from '../../../src/completion/index.js';
 import { bashComplete, programTree, shellSandbox, type Sandbox } from './harness.js';
@@ -125,7 +125,12 @@ describe('bash completion (real bash)', () => {
 
   it('follows a command added to the tree, with its alias, flags and values', () => {
     const extended = programTree();
-    extended.command('zzgroup').alias('zg').command('zzleaf').argument('<env>').option('--zz-flag <mode>', 'mode: fast|slow');
+    extended
+      .command('zzgroup')
+      .alias('zg')
+      .command('zzleaf')
+      .argument('<env>')
+      .addOption(new Option('--zz-flag <mode>', 'mode').choices(['fast', 'slow']));
     const s = completionScript('bash', extended);
     const got = bashComplete(
       s,

@@ -4,7 +4,7 @@
 // line for line as `walker()`, which over the embedded tree must answer as the bash script does in a
 // real bash for the same words.
 
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionScript } from '../../../src/completion/index.js';
 import { completionSpec, type ValueSource } from '../../../src/completion/model.js';
@@ -96,7 +96,10 @@ describe('PowerShell completion script', () => {
 
   it("keeps a description with quotes, $ and '@ intact (the here-string cannot end early)", () => {
     const odd: Command = programTree();
-    odd.command('zzq').description("it's $HOME\n'@ and `tick`").option('--zz <v>', "mode: a|b, '@");
+    odd
+      .command('zzq')
+      .description("it's $HOME\n'@ and `tick`")
+      .addOption(new Option('--zz <v>', "mode, '@").choices(['a', 'b']));
     const text = completionScript('powershell', odd);
     expect(text.split('\n').filter((l) => l.startsWith("'@"))).toHaveLength(1);
     expect(embeddedTree(text).zzq!.values['--zz']).toEqual({ kind: 'words', words: ['a', 'b'] });

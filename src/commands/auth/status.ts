@@ -43,10 +43,6 @@ export function authStatusView(format: Format): View<AuthStatusRow> {
   };
 }
 
-export interface AuthStatusOptions extends OutputOptions {
-  all: boolean;
-}
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   const output = resolveOutput(opts);
   if (opts.all === true && f.globals.env !== undefined) throw new UsageError('--all and --env exclude each other: give one');
@@ -108,7 +104,7 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
   return row;
 }
 
-export async function run(f: Factory, options: AuthStatusOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions & { all: boolean }): Promise<void> {
   const config = await f.config();
   const { envName: current } = resolveEnvName(config, f.env, f.globals.env);
   if (!options.all) {

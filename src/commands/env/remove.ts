@@ -3,16 +3,11 @@ import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { confirm, noPromptReason } from '../../prompt/confirm.js';
 
-export interface EnvRemoveOptions {
-  name: string;
-  yes: boolean;
-}
-
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { name: args[0] ?? '', yes: opts.yes === true });
 }
 
-export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> {
+export async function run(f: Factory, options: { name: string; yes: boolean }): Promise<void> {
   const config = await f.config();
   const { name } = options;
   const entry = config.env(name);

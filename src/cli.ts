@@ -141,7 +141,6 @@ function commandIndex(argv: readonly string[], program: Command): number {
 function expandHelp(argv: readonly string[], program: Command): { argv: string[]; helpPath?: string[] } {
   if (argv.length === 0) return { argv: ['--help'] };
   const i = commandIndex(argv, program);
-  // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
   if (i === argv.length - 1 && program.commands.some((c) => c.name() === argv[i] && c.commands.length > 0)) return { argv: [...argv, '--help'] };
   if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
   const helpPath = argv.slice(i + 1);

@@ -54,9 +54,7 @@ async function check(f: Factory, target: Parameters<Factory['clientFor']>[0], ke
   try {
     const res = await probe(client);
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
-    const { message } = describeResponse(res);
-    if (res.status === 401 || res.status === 403) return { server: 'rejected', detail: message };
-    return { server: 'unknown', detail: message };
+    return { server: res.status === 401 || res.status === 403 ? 'rejected' : 'unknown', detail: describeResponse(res).message };
   } catch (error) {
     if (error instanceof InterruptedError || !(error instanceof CliError)) throw error;
     return { server: 'unknown', detail: error.message };

@@ -32,9 +32,7 @@ export async function run(f: Factory, options: { name: string; yes: boolean }): 
   }
   const { defaultReset } = await config.removeEnv(name);
   f.info(
-    builtin
-      ? `Reset built-in environment "${name}": no base URL, no stored key (built-in environments always exist).`
-      : `Removed environment "${name}"${key ? ' and its stored API key' : ''}.`,
+    builtin ? `Reset built-in environment "${name}": no base URL, no stored key (built-in environments always exist).` : `Removed environment "${name}"${key}.`,
   );
   if (defaultReset)
     f.info(`"${name}" was the default environment; the default is now ${config.currentEnv()} (built-in). Choose another with: petstore env use <name>`);

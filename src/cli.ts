@@ -10,7 +10,7 @@ import { registerSandbox } from './commands/sandbox/index.js';
 import { CliError, InterruptedError, UsageError } from './errors/errors.js';
 import { exitCodeFor, ExitCode } from './errors/exit-codes.js';
 import { createFactory, type Factory, type FactoryDeps, type GlobalOptions } from './factory.js';
-import { HELP_TOPICS, type HelpTopic, helpTopic } from './help/topics.js';
+import { HELP_TOPICS, type HelpTopic } from './help/topics.js';
 import { createIO, type EnvVars, type IO, type IOInputs } from './io/io.js';
 import { storageProblem } from './io/storage-problem.js';
 import { renderError } from './output/error.js';
@@ -250,13 +250,9 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
       state.factory = createFactory({ io, env, clock, globals, signal, version: VERSION, ...(dispatcher ? { dispatcher } : {}) });
       // Compiled first: a broken --query is exit 2 before anything is asked or sent.
       if (typeof opts.query === 'string') opts.query = await (await import('./output/query.js')).compileQuery(opts.query);
+      const args = cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string');
       const mod = await load();
-      await mod.command(
-        state.factory,
-        cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string'),
-        opts,
-        cmd,
-      );
+      await mod.command(state.factory, args, opts, cmd);
     };
 }
 
@@ -304,7 +300,7 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const { argv, helpPath } = expandHelp(rawArgv, program);
   const baseIO = createIO(deps);
   useStreams(program, deps);
-  const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
+  const topic = helpPath?.length === 1 ? HELP_TOPICS.find((t) => t.name === helpPath[0]) : undefined;
   const refused = refusal(program, argv, helpPath, topic);
   if (refused) {
     deps.stderr.write(`error: ${refused}\n`);

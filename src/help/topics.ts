@@ -6,17 +6,12 @@ import { Help } from 'commander';
 import { exitCodeTable } from '../errors/exit-codes.js';
 import { FORMATS } from '../flag-values.js';
 
-/** What a topic's text needs from the running program. */
-interface TopicContext {
-  /** The program's global flags, formatted as in its --help. */
-  globalFlags: string;
-}
-
 export interface HelpTopic {
   name: string;
   /** One line, for the "Help topics" list of `petstore help`. */
   summary: string;
-  body(ctx: TopicContext): string;
+  /** `globalFlags`: the program's global flags, formatted as in its --help. */
+  body(ctx: { globalFlags: string }): string;
 }
 
 /** Terms and their text in two columns, the text wrapped to fit 100 columns (as commander lists options). */
@@ -144,8 +139,3 @@ file (or --limiter on separate machines), so the key is not banned.
 `,
   },
 ];
-
-/** The topic called `name`, if any. */
-export function helpTopic(name: string): HelpTopic | undefined {
-  return HELP_TOPICS.find((t) => t.name === name);
-}

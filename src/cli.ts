@@ -9,12 +9,11 @@ import { registerQuota } from './commands/quota/index.js';
 import { registerSandbox } from './commands/sandbox/index.js';
 import { CliError, InterruptedError, UsageError } from './errors/errors.js';
 import { exitCodeFor, ExitCode } from './errors/exit-codes.js';
-import { createFactory, type Factory, type GlobalOptions } from './factory.js';
-import { HELP_TOPICS, type HelpTopic, helpTopic } from './help/topics.js';
+import { createFactory, type Factory, type FactoryDeps, type GlobalOptions } from './factory.js';
+import { HELP_TOPICS, type HelpTopic } from './help/topics.js';
 import { createIO, type EnvVars, type IO, type IOInputs } from './io/io.js';
 import { storageProblem } from './io/storage-problem.js';
 import { renderError } from './output/error.js';
-import type { Clock } from './time/clock.js';
 
 declare const __VERSION__: string;
 declare const __BUILD__: { commit: string; date: string };
@@ -34,20 +33,8 @@ function registerVersion(program: Command, ctx: CommandContext): void {
   examples(version, ['petstore version', 'petstore --version   # the version alone']);
 }
 
-export interface RunDeps {
-  stdout: IOInputs['stdout'];
-  stderr: IOInputs['stderr'];
-  stdin: IOInputs['stdin'];
-  stdinIsTTY?: IOInputs['stdinIsTTY'];
-  sharedPipe?: IOInputs['sharedPipe'];
-  env: EnvVars;
-  clock: Clock;
-  signal: AbortSignal;
-  dispatcher?: import('undici').Dispatcher;
-}
-
-/** commander's own width for help that goes to no terminal. */
-const HELP_WIDTH_OFF_TERMINAL = 80;
+export type RunDeps = Pick<IOInputs, 'stdout' | 'stderr' | 'stdin' | 'stdinIsTTY' | 'sharedPipe' | 'env'> &
+  Pick<FactoryDeps, 'clock' | 'signal' | 'dispatcher'>;
 
 /** The longest --timeout and --max-wait: a day, the longest window of any plan. */
 const DAY_SECONDS = 86_400;
@@ -125,11 +112,6 @@ function deferRefusals(option: Option): void {
   };
 }
 
-/** The output format a command asked for, so errors can also be printed as JSON. */
-function wantsJson(opts: Record<string, unknown>): boolean {
-  return opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
-}
-
 /** The command groups by their name, in the help's order; the hidden __complete is registered with completion. */
 const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = {
   env: registerEnv,
@@ -153,12 +135,13 @@ function commandIndex(argv: readonly string[], program: Command): number {
 }
 
 /**
- * `help pets list` → `pets list --help`, with the command path it names; no arguments at all → `--help`
- * (help on stdout, exit 0, as gh does).
+ * `help pets list` → `pets list --help`, with the command path it names; no arguments at all or a group
+ * alone → `--help` (help on stdout, exit 0, as gh does).
  */
 function expandHelp(argv: readonly string[], program: Command): { argv: string[]; helpPath?: string[] } {
   if (argv.length === 0) return { argv: ['--help'] };
   const i = commandIndex(argv, program);
+  if (i === argv.length - 1 && program.commands.some((c) => c.name() === argv[i] && c.commands.length > 0)) return { argv: [...argv, '--help'] };
   if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
   const helpPath = argv.slice(i + 1);
   return { argv: [...argv.slice(0, i), ...helpPath, '--help'], helpPath };
@@ -176,12 +159,10 @@ function unknownCommand(program: Command, path: readonly string[]): string | und
 
 const plainHelp = new Help();
 
-const GLOBAL_FLAGS_LINE = 'Global flags: petstore help flags';
-
 /** commander's help, the global flags listed once: in the program's help, which ends with the help topics. */
 function formatHelp(cmd: Command, helper: Help): string {
   const text = plainHelp.formatHelp(cmd, helper);
-  if (cmd.parent) return `${text}\n${GLOBAL_FLAGS_LINE}\n`;
+  if (cmd.parent) return `${text}\nGlobal flags: petstore help flags\n`;
   const width = Math.max(helper.padWidth(cmd, helper), ...HELP_TOPICS.map((t) => t.name.length));
   const topics = HELP_TOPICS.map((t) => helper.formatItem(t.name, width, t.summary, helper));
   return `${text}\nHelp topics (petstore help <topic>):\n${topics.join('\n')}\n`;
@@ -257,7 +238,8 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
     async (...actionArgs) => {
       const cmd = actionArgs[actionArgs.length - 1] as Command;
       const opts = { ...cmd.opts() };
-      state.json = wantsJson(opts);
+      // Errors are printed as JSON too when the command prints JSON.
+      state.json = opts.json === true || opts.output === 'json' || opts.output === 'ndjson';
       const all = cmd.optsWithGlobals();
       const globals = globalsFrom(all, deps.env);
       state.debug = globals.debug;
@@ -268,13 +250,9 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
       state.factory = createFactory({ io, env, clock, globals, signal, version: VERSION, ...(dispatcher ? { dispatcher } : {}) });
       // Compiled first: a broken --query is exit 2 before anything is asked or sent.
       if (typeof opts.query === 'string') opts.query = await (await import('./output/query.js')).compileQuery(opts.query);
+      const args = cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string');
       const mod = await load();
-      await mod.command(
-        state.factory,
-        cmd.processedArgs.flat().filter((a): a is string => typeof a === 'string'),
-        opts,
-        cmd,
-      );
+      await mod.command(state.factory, args, opts, cmd);
     };
 }
 
@@ -283,7 +261,8 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
  * process.stdout), on every command: subcommands copied the settings when they were created.
  */
 function useIO(program: Command, io: IO): void {
-  const width = (out: IO['stdout']) => (out.isTTY && out.stream.columns ? out.stream.columns : HELP_WIDTH_OFF_TERMINAL);
+  // Off a terminal, commander's own width.
+  const width = (out: IO['stdout']) => (out.isTTY && out.stream.columns ? out.stream.columns : 80);
   const output = {
     writeOut: (s: string) => io.stdout.write(s),
     writeErr: (s: string) => io.stderr.write(s),
@@ -316,27 +295,6 @@ function refusal(program: Command, argv: readonly string[], helpPath: readonly s
   return `unknown ${unknown === helpPath?.[0] ? 'command or help topic' : 'command'} '${unknown}' (petstore help lists them)`;
 }
 
-/** Parses and runs the command line, or prints the help topic; the exit code, a failure reported through `report`. */
-async function execute(
-  program: Command,
-  argv: string[],
-  topic: HelpTopic | undefined,
-  run: { io: IO; signal: AbortSignal },
-  report: (error: unknown, reason?: unknown) => number,
-) {
-  try {
-    if (topic) run.io.stdout.write(topic.body({ globalFlags: globalFlagsText(program) }));
-    else await program.parseAsync(argv, { from: 'user' });
-    return ExitCode.ok;
-  } catch (error) {
-    // Help and --version end with code 0; every parse error is a usage error.
-    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    // Whatever a command threw after Ctrl-C, the user interrupted it.
-    const interrupted = run.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError);
-    return report(interrupted ? new InterruptedError() : error, run.signal.reason);
-  }
-}
-
 /** Runs one invocation and returns its exit code; never exits the process. */
 export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const state: RunState = { factory: undefined, json: false, debug: envFlag(deps.env.PETSTORE_DEBUG) };
@@ -344,15 +302,12 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   const { argv, helpPath } = expandHelp(rawArgv, program);
   const baseIO = createIO(deps);
   useIO(program, baseIO);
-  const topic = helpPath?.length === 1 ? helpTopic(helpPath[0]!) : undefined;
+  const topic = helpPath?.length === 1 ? HELP_TOPICS.find((t) => t.name === helpPath[0]) : undefined;
   const refused = refusal(program, argv, helpPath, topic);
   if (refused) {
     baseIO.stderr.write(`error: ${refused}\n`);
     return ExitCode.usage;
   }
-  // A group named alone (`petstore pets`) shows its help, as no arguments at all do.
-  const word = commandIndex(argv, program);
-  if (word === argv.length - 1 && program.commands.some((c) => c.name() === argv[word] && c.commands.length > 0)) argv.push('--help');
 
   const report = (error: unknown, reason?: unknown): number => {
     renderError(state.factory?.io ?? baseIO, error, {
@@ -362,9 +317,16 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
     });
     return exitCodeFor(error, reason);
   };
-  let code: number;
+  let code: number = ExitCode.ok;
   try {
-    code = await execute(program, argv, topic, { io: baseIO, signal: deps.signal }, report);
+    if (topic) baseIO.stdout.write(topic.body({ globalFlags: globalFlagsText(program) }));
+    else await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    // Whatever a command threw after Ctrl-C, the user interrupted it.
+    const interrupted = deps.signal.aborted && !(error instanceof UsageError) && !(error instanceof InterruptedError);
+    // Help and --version end with code 0; every parse error is a usage error.
+    if (error instanceof CommanderError) code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    else code = report(interrupted ? new InterruptedError() : error, deps.signal.reason);
   } finally {
     if (state.factory) await finish(state.factory);
   }

@@ -25,15 +25,20 @@ export interface GlobalOptions {
   limiter?: string | undefined;
 }
 
-/** What every command's run function gets: I/O, settings and lazily built services. */
-export interface Factory {
-  readonly io: IO;
-  readonly env: EnvVars;
-  readonly clock: Clock;
-  readonly globals: GlobalOptions;
+export interface FactoryDeps {
+  io: IO;
+  env: EnvVars;
+  clock: Clock;
+  globals: GlobalOptions;
   /** Aborts on Ctrl-C. */
-  readonly signal: AbortSignal;
-  readonly version: string;
+  signal: AbortSignal;
+  version: string;
+  /** Test seam: an undici dispatcher (MockAgent) for the transport layer. */
+  dispatcher?: import('undici').Dispatcher;
+}
+
+/** What every command's run function gets: I/O, settings and lazily built services. */
+export interface Factory extends Readonly<Omit<FactoryDeps, 'version' | 'dispatcher'>> {
   config(): Promise<ConfigStore>;
   /** The environment, URL and key in force; throws a usage error if the URL is missing. */
   target(): Promise<Target>;
@@ -68,17 +73,6 @@ interface ClientForOptions {
   onWait?: WaitAnnouncer;
 }
 
-export interface FactoryDeps {
-  io: IO;
-  env: EnvVars;
-  clock: Clock;
-  globals: GlobalOptions;
-  signal: AbortSignal;
-  version: string;
-  /** Test seam: an undici dispatcher (MockAgent) for the transport layer. */
-  dispatcher?: import('undici').Dispatcher;
-}
-
 /** The config store of the run's config folder (`loaded` learns its keys, `learn` each one read from the keyring), with a warning when its permissions are loose. */
 async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: ConfigStore) => void, learn: (key: string) => void): Promise<ConfigStore> {
   const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
@@ -103,20 +97,15 @@ async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: C
 }
 
 /** An API client for an environment, URL and key, with the run's global settings. */
-async function openClient(
-  deps: FactoryDeps,
-  factory: Factory,
-  t: Parameters<Factory['clientFor']>[0],
-  rawKey: string,
-  options: ClientForOptions,
-): Promise<ApiClient> {
+async function openClient(deps: FactoryDeps, factory: Factory, t: Parameters<Factory['clientFor']>[0], rawKey: string, options: ClientForOptions) {
   const [{ buildApiClient }, config, { checkKeyText }] = await Promise.all([import('./api/build-client.js'), factory.config(), import('./config/target.js')]);
+  // No request with a key a header cannot carry: one usage line instead of a transport failure.
+  const source = !t.keySource ? 'the API key given' : t.keySource === 'PETSTORE_API_KEY' ? t.keySource : `the key stored for environment "${t.envName}"`;
   return buildApiClient({
     envName: t.envName,
     keySource: t.keySource,
     baseUrl: t.baseUrl,
-    // No request with a key a header cannot carry: one usage line instead of a transport failure.
-    apiKey: checkKeyText(rawKey, 'the API key given'),
+    apiKey: checkKeyText(rawKey, source),
     secrets: factory.secrets(),
     configDir: config.dir,
     version: deps.version,
@@ -142,18 +131,14 @@ export function createFactory(deps: FactoryDeps): Factory {
   let loaded: ConfigStore | undefined;
   // Built on first use and dropped when a secret is learnt (a key used, the config loaded).
   let redactor: Redactor | undefined;
-  const currentRedactor = (): Redactor => {
-    redactor ??= new Redactor(factory.secrets());
-    return redactor;
+  const learn = (...secrets: string[]) => {
+    for (const key of secrets) keys.add(key);
+    redactor = undefined;
   };
+  const { version, dispatcher, ...shared } = deps;
 
   const factory: Factory = {
-    io: deps.io,
-    env: deps.env,
-    clock: deps.clock,
-    globals: deps.globals,
-    signal: deps.signal,
-    version: deps.version,
+    ...shared,
     clients,
     info(line) {
       if (!deps.globals.quiet) deps.io.stderr.write(`${factory.redact(line)}\n`);
@@ -161,20 +146,17 @@ export function createFactory(deps: FactoryDeps): Factory {
     debug(line) {
       if (deps.globals.debug) deps.io.stderr.write(`debug: ${factory.redact(line)}\n`);
     },
-    redact: (text) => currentRedactor().text(text),
-    redactHeader: (name, value) => currentRedactor().header(name, value),
+    redact: (text) => (redactor ??= new Redactor(factory.secrets())).text(text),
+    redactHeader: (name, value) => (redactor ??= new Redactor(factory.secrets())).header(name, value),
     config() {
       config ??= openConfig(
         deps,
         factory,
         (store) => {
           loaded = store;
-          redactor = undefined;
+          learn();
         },
-        (key) => {
-          keys.add(key);
-          redactor = undefined;
-        },
+        learn,
       );
       return config;
     },
@@ -191,9 +173,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     async newClient(options) {
       const t = await factory.target();
       if (!t.apiKey) throw noApiKeyError(t.envName);
-      const { checkKeyText } = await import('./config/target.js');
-      const source = t.keySource === 'PETSTORE_API_KEY' ? 'PETSTORE_API_KEY' : `the key stored for environment "${t.envName}"`;
-      return factory.clientFor(t, checkKeyText(t.apiKey, source), options);
+      return factory.clientFor(t, t.apiKey, options);
     },
     secrets() {
       const envKey = deps.env.PETSTORE_API_KEY;
@@ -201,9 +181,7 @@ export function createFactory(deps: FactoryDeps): Factory {
       return [...new Set([...keys, ...(envKey ? [envKey, envKey.trim()] : []), ...stored])];
     },
     async clientFor(t, rawKey, options = {}) {
-      keys.add(rawKey);
-      keys.add(rawKey.trim());
-      redactor = undefined;
+      learn(rawKey, rawKey.trim());
       const c = await openClient(deps, factory, t, rawKey, options);
       clients.push(c);
       return c;

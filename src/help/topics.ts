@@ -2,40 +2,23 @@
 // generated from it. Lists that live in code (exit codes, output formats) are read from there, not
 // retyped, so a topic cannot drift from what the CLI does.
 
+import { Help } from 'commander';
 import { exitCodeTable } from '../errors/exit-codes.js';
 import { FORMATS } from '../flag-values.js';
-
-/** What a topic's text needs from the running program. */
-interface TopicContext {
-  /** The program's global flags, formatted as in its --help. */
-  globalFlags: string;
-}
 
 export interface HelpTopic {
   name: string;
   /** One line, for the "Help topics" list of `petstore help`. */
   summary: string;
-  body(ctx: TopicContext): string;
+  /** `globalFlags`: the program's global flags, formatted as in its --help. */
+  body(ctx: { globalFlags: string }): string;
 }
 
-/** Lines of at most `width` characters, broken between words. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  return [...lines, line];
-}
-
-/** Terms and their text in two columns, the text wrapped to fit 100 columns. */
+/** Terms and their text in two columns, the text wrapped to fit 100 columns (as commander lists options). */
 function table(rows: readonly (readonly [string, string])[]): string {
+  const helper = Object.assign(new Help(), { helpWidth: 100 });
   const width = Math.max(...rows.map(([term]) => term.length));
-  const indent = ' '.repeat(width + 4);
-  return rows.map(([term, text]) => `  ${term.padEnd(width)}  ${wrap(text, Math.max(40, 100 - indent.length)).join(`\n${indent}`)}`).join('\n');
+  return rows.map(([term, text]) => helper.formatItem(term, width, text, helper)).join('\n');
 }
 
 function exitCodes(): string {
@@ -156,8 +139,3 @@ file (or --limiter on separate machines), so the key is not banned.
 `,
   },
 ];
-
-/** The topic called `name`, if any. */
-export function helpTopic(name: string): HelpTopic | undefined {
-  return HELP_TOPICS.find((t) => t.name === name);
-}

@@ -6,15 +6,13 @@ import { STATUS_CODES } from 'node:http';
 import { text as streamText } from 'node:stream/consumers';
 import { MalformedResponseError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
-import type { ApiRequest, ApiResponse, HttpMethod } from '../../transport/exchange.js';
+import type { ApiResponse, HttpMethod } from '../../transport/exchange.js';
 import { errorForResponse } from '../../api/errors.js';
 import { parseJson, stringifyJson } from '../../json/int64.js';
 import { renderJson } from '../../output/json.js';
 import { terminalJson } from '../../output/json-terminal.js';
 import type { Query } from '../../output/query.js';
 import { escapeControl } from '../../output/text.js';
-
-export { parseMethod } from '../../flag-values.js';
 
 /** Headers the user may not set: the key and the host are ours, the rest belong to the HTTP layer. */
 const REFUSED_HEADERS: Readonly<Record<string, string>> = {
@@ -195,13 +193,12 @@ export async function run(f: Factory, o: ApiOptions): Promise<void> {
   const { path, note } = resolveApiPath(o.path, target.baseUrl, target.envName);
   if (note) f.info(note);
   const client = await f.client();
-  const req: ApiRequest = {
+  const res = await client.send({
     method: o.method,
     path,
     ...(o.body !== undefined ? { rawBody: o.body } : {}),
     ...(Object.keys(o.headers).length > 0 ? { headers: o.headers } : {}),
-  };
-  const res = await client.send(req);
+  });
   if (o.include) writeHead(f, res);
   await writeBody(f, res, o.query);
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);

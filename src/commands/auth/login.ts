@@ -1,23 +1,48 @@
 import { KEYRING_SERVICE, keyringAccount } from '../../config/keyring.js';
-import { maskKey, requireBaseUrl, resolveBaseUrl, resolveEnvName } from '../../config/target.js';
-import { AuthError, CliError, InterruptedError } from '../../errors/errors.js';
+import { keyProblem, maskKey, requireBaseUrl, resolveBaseUrl, resolveEnvName } from '../../config/target.js';
+import { AuthError, CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { bodyKind } from '../../api/errors.js';
 import { checkKey } from '../../api/pets.js';
 import { toPets } from '../../pets/pet.js';
-import { readKey } from './key.js';
-
-export interface LoginOptions {
-  verify: boolean;
-  /** --insecure-storage: the config file, not the keyring. */
-  insecureStorage: boolean;
-}
+import { readAll, readHidden } from '../../prompt/hidden.js';
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { verify: opts.verify !== false, insecureStorage: opts.insecureStorage === true });
 }
 
-export async function run(f: Factory, options: LoginOptions): Promise<void> {
+const PIPE_HINT = 'pipe it instead (echo "$KEY" | petstore auth login) or set PETSTORE_API_KEY';
+
+function keyOf(raw: string): string {
+  const key = raw.trim();
+  if (key.length === 0) throw new UsageError('no API key given: the input was empty', { code: 'empty_key' });
+  const problem = keyProblem(key);
+  if (problem !== undefined) {
+    throw new UsageError(
+      `invalid API key: ${problem}; a key that contains spaces, line breaks or non-ASCII characters cannot be sent in a header (expected a single token), nothing was stored`,
+      { code: 'invalid_key' },
+    );
+  }
+  return key;
+}
+
+async function readKey(f: Factory, question: string): Promise<string> {
+  if (!f.io.stdinIsTTY) {
+    const text = await readAll(f.io.stdin);
+    if (text.trim() === '') {
+      throw new UsageError(
+        'no API key given: stdin is not a terminal, so there is no prompt, and it was empty; pipe the key (echo "$KEY" | petstore auth login) or set PETSTORE_API_KEY',
+        { code: 'empty_key' },
+      );
+    }
+    return keyOf(text);
+  }
+  if (!f.globals.input) throw new UsageError(`--no-input: not prompting for the API key; ${PIPE_HINT}`);
+  if (!f.io.canPrompt) throw new UsageError(`cannot prompt for the API key: stderr is not a terminal; ${PIPE_HINT}`);
+  return keyOf(await readHidden({ stdin: f.io.stdin, stderr: f.io.stderr.stream }, question, f.signal));
+}
+
+export async function run(f: Factory, options: { verify: boolean; insecureStorage: boolean }): Promise<void> {
   const config = await f.config();
   // Everything that can fail without the key fails before asking for it.
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);

@@ -1,11 +1,8 @@
 import { resolveEnvName } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 
+/** No options: the command is its run function. */
 export async function command(f: Factory): Promise<void> {
-  await run(f);
-}
-
-export async function run(f: Factory): Promise<void> {
   const config = await f.config();
   const { envName, entry } = resolveEnvName(config, f.env, f.globals.env);
   if (await config.deleteKey(envName)) {

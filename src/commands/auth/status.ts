@@ -43,10 +43,6 @@ export function authStatusView(format: Format): View<AuthStatusRow> {
   };
 }
 
-export interface AuthStatusOptions extends OutputOptions {
-  all: boolean;
-}
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   const output = resolveOutput(opts);
   if (opts.all === true && f.globals.env !== undefined) throw new UsageError('--all and --env exclude each other: give one');
@@ -58,9 +54,7 @@ async function check(f: Factory, target: Parameters<Factory['clientFor']>[0], ke
   try {
     const res = await probe(client);
     if (res.status >= 200 && res.status < 300) return { server: 'accepted', detail: null };
-    const { message } = describeResponse(res);
-    if (res.status === 401 || res.status === 403) return { server: 'rejected', detail: message };
-    return { server: 'unknown', detail: message };
+    return { server: res.status === 401 || res.status === 403 ? 'rejected' : 'unknown', detail: describeResponse(res).message };
   } catch (error) {
     if (error instanceof InterruptedError || !(error instanceof CliError)) throw error;
     return { server: 'unknown', detail: error.message };
@@ -108,7 +102,7 @@ async function statusOf(f: Factory, config: ConfigStore, envName: string, curren
   return row;
 }
 
-export async function run(f: Factory, options: AuthStatusOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions & { all: boolean }): Promise<void> {
   const config = await f.config();
   const { envName: current } = resolveEnvName(config, f.env, f.globals.env);
   if (!options.all) {

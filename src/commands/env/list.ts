@@ -24,13 +24,11 @@ export function envView(format: Format): View<EnvRow> {
   };
 }
 
-export type EnvListOptions = OutputOptions;
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, resolveOutput(opts));
 }
 
-export async function run(f: Factory, options: EnvListOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions): Promise<void> {
   const config = await f.config();
   const { envName, envSource } = resolveEnvName(config, f.env, f.globals.env);
   const rows: EnvRow[] = Object.entries(config.envs())

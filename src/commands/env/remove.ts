@@ -3,16 +3,11 @@ import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { confirm, noPromptReason } from '../../prompt/confirm.js';
 
-export interface EnvRemoveOptions {
-  name: string;
-  yes: boolean;
-}
-
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { name: args[0] ?? '', yes: opts.yes === true });
 }
 
-export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> {
+export async function run(f: Factory, options: { name: string; yes: boolean }): Promise<void> {
   const config = await f.config();
   const { name } = options;
   const entry = config.env(name);
@@ -37,9 +32,7 @@ export async function run(f: Factory, options: EnvRemoveOptions): Promise<void> 
   }
   const { defaultReset } = await config.removeEnv(name);
   f.info(
-    builtin
-      ? `Reset built-in environment "${name}": no base URL, no stored key (built-in environments always exist).`
-      : `Removed environment "${name}"${key ? ' and its stored API key' : ''}.`,
+    builtin ? `Reset built-in environment "${name}": no base URL, no stored key (built-in environments always exist).` : `Removed environment "${name}"${key}.`,
   );
   if (defaultReset)
     f.info(`"${name}" was the default environment; the default is now ${config.currentEnv()} (built-in). Choose another with: petstore env use <name>`);

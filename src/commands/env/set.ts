@@ -28,15 +28,8 @@ export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
   const before = config.env(name);
   // A key goes to whatever server the URL names: one stored for the old server, sent to a new one, leaks.
   const moved = hasStoredKey(before) && before?.baseUrl !== undefined && before.baseUrl !== baseUrl;
-  let dropKey = false;
-  if (moved && !options.yes && f.io.canPrompt) {
-    const keep = await confirm(
-      { stdin: f.io.stdin, stderr: f.io.stderr.stream },
-      `Environment "${name}" has a stored API key for ${before.baseUrl}. Keep it for ${baseUrl}? (No removes it)`,
-      f.signal,
-    );
-    dropKey = !keep;
-  }
+  const question = `Environment "${name}" has a stored API key for ${before?.baseUrl}. Keep it for ${baseUrl}? (No removes it)`;
+  const dropKey = moved && !options.yes && f.io.canPrompt && !(await confirm({ stdin: f.io.stdin, stderr: f.io.stderr.stream }, question, f.signal));
   await config.setBaseUrl(name, baseUrl, { dropKey });
   const what = before === undefined ? 'Added' : before.baseUrl === undefined ? 'Set' : before.baseUrl === baseUrl ? 'Kept' : 'Updated';
   f.info(`${what} environment "${name}": ${baseUrl}`);

@@ -26,13 +26,11 @@ export const envShowView: View<EnvShowRow> = {
   json: (r) => r,
 };
 
-export type EnvShowOptions = OutputOptions;
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, resolveOutput(opts));
 }
 
-export async function run(f: Factory, options: EnvShowOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions): Promise<void> {
   const config = await f.config();
   const { envName, envSource, entry } = resolveEnvName(config, f.env, f.globals.env);
   const base = resolveBaseUrl(entry, f.env, envName);

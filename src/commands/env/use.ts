@@ -1,15 +1,11 @@
 import type { Factory } from '../../factory.js';
 import { UsageError } from '../../errors/errors.js';
 
-export interface EnvUseOptions {
-  name: string;
-}
-
 export async function command(f: Factory, args: string[]): Promise<void> {
   await run(f, { name: args[0] ?? '' });
 }
 
-export async function run(f: Factory, options: EnvUseOptions): Promise<void> {
+export async function run(f: Factory, options: { name: string }): Promise<void> {
   const config = await f.config();
   const entry = config.env(options.name);
   if (!entry) {

@@ -1,4 +1,4 @@
-import { seed, type SeedOptions } from '../../bulk/seed.js';
+import { seed } from '../../bulk/seed.js';
 import { UsageError } from '../../errors/errors.js';
 import type { Factory } from '../../factory.js';
 import { FILE_RESULT_FORMATS } from '../../flag-values.js';
@@ -22,24 +22,22 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     throw new UsageError('--dry-run sends nothing, so it keeps no journal: drop --results (what would be sent goes to stdout)');
   }
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  if (opts.report === true) {
-    const { report } = await import('../../bulk/report.js');
-    return report(f, {
-      file: String(opts.file),
-      format: str(opts.format),
-      resultsPath: str(opts.results),
-      resume: opts.resume === true ? true : str(opts.resume),
-    });
-  }
-  await run(f, {
+  const input = {
     file: String(opts.file),
     format: str(opts.format),
+    resultsPath: str(opts.results),
+    resume: opts.resume === true ? (true as const) : str(opts.resume),
+  };
+  if (opts.report === true) {
+    const { report } = await import('../../bulk/report.js');
+    return report(f, input);
+  }
+  await seed(f, {
+    ...input,
     skipInvalid: opts.skipInvalid === true,
     dryRun: opts.dryRun === true,
     // A whole number from 1 to 64, default 4: checked as commander parsed it (src/commands/pets/index.ts).
     concurrency: opts.concurrency as number,
-    resultsPath: str(opts.results),
-    resume: opts.resume === true ? true : str(opts.resume),
     // true: every unknown record; a set: those at these input lines.
     retryUnknown: opts.retryUnknown instanceof Set ? (opts.retryUnknown as ReadonlySet<number>) : opts.retryUnknown === true,
     yes: opts.yes === true,
@@ -47,8 +45,4 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     headers: opts.headers !== false,
     graceMs: GRACE_MS,
   });
-}
-
-async function run(f: Factory, options: SeedOptions): Promise<void> {
-  await seed(f, options);
 }

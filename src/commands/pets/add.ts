@@ -15,42 +15,26 @@ import { NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../../contract/petstore.js';
 import { askChoice, askText } from '../../prompt/ask.js';
 import { canAsk } from '../../prompt/confirm.js';
 
-export interface AddOptions extends OutputOptions {
-  pet: NewPet;
-}
-
 const BULK_ONLY = ['format', 'skipInvalid', 'dryRun', 'results', 'resume', 'retryUnknown', 'report', 'yes'] as const;
-const FLAG: Record<string, string> = {
-  format: '--format',
-  skipInvalid: '--skip-invalid',
-  dryRun: '--dry-run',
-  results: '--results',
-  resume: '--resume',
-  retryUnknown: '--retry-unknown',
-  report: '--report',
-  yes: '--yes',
-  name: '--name',
-  categoryId: '--category-id',
-  status: '--status',
-};
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>, cmd: Command): Promise<void> {
+  const flags = (keys: readonly string[]) => keys.map((k) => cmd.options.find((o) => o.attributeName() === k)?.long).join(', ');
   if (opts.file !== undefined) {
     if (opts.query !== undefined) throw new UsageError('--query cannot be combined with --file: its results are a stream of NDJSON lines, one per record');
     const single = NEW_PET_FIELDS.filter((k) => opts[k] !== undefined);
     if (single.length > 0) {
-      throw new UsageError(`${single.map((k) => FLAG[k]).join(', ')} cannot be combined with --file: give the fields in the file's records`);
+      throw new UsageError(`${flags(single)} cannot be combined with --file: give the fields in the file's records`);
     }
     const bulk = await import('./add-file.js');
     return bulk.command(f, args, opts);
   }
   const stray = BULK_ONLY.filter((k) => opts[k] !== undefined);
-  if (stray.length > 0) throw new UsageError(`${stray.map((k) => FLAG[k]).join(', ')} only applies with --file`);
+  if (stray.length > 0) throw new UsageError(`${flags(stray)} only applies with --file`);
   const output = resolveOutput(opts);
   const given = { ...opts };
   if (NEW_PET_REQUIRED.some((k) => opts[k] === undefined) && canAsk(f.io, f.env)) Object.assign(given, await askMissing(f, opts, cmd));
   for (const k of NEW_PET_REQUIRED) {
-    if (given[k] === undefined) throw new UsageError(`missing ${FLAG[k]}: "pets add" needs --name and --category-id (or --file)`);
+    if (given[k] === undefined) throw new UsageError(`missing ${flags([k])}: "pets add" needs --name and --category-id (or --file)`);
   }
   const pet: NewPet = {
     name: parseName(String(given.name ?? '')),
@@ -104,7 +88,7 @@ function redirected(pet: NewPet, res: ApiResponse): NetworkError {
   );
 }
 
-export async function run(f: Factory, options: AddOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions & { pet: NewPet }): Promise<void> {
   const client = await f.client();
   let res: ApiResponse;
   try {

@@ -13,16 +13,11 @@ import { firstValue } from '../../wire/headers.js';
 import { petView } from './view.js';
 import { GET_PET_REMOVAL, longDate } from '../../flag-values.js';
 
-export interface GetOptions extends OutputOptions {
-  ids: bigint[];
-}
-
 /** Requests in flight at once for several ids; the limiter still paces them. */
 const IN_FLIGHT = 4;
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
-  const output = resolveOutput(opts);
-  await run(f, { ids: args.map((arg) => parseId(arg, 'pet id')), ...output });
+  await run(f, { ...resolveOutput(opts), ids: args.map((arg) => parseId(arg, 'pet id')) });
 }
 
 /** The one deprecation line: the removal date of the server's Sunset header when it gives one, else the interface's. */
@@ -68,7 +63,7 @@ function forId(id: bigint, error: unknown): unknown {
   return new CliError(error.kind, `pet ${id}: ${error.message}`, { code, status, hint, advice, cause: error });
 }
 
-export async function run(f: Factory, options: GetOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions & { ids: bigint[] }): Promise<void> {
   const results = await fetchAll(f, options.ids);
   const found = results.flatMap((r) => ('pet' in r ? [r] : []));
   // Shown whether or not the calls worked: the command itself is what is deprecated.
@@ -78,13 +73,8 @@ export async function run(f: Factory, options: GetOptions): Promise<void> {
     if (failures[0]) throw failures[0].error;
     return printRecord(f, options.format, petView, (found[0] as { pet: Pet }).pet, options);
   }
-  await printList(
-    f,
-    options.format,
-    petView,
-    found.map((r) => r.pet),
-    options,
-  );
+  const pets = found.map((r) => r.pet);
+  await printList(f, options.format, petView, pets, options);
   // Exit 5 when any id was not found, else the first other failure's; its line comes last, the others' in order.
   const deciding = failures.find((x) => x.error instanceof NotFoundError) ?? failures[0];
   const json = options.format === 'json' || options.format === 'ndjson';

@@ -1,35 +1,22 @@
 import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../errors/errors.js';
 import { checkKey } from '../../api/pets.js';
+import type { Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { secondsUntil } from '../../time/format.js';
 import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
-import { quotaWindow, type QuotaWindow } from '../../ratelimit/fleet.js';
+import { quotaWindow } from '../../ratelimit/fleet.js';
 import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
-export interface QuotaOptions extends OutputOptions {
-  cached: boolean;
-}
-
-export interface QuotaReport {
-  env: string;
-  limit: number;
-  remaining: number;
-  reset: string;
-  resetEpoch: number;
-  resetInSeconds: number;
-  source: 'live' | 'cached';
-  seenAt: string;
-  /** "day" when the daily limit binds (its reset is beyond any minute window, or it is the smaller one), else "minute". */
-  window: 'minute' | 'day';
-}
+/** A quota, and "day" when the daily limit binds (its reset is beyond any minute window, or it is the smaller one). */
+type Seen = { quota: Quota; window: 'minute' | 'day' };
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { ...resolveOutput(opts), cached: opts.cached === true });
 }
 
-export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached', now: number, window: QuotaWindow = quotaWindow(quota)): QuotaReport {
+function quotaReport(env: string, { quota, window }: Seen, source: 'live' | 'cached', now: number) {
   return {
     env,
     limit: quota.limit,
@@ -39,11 +26,12 @@ export function quotaReport(env: string, quota: Quota, source: 'live' | 'cached'
     resetInSeconds: secondsUntil(quota.resetAt, now),
     source,
     seenAt: new Date(quota.seenAt).toISOString(),
-    window: window === 'day' ? 'day' : 'minute',
+    window,
   };
 }
 
-async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey: string): Promise<{ quota: Quota; window: QuotaWindow }> {
+async function cachedQuota(f: Factory, { envName, baseUrl, apiKey }: Target): Promise<Seen> {
+  if (!apiKey) throw noApiKeyError(envName);
   const [{ FileRateStateStore, rateStateKey, rateStatePath }, config] = await Promise.all([import('../../ratelimit/rate-state.js'), f.config()]);
   const store = new FileRateStateStore(rateStatePath(config.dir), { clock: f.clock, debug: (line) => f.debug(line) });
   let quota = (await store.get(rateStateKey(envName, baseUrl, apiKey)))?.quota;
@@ -58,10 +46,10 @@ async function cachedQuota(f: Factory, envName: string, baseUrl: string, apiKey:
       hint: `petstore quota --env ${envName}`,
     });
   }
-  return { quota, window: quotaWindow(quota) };
+  return { quota, window: quotaWindow(quota) === 'day' ? 'day' : 'minute' };
 }
 
-async function liveQuota(f: Factory): Promise<{ quota: Quota; window: QuotaWindow }> {
+async function liveQuota(f: Factory): Promise<Seen> {
   const client = await f.client();
   const res = await checkKey(client);
   if (!res.quota) {
@@ -77,21 +65,15 @@ async function liveQuota(f: Factory): Promise<{ quota: Quota; window: QuotaWindo
       { status: res.status, code: 'no_rate_limit_headers' },
     );
   }
-  return { quota: res.quota, window: client.limiter.windowOf(res.quota) === 'day' ? 'day' : 'short' };
+  return { quota: res.quota, window: client.limiter.windowOf(res.quota) ?? 'minute' };
 }
 
-export async function run(f: Factory, options: QuotaOptions): Promise<void> {
+export async function run(f: Factory, options: OutputOptions & { cached: boolean }): Promise<void> {
   const target = await f.target();
-  let seen: { quota: Quota; window: QuotaWindow };
-  if (options.cached) {
-    if (!target.apiKey) throw noApiKeyError(target.envName);
-    seen = await cachedQuota(f, target.envName, target.baseUrl, target.apiKey);
-  } else {
-    seen = await liveQuota(f);
-  }
+  const seen = options.cached ? await cachedQuota(f, target) : await liveQuota(f);
   const { quota } = seen;
   const now = f.clock.now();
-  const report = quotaReport(target.envName, quota, options.cached ? 'cached' : 'live', now, seen.window);
+  const report = quotaReport(target.envName, seen, options.cached ? 'cached' : 'live', now);
   if (report.window === 'day') {
     f.info(`note: the daily limit is the one that binds: ${quota.remaining}/${quota.limit} left today, resets at ${report.reset}`);
   }
@@ -101,7 +83,7 @@ export async function run(f: Factory, options: QuotaOptions): Promise<void> {
   await printRecord(f, options.format, quotaView, report, options);
 }
 
-const quotaView: View<QuotaReport> = {
+const quotaView: View<ReturnType<typeof quotaReport>> = {
   columns: [
     { header: 'env', text: (r) => r.env },
     { header: 'limit', text: (r) => String(r.limit) },

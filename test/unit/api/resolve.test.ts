@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkJsonBody, parseHeaders, parseMethod, resolveApiPath } from '../../../src/commands/api/api.js';
+import { checkJsonBody, parseHeaders, resolveApiPath } from '../../../src/commands/api/api.js';
+import { parseMethod } from '../../../src/flag-values.js';
 import { UsageError } from '../../../src/errors/errors.js';
 
 const BASE = 'https://api.example.com/v1';

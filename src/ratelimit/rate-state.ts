@@ -50,7 +50,7 @@ function decodeRateState(text: string): FileContent {
   return { version: 1, keys };
 }
 
-export interface FileStoreOptions {
+interface FileStoreOptions {
   clock: Clock;
   debug?: (line: string) => void;
   /** Give up waiting for the lock after this long (--timeout). Default: wait until it goes stale. */
@@ -86,10 +86,6 @@ export class FileRateStateStore implements RateStateStore {
   async get(key: string): Promise<KeyRateState | undefined> {
     const s = (this.#memory ?? this.#read()).keys[key];
     return s && structuredClone(s);
-  }
-
-  all(): Record<string, KeyRateState> {
-    return structuredClone((this.#memory ?? this.#read()).keys);
   }
 
   /** The file's version from a stat: every write is a rename, so a new inode and change time. */

@@ -202,21 +202,16 @@ export class RedisBudget {
       client.on('end', () => {
         if (this.#client === client) this.#fallBack(lastError ?? new Error('connection closed'));
       });
-      let timer: NodeJS.Timeout | undefined;
+      const timeout = AbortSignal.timeout(TIMEOUT_MS); // its timer never holds the process
       try {
         await Promise.race([
           client.connect(),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no connection within ${TIMEOUT_MS / 1000}s`)), TIMEOUT_MS);
-            timer.unref();
-          }),
+          new Promise((_, reject) => timeout.addEventListener('abort', () => reject(new Error(`no connection within ${TIMEOUT_MS / 1000}s`)))),
         ]);
       } catch (error) {
         hangUp(client);
         // The 'error' before "Connection is closed." says why (ECONNREFUSED...).
         throw lastError ?? error;
-      } finally {
-        clearTimeout(timer);
       }
       this.#client = client;
       // No points limit: the count is compared with the window's limit here (consume() never rejects over it).
@@ -249,11 +244,9 @@ export class RedisBudget {
     this.#client = undefined;
     if (client) hangUp(client);
     const why = error instanceof Error ? error.message : String(error);
-    let address = 'the --limiter URL'; // without its password
-    try {
-      const u = new URL(this.#o.url);
-      address = `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}`;
-    } catch {}
+    // The URL without its password.
+    const u = URL.canParse(this.#o.url) ? new URL(this.#o.url) : undefined;
+    const address = u ? `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}` : 'the --limiter URL';
     this.#o.warn(`warning: shared limiter ${address} unavailable (${why}); pacing from this process's own view of the quota`);
   }
 }

@@ -65,12 +65,8 @@ export function retryAfterTooLong(ms: number, value: string, maxWaitMs: number, 
   const asked = `the server asked to wait ${wholeSeconds(ms)}s before the next request (Retry-After: ${shown})`;
   const maxWait = `--max-wait ${maxWaitMs / 1000}s`;
   if (ms > MAX_WINDOW_MS) {
-    const advice = 'try again later; if it persists, the server is misconfigured';
-    return new RateLimitedError(`rate limited${byLimit(window)}: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`, {
-      code: 'rate_limited',
-      status: 429,
-      advice,
-    });
+    const message = `rate limited${byLimit(window)}: ${asked}, more than a day, longer than ${maxWait} and than any rate-limit window`;
+    return new RateLimitedError(message, { code: 'rate_limited', status: 429, advice: 'try again later; if it persists, the server is misconfigured' });
   }
   const message = `rate limited${byLimit(window)}: ${asked}, longer than ${maxWait}; ${limitResetPhrase(window, now + ms, now)}`;
   return new RateLimitedError(message, { code: 'rate_limited', status: 429, resetAt: now + ms, advice: 'try again after that time, or raise --max-wait' });

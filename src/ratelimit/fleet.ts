@@ -20,8 +20,6 @@ type Point = { remaining: number; at: number; order: number };
 
 /** Learns how fast others consume the key from this process's own answers. */
 export class FleetEstimator {
-  #resetAt = Number.NaN;
-  #limit = Number.NaN;
   #first: Point | undefined;
   #last: Point | undefined;
   /** Own counted answers in the current window, and others' requests seen in it. */
@@ -37,9 +35,9 @@ export class FleetEstimator {
   /** Own counted answers, all windows (up to 2), and whether the first showed others' requests ahead of it. */
   #counted = 0;
   #doubt = false;
-  /** The latest quota of a different window, to tell a daily limit from the short one. */
-  #otherWindow: Quota | undefined;
+  /** The latest quota of the current window, and of a different one (to tell a daily limit from the short one). */
   #current: Quota | undefined;
+  #otherWindow: Quota | undefined;
   /** The short window's length: the shortest time seen between two resets of one limit (0: not yet known). */
   #period = 0;
   /** Windows skipped in a row (usedUpUntil); an answer ends the run. */
@@ -60,13 +58,14 @@ export class FleetEstimator {
       this.rttMs = this.rttMs === 0 ? latencyMs : this.rttMs + (latencyMs - this.rttMs) * 0.3;
     }
     this.#skips = 0;
-    if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === this.#resetAt)) {
+    const cur = this.#current;
+    if (counted && this.#counted < 2 && (this.#first === undefined || q.resetAt === cur?.resetAt)) {
       this.#counted++;
       if (this.#counted === 1) this.#doubt = q.limit - q.remaining - 1 > 0;
     }
-    if (q.resetAt !== this.#resetAt || q.limit !== this.#limit) {
+    if (q.resetAt !== cur?.resetAt || q.limit !== cur.limit) {
       // An answer of an earlier window arriving late is not news.
-      if (this.#first !== undefined && q.resetAt < this.#resetAt && q.limit === this.#limit) return;
+      if (this.#first !== undefined && cur && q.resetAt < cur.resetAt && q.limit === cur.limit) return;
       this.#newWindow(q);
       // Requests counted ahead of the first answer of a window say nothing (it may have opened long ago).
       if (counted) this.#start(q, order);
@@ -79,9 +78,10 @@ export class FleetEstimator {
   }
 
   #newWindow(q: Quota): void {
-    if (this.#current) this.#otherWindow = this.#current;
-    const gap = q.resetAt - this.#resetAt;
-    if (q.limit === this.#limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
+    const old = this.#current;
+    if (old) this.#otherWindow = old;
+    const gap = old ? q.resetAt - old.resetAt : 0;
+    if (q.limit === old?.limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
     // A window in which this process saw no one else: the others' pace fades.
     if (this.#own >= 2 && this.#othersInWindow === 0) {
       this.#rate *= 0.5;
@@ -92,8 +92,6 @@ export class FleetEstimator {
     this.#last = undefined;
     this.#own = 0;
     this.#othersInWindow = 0;
-    this.#resetAt = q.resetAt;
-    this.#limit = q.limit;
     this.#current = q;
   }
 

@@ -68,13 +68,17 @@ export type Decision =
   /** Other requests in flight (or reserved and maybe handed back) decide; look again shortly. */
   | { kind: 'poll' };
 
-/** How many slots the leases stand for: `count` for "…~<n>*<count>", else 1 each. */
+/** A slot id's holder (the process id of an id of another form), whether it is unused ("~"), and how many slots it stands for. */
+function lease(id: string): { holder: string; spare: boolean; count: number } {
+  const m = /^(.+)([#~])[0-9a-z]+(?:\*(\d+))?$/.exec(id);
+  if (!m) return { holder: id.split('.')[0] ?? id, spare: false, count: 1 };
+  const count = Number(m[3]);
+  return { holder: m[1]!, spare: m[2] === '~', count: Number.isSafeInteger(count) && count > 0 ? count : 1 };
+}
+
 export function slotCount(leases: Record<string, number>): number {
   let n = 0;
-  for (const id in leases) {
-    const count = Number(id.slice(id.lastIndexOf('*') + 1));
-    n += id.includes('*') && Number.isSafeInteger(count) && count > 0 ? count : 1;
-  }
+  for (const id in leases) n += lease(id).count;
   return n;
 }
 
@@ -82,7 +86,7 @@ export function slotCount(leases: Record<string, number>): number {
 export function pruneLeases(state: KeyRateState, now: number, gone?: (holder: string) => boolean): void {
   const judged = new Map<string, boolean>();
   for (const [id, expires] of Object.entries(state.leases)) {
-    const holder = leaseHolder(id);
+    const { holder } = lease(id);
     if (gone && !judged.has(holder)) judged.set(holder, gone(holder));
     if (expires <= now || judged.get(holder)) delete state.leases[id];
   }
@@ -96,19 +100,15 @@ export function deadHolder(alive: (pid: number) => boolean = processAlive): (hol
   };
 }
 
-/** The holder of a slot id ("<holder>#<n>", "<holder>~<n>"); the process id of any other. */
-function leaseHolder(id: string): string {
-  const m = /^(.+)[#~][0-9a-z]+(?:\*\d+)?$/.exec(id);
-  return m ? m[1]! : (id.split('.')[0] ?? id);
-}
-
 export function otherHolders(leases: Record<string, number>, holder: string): number {
-  return new Set(Object.keys(leases).flatMap((id) => (isOwn(id, holder) ? [] : [leaseHolder(id)]))).size;
+  const holders = new Set(Object.keys(leases).map((id) => lease(id).holder));
+  holders.delete(holder);
+  return holders.size;
 }
 
 /** Rewrites `holder`'s slots in flight; `add` writes more (unused "~", in one entry, or taken "#") and returns the holder's entries. */
 export function writeSlots(s: KeyRateState, holder: string, inFlight: Iterable<number>, until: number): (count: number, mark: '#' | '~') => number {
-  for (const id of Object.keys(s.leases)) if (isOwn(id, holder)) delete s.leases[id];
+  for (const id of Object.keys(s.leases)) if (lease(id).holder === holder) delete s.leases[id];
   let n = 0;
   const id = (mark: string) => `${holder}${mark}${(n++).toString(36)}`;
   for (const expires of inFlight) s.leases[id('#')] = expires;
@@ -118,10 +118,6 @@ export function writeSlots(s: KeyRateState, holder: string, inFlight: Iterable<n
     return n;
   };
 }
-
-const isOwn = (id: string, holder: string) => id.startsWith(holder) && (id[holder.length] === '#' || id[holder.length] === '~');
-/** An unused slot of a block (it may be handed back). */
-const isSpare = (id: string) => /~[0-9a-z]+(?:\*\d+)?$/.test(id);
 
 /** Whether a quota's window still runs: until its reset plus the margin, unless a gate ended it (opened at or after the reset). */
 export function windowCurrent(q: Quota | undefined, gateUntil: number, now: number, marginMs: number): q is Quota {
@@ -142,7 +138,10 @@ export function decide(state: KeyRateState, now: number, marginMs: number, self?
   const reset: Decision = { kind: 'wait', reason: 'quota', until: q.resetAt + marginMs };
   if (reserve > 0 && q.remaining - inFlight > 0) return reset;
   // Part of what is counted is another process's unused block, which comes back: look again shortly.
-  const othersSpare = Object.keys(state.leases).some((id) => isSpare(id) && !(self !== undefined && isOwn(id, self)));
+  const othersSpare = Object.keys(state.leases).some((id) => {
+    const l = lease(id);
+    return l.spare && l.holder !== self;
+  });
   return q.remaining > 0 && othersSpare ? { kind: 'poll' } : reset;
 }
 
@@ -154,11 +153,10 @@ export class Unpublished {
   gate = 0;
 
   add(q: Quota, sentAt: number): void {
-    const pending = this.quota;
-    if (pending === undefined) this.#sentAt = sentAt;
-    else if (pending.resetAt === q.resetAt) this.#sentAt = Math.max(this.#sentAt, sentAt);
-    else if (q.resetAt > pending.resetAt || sentAt > pending.seenAt) this.#sentAt = sentAt;
-    this.quota = mergeQuota(pending, q, sentAt);
+    const merged = mergeQuota(this.quota, q, sentAt);
+    if (merged === q) this.#sentAt = sentAt;
+    else if (merged.resetAt === q.resetAt) this.#sentAt = Math.max(this.#sentAt, sentAt);
+    this.quota = merged;
   }
 
   publish(s: KeyRateState): void {

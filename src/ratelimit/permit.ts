@@ -71,9 +71,4 @@ export interface Out extends Permit {
 }
 
 /** A store operation's decision, with the quota (less the slots reserved) and the reasons a wait's message names. */
-export interface Asked {
-  decision?: Decision;
-  quota?: Quota | undefined;
-  kept?: number;
-  usedByOthers?: boolean;
-}
+export type Asked = { decision?: Decision } & Partial<Pick<WaitInfo, 'quota' | 'kept' | 'usedByOthers'>>;

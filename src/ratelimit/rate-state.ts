@@ -50,7 +50,7 @@ function decodeRateState(text: string): FileContent {
   return { version: 1, keys };
 }
 
-export interface FileStoreOptions {
+interface FileStoreOptions {
   clock: Clock;
   debug?: (line: string) => void;
   /** Give up waiting for the lock after this long (--timeout). Default: wait until it goes stale. */
@@ -88,10 +88,6 @@ export class FileRateStateStore implements RateStateStore {
     return s && structuredClone(s);
   }
 
-  all(): Record<string, KeyRateState> {
-    return structuredClone((this.#memory ?? this.#read()).keys);
-  }
-
   /** The file's version from a stat: every write is a rename, so a new inode and change time. */
   stamp(): string {
     if (this.#memory) return 'memory';
@@ -106,35 +102,31 @@ export class FileRateStateStore implements RateStateStore {
   async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
     // A wait for the lock interrupted: the run winds down, what is left goes to memory.
     const locked = !this.#memory && (await this.#lock.acquire(signal).catch((e: unknown) => (e instanceof InterruptedError ? false : Promise.reject(e))));
-    if (locked) {
-      try {
-        return this.#updateFile(key, change, saved);
-      } finally {
-        this.#lock.release();
-      }
-    }
-    this.#toMemory(undefined);
-    const { value } = this.#apply(this.#memory!, key, change);
-    saved?.('memory');
-    return value;
-  }
-
-  #updateFile<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): T {
-    const content = this.#read();
-    const { value, changed } = this.#apply(content, key, change);
-    try {
-      if (changed) this.#write(content);
-    } catch (error) {
-      // `change` has run: keep what it did, in memory (it must not run twice).
-      this.#toMemory(error as Error, content);
+    if (!locked) {
+      this.#toMemory();
+      const { value } = this.#apply(this.#memory!, key, change);
+      saved?.('memory');
       return value;
     }
-    // Still under the lock: no other process's write can hide behind this stamp.
-    saved?.(this.stamp());
-    return value;
+    try {
+      const content = this.#read();
+      const { value, changed } = this.#apply(content, key, change);
+      try {
+        if (changed) this.#write(content);
+      } catch (error) {
+        // `change` has run: keep what it did, in memory (it must not run twice).
+        this.#toMemory(error as Error, content);
+        return value;
+      }
+      // Still under the lock: no other process's write can hide behind this stamp.
+      saved?.(this.stamp());
+      return value;
+    } finally {
+      this.#lock.release();
+    }
   }
 
-  #toMemory(error: Error | undefined, content?: FileContent): void {
+  #toMemory(error?: Error, content?: FileContent): void {
     if (this.#memory) return;
     this.#debug(`cannot use ${this.path} (${error?.message ?? 'lock not available'}); rate-limit state stays in this process`);
     this.#memory = content ?? this.#read();
@@ -162,12 +154,11 @@ export class FileRateStateStore implements RateStateStore {
     try {
       return decodeRateState(readFileSync(this.path, 'utf8'));
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== undefined) {
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#debug(`cannot read ${this.path}: ${(error as Error).message}`);
-      } else if (!this.#warnedCorrupt) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      if (code !== undefined && code !== 'ENOENT' && code !== 'ENOTDIR') this.#debug(`cannot read ${this.path}: ${message}`);
+      if (code === undefined && !this.#warnedCorrupt) {
         this.#warnedCorrupt = true;
-        this.#debug(`warning: ignoring corrupt rate-limit state ${this.path} (${(error as Error).message}); it will be rewritten`);
+        this.#debug(`warning: ignoring corrupt rate-limit state ${this.path} (${message}); it will be rewritten`);
       }
       return { version: 1, keys: {} };
     }

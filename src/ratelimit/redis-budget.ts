@@ -29,10 +29,7 @@ export interface RedisBudgetOptions {
 const TIMEOUT_MS = 2000;
 const POLL_MS = 50;
 
-interface Window {
-  limit: number;
-  resetAt: number;
-}
+type Window = Pick<Quota, 'limit' | 'resetAt'>;
 
 /** Closes a connection; one that already ended is left alone (ioredis would start a timer that holds the process). */
 function hangUp(client: Redis): void {
@@ -47,8 +44,8 @@ export class RedisBudget {
   readonly #holder = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
   #client: Redis | undefined;
   #connecting: Promise<void> | undefined;
-  readonly #counters = new Map<number, RateLimiterRedis>();
-  #RateLimiterRedis: typeof RateLimiterRedis | undefined;
+  /** Requests counted per window, in a key named by its reset. */
+  #counter: RateLimiterRedis | undefined;
   #down = false;
   #window: Window | undefined;
   #counted = 0;
@@ -160,7 +157,7 @@ export class RedisBudget {
     const newWindow = !w || quota.resetAt > w.resetAt || (quota.resetAt === w.resetAt && quota.limit !== w.limit);
     if (!newWindow && used <= this.#counted) return;
     const seen = { limit: quota.limit, resetAt: quota.resetAt };
-    const have = (await this.#counter(seen.limit).get(String(seen.resetAt / 1000)))?.consumedPoints ?? 0;
+    const have = (await this.#counter!.get(String(seen.resetAt / 1000)))?.consumedPoints ?? 0;
     if (used > have) await this.#consume(seen, used - have);
     if (newWindow) {
       const shared = await this.#sharedWindow();
@@ -184,7 +181,7 @@ export class RedisBudget {
       const [ioredis, rlf] = await Promise.all([import('ioredis'), import('rate-limiter-flexible')]);
       // Both are CommonJS: bundled (dist/), only `default` (their module.exports) is sure to be there.
       const Redis = (typeof ioredis.Redis === 'function' ? ioredis.Redis : ioredis.default) as typeof ioredis.Redis;
-      this.#RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
+      const RateLimiterRedis = rlf.RateLimiterRedis ?? (rlf as unknown as { default: typeof rlf }).default.RateLimiterRedis;
       const client = new Redis(this.#o.url, {
         lazyConnect: true,
         // Our own connect timeout (below): ioredis's outlives a refused connection and holds the process.
@@ -205,47 +202,28 @@ export class RedisBudget {
       client.on('end', () => {
         if (this.#client === client) this.#fallBack(lastError ?? new Error('connection closed'));
       });
-      let timer: NodeJS.Timeout | undefined;
+      const timeout = AbortSignal.timeout(TIMEOUT_MS); // its timer never holds the process
       try {
         await Promise.race([
           client.connect(),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no connection within ${TIMEOUT_MS / 1000}s`)), TIMEOUT_MS);
-            timer.unref();
-          }),
+          new Promise((_, reject) => timeout.addEventListener('abort', () => reject(new Error(`no connection within ${TIMEOUT_MS / 1000}s`)))),
         ]);
       } catch (error) {
         hangUp(client);
         // The 'error' before "Connection is closed." says why (ECONNREFUSED...).
         throw lastError ?? error;
-      } finally {
-        clearTimeout(timer);
       }
       this.#client = client;
+      // No points limit: the count is compared with the window's limit here (consume() never rejects over it).
+      const points = Number.MAX_SAFE_INTEGER;
+      this.#counter = new RateLimiterRedis({ storeClient: client, keyPrefix: `${this.#prefix}:sent`, points, duration: 60, rejectIfRedisNotReady: true });
     })();
     await this.#connecting;
   }
 
-  #counter(limit: number): RateLimiterRedis {
-    let c = this.#counters.get(limit);
-    if (!c) {
-      const RL = this.#RateLimiterRedis!;
-      c = new RL({ storeClient: this.#client, keyPrefix: `${this.#prefix}:sent`, points: limit, duration: 60, rejectIfRedisNotReady: true });
-      this.#counters.set(limit, c);
-    }
-    return c;
-  }
-
   async #consume(w: Window, points: number): Promise<number> {
     const customDuration = Math.max(1, Math.ceil((w.resetAt - this.#o.clock.now()) / 1000) + 60);
-    try {
-      const res = await this.#counter(w.limit).consume(String(w.resetAt / 1000), points, { customDuration });
-      return res.consumedPoints;
-    } catch (rejection) {
-      // Over the limit it rejects with the count; an Error when Redis failed.
-      if (rejection instanceof Error) throw rejection;
-      return (rejection as { consumedPoints: number }).consumedPoints;
-    }
+    return (await this.#counter!.consume(String(w.resetAt / 1000), points, { customDuration })).consumedPoints;
   }
 
   async #sharedWindow(): Promise<Window | undefined> {
@@ -266,11 +244,9 @@ export class RedisBudget {
     this.#client = undefined;
     if (client) hangUp(client);
     const why = error instanceof Error ? error.message : String(error);
-    let address = 'the --limiter URL'; // without its password
-    try {
-      const u = new URL(this.#o.url);
-      address = `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}`;
-    } catch {}
+    // The URL without its password.
+    const u = URL.canParse(this.#o.url) ? new URL(this.#o.url) : undefined;
+    const address = u ? `${u.protocol}//${u.hostname}:${u.port || '6379'}${u.pathname.length > 1 ? u.pathname : ''}` : 'the --limiter URL';
     this.#o.warn(`warning: shared limiter ${address} unavailable (${why}); pacing from this process's own view of the quota`);
   }
 }

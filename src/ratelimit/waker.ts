@@ -13,11 +13,10 @@ export class Waker {
   count = 0;
 
   notify(): void {
-    const wake = this.#wake;
+    this.count++;
+    this.#wake?.();
     this.#wake = undefined;
     this.#woken = undefined;
-    this.count++;
-    wake?.();
   }
 
   async pause(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -61,10 +60,9 @@ export class Alarm {
   }
 
   set(at: number): void {
-    const never = at === Number.POSITIVE_INFINITY;
-    if (this.#timer && this.#timer.at <= at && !never) return;
+    if (this.#timer && this.#timer.at <= at && at !== Number.POSITIVE_INFINITY) return;
     this.cancel();
-    if (never) return;
+    if (at === Number.POSITIVE_INFINITY) return;
     const stop = new AbortController();
     this.#timer = { at, stop };
     this.clock.sleep(Math.max(0, at - this.clock.now()), stop.signal).then(

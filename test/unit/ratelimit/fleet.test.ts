@@ -11,7 +11,7 @@ import type { Quota } from '../../../src/ratelimit/quota.js';
 import type { Clock } from '../../../src/time/clock.js';
 import { FakeClock } from '../http/fake-clock.js';
 import { modelServer, scripted } from '../http/transport-fakes.js';
-import { rateLimitGiveUp } from '../../../src/ratelimit/give-up.js';
+import { rateLimitGiveUp, waitTooLong } from '../../../src/ratelimit/give-up.js';
 import { RateLimitedError } from '../../../src/errors/errors.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
@@ -263,11 +263,8 @@ describe('the daily limit named in messages', () => {
   });
 
   it('a 429 by the daily limit, and running out of retries, say so too', () => {
-    const gate = rateLimitGiveUp(
-      { kind: 'too_long', waitMs: 7_200_000, maxWaitMs: 120_000, cause: 'gate', remaining: 0, limit: 1000, window: 'day' },
-      T0 + 7_200_000,
-      T0,
-    );
+    const dayQuota = { limit: 1000, remaining: 0, resetAt: T0 + 7_200_000, seenAt: T0 };
+    const gate = waitTooLong('gate', T0 + 7_200_000, 7_200_000, 120_000, dayQuota, 'day', false, T0);
     expect(gate.message).toMatch(/^rate limited by the daily limit \(0\/1000 left\): the server asked to wait 7200s .*; the daily limit resets at/);
     const retries = rateLimitGiveUp({ kind: 'retries', maxRetries: 3, window: 'day' }, T0 + 60_000, T0);
     expect(retries.message).toMatch(/^rate limited by the daily limit: still limited after 3 retries; the daily limit resets at/);

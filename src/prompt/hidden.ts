@@ -5,6 +5,7 @@ import { InterruptedError, UsageError } from '../errors/errors.js';
 type TtyIn = Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?: (raw: boolean) => unknown };
 
 type Key = { name?: string; ctrl?: boolean };
+const keyName = (key: Key = {}) => (key.ctrl ? `C-${key.name}` : key.name);
 
 // Reads one line from a terminal without echo; raw mode turns Ctrl-C into a key, so it rejects with InterruptedError.
 // Not @inquirer/password (issue #13): it re-renders on every key, and a blind Ctrl-U cleared only part of the key.
@@ -27,11 +28,12 @@ export function readHidden(io: { stdin: TtyIn; stderr: Writable }, question: str
     const onAbort = () => finish(new InterruptedError());
     const onEnd = () => finish(value.length > 0 ? undefined : new UsageError('no key entered'));
     // `ch` is undefined for an escape sequence; a control key's is below ' '.
-    const onKey = (ch: string | undefined, key: Key = {}) => {
-      if (key.name === 'return' || key.name === 'enter') finish();
-      else if (key.ctrl && (key.name === 'c' || (key.name === 'd' && value.length === 0))) finish(new InterruptedError());
-      else if (key.name === 'backspace') value = value.slice(0, -1);
-      else if (key.ctrl && key.name === 'u') value = '';
+    const onKey = (ch: string | undefined, key?: Key) => {
+      const name = keyName(key);
+      if (name === 'return' || name === 'enter') finish();
+      else if (name === 'C-c' || (name === 'C-d' && value.length === 0)) finish(new InterruptedError());
+      else if (name === 'backspace') value = value.slice(0, -1);
+      else if (name === 'C-u') value = '';
       else if (ch !== undefined && ch >= ' ') value += ch;
     };
     if (signal?.aborted) return reject(new InterruptedError());

@@ -41,11 +41,8 @@ function viewGrid<T>(view: View<T>, rows: readonly T[]): Grid {
   };
 }
 
-/**
- * A --query result as rows: each item of an array (else the value itself) a row, an object's keys its
- * columns (as the Azure CLI's table shows one). Values that are no objects are one column with no header
- * line, one per line, as `gh --jq` prints them.
- */
+// A --query result as rows: each item of an array (else the value itself) a row, an object's keys its columns
+// (as the Azure CLI's table). Values that are no objects are one headless column, as `gh --jq` prints them.
 function resultGrid(result: unknown): Grid {
   const items = result === null ? [] : Array.isArray(result) ? result : [result];
   const isRecord = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);

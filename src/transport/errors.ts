@@ -36,7 +36,6 @@ export class TransportError extends NetworkError {
     cause?: unknown,
   ) {
     super(message, { code: timedOut ? 'timeout' : 'network', cause });
-    this.name = 'TransportError';
   }
 }
 

@@ -1,6 +1,5 @@
 // Builds an ApiClient wired for the CLI: transport, the key's shared rate-limit gate (state file in the
 // config folder), retries, max-wait and announcements. Imported only by a command that sends.
-
 import type { EnvVars, IO } from '../io/io.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../ratelimit/rate-state.js';
 import { MAX_WINDOW_MS, type Clock } from '../time/clock.js';
@@ -11,16 +10,12 @@ import { RateLimiter, type KeyRateState, type RateStateStore } from '../ratelimi
 import { RedisBudget } from '../ratelimit/redis-budget.js';
 import { createWaitAnnouncer, type WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 
-/** The global flags a client follows (the factory's GlobalOptions). */
+/** The global flags a client follows (the factory's GlobalOptions); --timeout and --max-wait in seconds. */
 interface ClientSettings {
-  /** --timeout: seconds per request. */
   timeout: number;
   maxRetries: number;
-  /** --max-wait, seconds. */
   maxWait: number;
-  /** No wait announcements. */
   quiet: boolean;
-  /** The per-exchange trace goes to `debug`. */
   debug: boolean;
   /** --limiter / PETSTORE_LIMITER: a redis:// URL whose budget every process of a fleet shares. */
   limiter?: string | undefined;
@@ -28,13 +23,13 @@ interface ClientSettings {
 
 export interface BuildClientOptions {
   envName: string;
-  /** Where the key came from; undefined for a key given to check (auth login). */
+  /** Undefined for a key given to check (auth login). */
   keySource?: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
   baseUrl: string;
   apiKey: string;
   /** Other secrets the trace and messages must mask (the other stored keys). */
   secrets?: readonly string[];
-  /** The config folder: the rate-limit state file lives there. */
+  /** Where the rate-limit state file lives. */
   configDir: string;
   version: string;
   settings: ClientSettings;
@@ -43,10 +38,9 @@ export interface BuildClientOptions {
   signal: AbortSignal;
   /** Aborts requests in flight; defaults to signal. Bulk seeding lets them finish after Ctrl-C. */
   transportSignal?: AbortSignal | undefined;
-  /** Many requests to come, at most `connections` at once (bulk seeding). */
   bulk?: { connections: number } | undefined;
   dispatcher?: import('undici').Dispatcher | undefined;
-  /** The injected environment: HTTPS_PROXY, HTTP_PROXY, NO_PROXY (never process.env). */
+  /** The injected environment, for the proxy variables (never process.env). */
   env?: EnvVars | undefined;
   debug: (line: string) => void;
   /** Who announces waits instead of the default line or spinner (bulk seeding: its one progress line). */
@@ -56,7 +50,6 @@ export interface BuildClientOptions {
 export function buildApiClient(o: BuildClientOptions): ApiClient {
   const { timeout, maxRetries, maxWait, quiet, limiter: limiterUrl } = o.settings;
   const timeoutMs = timeout * 1000;
-  // The fleet's budget in Redis; without it, the limiter alone.
   const fleet = limiterUrl
     ? new RedisBudget({
         url: limiterUrl,
@@ -81,8 +74,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       o.debug,
     ),
     leaseMs: timeoutMs + 5000,
-    // Slots in blocks and answers published in batches while the quota is plentiful: each visit to the
-    // state file costs a lock, a read and a rename.
+    // Slots in blocks and answers published in batches: each visit to the state file costs a lock, a read and a rename.
     batch: { maxBlock: 4096, flushMs: 500 },
     debug: o.debug,
     // While the fleet's budget counts every request, nothing is kept back for the others (fleet.ts).

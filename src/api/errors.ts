@@ -1,7 +1,8 @@
 import { AuthError, type CliError, MalformedResponseError, NotFoundError, RateLimitedError, refusedKeyFix, ServerError, UsageError } from '../errors/errors.js';
+import type { ApiClientContext } from '../http/api-client.js';
+import { apiErrorBody, isBan } from '../http/error-body.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { firstValue } from '../wire/headers.js';
-import { apiErrorBody, isBan } from '../http/error-body.js';
 
 function contentType(res: ApiResponse): string {
   return firstValue(res.headers['content-type'])?.split(';')[0]?.trim() || 'no content type';
@@ -27,19 +28,13 @@ export function describeResponse(res: ApiResponse): { message: string; code: str
   return { message: `HTTP ${res.status} with ${what}`, code: undefined };
 }
 
-export interface ErrorContext {
-  envName: string;
-  /** Where the key came from, when known: a 401 hint must not say "auth login" when PETSTORE_API_KEY overrides it. */
-  keySource?: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
-}
-
 /** The server's message already lists the allowed methods (the sandbox's does). */
 function mentionsAll(message: string, allow: string): boolean {
   return allow.split(',').every((m) => message.includes(m.trim()));
 }
 
-/** Maps a non-2xx response to the typed error that decides the exit code. */
-export function errorForResponse(res: ApiResponse, ctx: ErrorContext): CliError {
+/** Maps a non-2xx response to the typed error that decides the exit code; a 401's fix depends on where the key came from. */
+export function errorForResponse(res: ApiResponse, ctx: ApiClientContext): CliError {
   const { message, code } = describeResponse(res);
   const details = { status: res.status, code: code ?? `http_${res.status}` };
   switch (true) {

@@ -1,23 +1,17 @@
-// The pet store's endpoints (interface document: listPets, createPet, getPet) over the retrying
-// client, so their paths and methods, and the mapping of a failed answer to a typed error, are
-// written once. (`petstore api` sends what the user typed, through the same client and mapping.)
+// The pet store's endpoints (listPets, createPet, getPet) over the retrying client: their paths and
+// methods, and the mapping of a failed answer to a typed error, written once.
 import type { ApiClient } from '../http/api-client.js';
 import type { ApiRequest, ApiResponse } from '../transport/exchange.js';
 import { type NewPet, type Pet, type PetStatus, toPets } from '../pets/pet.js';
 import { errorForResponse, malformed } from './errors.js';
 
-/** The answer, or the typed error when its status is not 2xx. */
-function ok(client: ApiClient, res: ApiResponse): ApiResponse {
+/** Sends one request and throws the typed error for any non-2xx status. */
+export async function call(client: ApiClient, req: ApiRequest, hooks?: Parameters<ApiClient['send']>[1]): Promise<ApiResponse> {
+  const res = await client.send(req, hooks);
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
   return res;
 }
 
-/** Sends one request and throws the typed error for any non-2xx status. */
-export async function call(client: ApiClient, req: ApiRequest, hooks?: Parameters<ApiClient['send']>[1]): Promise<ApiResponse> {
-  return ok(client, await client.send(req, hooks));
-}
-
-/** GET /pets: the list, checked to be an array of pets. */
 export async function listPets(client: ApiClient, query: { limit?: number | undefined; status?: PetStatus | undefined }): Promise<Pet[]> {
   const res = await call(client, { method: 'GET', path: '/pets', query: { limit: query.limit, status: query.status } });
   const pets = toPets(res.json);
@@ -37,8 +31,7 @@ export function getPet(client: ApiClient, id: bigint): Promise<ApiResponse> {
 
 /** The cheapest request that proves a key works and returns the quota headers. */
 const PROBE: ApiRequest = { method: 'GET', path: '/pets', query: { limit: 1 } };
-
-/** The probe asks the server itself: an earlier command's used-up quota does not hold it back, a server's gate does (AcquireOptions.asksQuota). */
+/** The probe asks the server itself: an earlier command's used-up quota does not hold it back, a server's gate does. */
 const ASKS = { asksQuota: true } as const;
 
 /** GET /pets?limit=1, any answer returned (auth status reports it). */

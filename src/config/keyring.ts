@@ -1,7 +1,6 @@
-// The OS credential store (macOS Keychain, Windows Credential Manager, the Secret Service on Linux)
-// through @napi-rs/keyring. Its calls block the thread that makes them (opening a Secret Service session
-// waits on D-Bus with no bound of ours), so each runs in a worker thread that alone loads the binding:
-// the run's timer can end a store that never answers, and commands that need no key never load it.
+// The OS credential store through @napi-rs/keyring. Its calls block their thread (a Secret Service session waits
+// on D-Bus, unbounded), so each runs in a worker thread that alone loads the binding: a timer can end a store that
+// never answers, and commands that need no key never load it.
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

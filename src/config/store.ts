@@ -1,10 +1,10 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
-import { makeDir } from '../fs/make-dir.js';
 import { join } from 'node:path';
-import type Conf from 'conf';
 import { UsageError } from '../errors/errors.js';
-import { storageProblem } from '../io/storage-problem.js';
+import { replaceDurably } from '../fs/durable-write.js';
 import { FileLock } from '../fs/lock.js';
+import { makeDir } from '../fs/make-dir.js';
+import { storageProblem } from '../io/storage-problem.js';
 import { systemClock } from '../time/clock.js';
 import { Keyring, type KeyringOptions, KeyringUnavailableError } from './keyring.js';
 
@@ -40,7 +40,6 @@ interface ConfigData {
   envs?: Record<string, EnvEntry>;
 }
 
-const CONFIG_NAME = 'config';
 export const ENV_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
 function describeShapeProblem(data: unknown): string | undefined {
@@ -70,13 +69,6 @@ function jsonProblem(error: unknown): string {
   return `${what || 'not JSON'}${at ? ` at line ${at[1]} column ${at[2]}` : ''}`;
 }
 
-function invalidJson(file: string, error: unknown): UsageError {
-  return new UsageError(`config file ${file} is not valid JSON (${jsonProblem(error)}); it was left as it is; ${FIX}`, {
-    code: 'config_invalid',
-    cause: error,
-  });
-}
-
 function readConfig(file: string): ConfigData {
   let text: string;
   try {
@@ -93,7 +85,10 @@ function readConfig(file: string): ConfigData {
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw invalidJson(file, error);
+    throw new UsageError(`config file ${file} is not valid JSON (${jsonProblem(error)}); it was left as it is; ${FIX}`, {
+      code: 'config_invalid',
+      cause: error,
+    });
   }
   const problem = describeShapeProblem(data);
   if (problem) {
@@ -122,8 +117,8 @@ export interface ConfigLockOptions {
   onSecret?: ((key: string) => void) | undefined;
 }
 
-// The settings and keys, one file (0600) in a folder of its own (0700). Reads parse the file directly (conf would
-// overwrite an array or null); writes go through conf under a lock, so concurrent processes never lose an update.
+// The settings and keys, one file (0600) in a folder of its own (0700). Each change reads the file again and
+// replaces it durably under a lock, so concurrent processes never lose an update.
 export class ConfigStore {
   readonly path: string;
   readonly #ownsDir: boolean;
@@ -138,26 +133,8 @@ export class ConfigStore {
     } catch (error) {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }
-    this.path = join(dir, `${CONFIG_NAME}.json`);
+    this.path = join(dir, 'config.json');
     readConfig(this.path);
-  }
-
-  // conf is loaded when a command writes: loading it hooks SIGINT/SIGTERM, which the lock's wait must not lose.
-  async #openConf(): Promise<Conf<ConfigData>> {
-    const { default: ConfImpl } = await import('conf');
-    try {
-      return new ConfImpl<ConfigData>({
-        cwd: this.dir,
-        configName: CONFIG_NAME,
-        projectName: 'petstore',
-        configFileMode: 0o600,
-        clearInvalidConfig: false,
-        accessPropertiesByDotNotation: false,
-        watch: false,
-      });
-    } catch (error) {
-      throw invalidJson(this.path, error);
-    }
   }
 
   get #keyring(): Keyring {
@@ -219,9 +196,9 @@ export class ConfigStore {
     return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
-  // The file is checked again under the lock (conf would write over one broken since).
-  async #locked(fn: (conf: Conf<ConfigData>) => void): Promise<void> {
-    const lock = new FileLock(join(this.dir, `${CONFIG_NAME}.lock`), {
+  // The file is read again under the lock: one broken since is reported, not written over.
+  async #locked(change: (data: ConfigData) => void): Promise<void> {
+    const lock = new FileLock(join(this.dir, 'config.lock'), {
       clock: systemClock,
       staleMs: 10_000,
       pollMs: 10,
@@ -229,26 +206,28 @@ export class ConfigStore {
       signal: this.lockOpts.signal,
       debug: this.lockOpts.debug,
     });
-    // Without a lock (a folder that cannot hold one), conf's own write reports the problem.
+    // Without a lock (a folder that cannot hold one), the write itself reports the problem.
     const locked = await lock.acquire();
     try {
-      const conf = await this.#openConf();
-      readConfig(this.path);
-      fn(conf);
+      const data = readConfig(this.path);
+      change(data);
+      replaceDurably(this.path, JSON.stringify(data, undefined, '\t'), `${this.path}.${process.pid}.tmp`, 0o600);
     } finally {
       if (locked) lock.release();
     }
   }
 
   async setCurrentEnv(name: string): Promise<void> {
-    await this.#locked((conf) => conf.set('currentEnv', name));
+    await this.#locked((data) => {
+      data.currentEnv = name;
+    });
   }
 
   async #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): Promise<void> {
-    await this.#locked((conf) => {
-      const envs: Record<string, EnvEntry> = Object.assign(Object.create(null), conf.get('envs'));
+    await this.#locked((data) => {
+      const envs: Record<string, EnvEntry> = Object.assign(Object.create(null), data.envs);
       envs[name] = change({ ...(Object.hasOwn(envs, name) ? envs[name] : {}) });
-      conf.set('envs', envs);
+      data.envs = envs;
     });
   }
 
@@ -308,11 +287,11 @@ export class ConfigStore {
     const account = this.env(name)?.keyring;
     if (account !== undefined) await this.#forget(name, account);
     let defaultReset = false;
-    await this.#locked((conf) => {
-      const { [name]: _removed, ...rest } = conf.get('envs') ?? {};
-      conf.set('envs', rest);
-      if (conf.get('currentEnv') === name && !isBuiltin(name)) {
-        conf.delete('currentEnv');
+    await this.#locked((data) => {
+      const { [name]: _removed, ...rest } = data.envs ?? {};
+      data.envs = rest;
+      if (data.currentEnv === name && !isBuiltin(name)) {
+        delete data.currentEnv;
         defaultReset = true;
       }
     });

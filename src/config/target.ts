@@ -20,12 +20,8 @@ function isLoopback(hostname: string): boolean {
 
 /** https anywhere, http only on loopback, never with credentials, query or fragment. */
 export function checkBaseUrl(raw: string, what = 'base URL'): { url: string; warning: string | undefined } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`invalid ${what} "${raw}": expected an absolute URL such as https://api.example.com/v1`);
-  }
+  const url = URL.parse(raw);
+  if (!url) throw new UsageError(`invalid ${what} "${raw}": expected an absolute URL such as https://api.example.com/v1`);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`invalid ${what} "${raw}": the scheme must be https (or http on a loopback host)`);
   }

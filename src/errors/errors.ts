@@ -89,9 +89,8 @@ export class InterruptedError extends CliError {
   readonly signal: StopSignal | undefined;
 
   constructor(message = 'interrupted', details: ErrorDetails & { signal?: StopSignal } = {}) {
-    const { signal, ...rest } = details;
-    super('interrupted', message, { code: 'interrupted', ...rest });
-    this.signal = signal;
+    super('interrupted', message, { code: 'interrupted', ...details });
+    this.signal = details.signal;
   }
 }
 

@@ -1,5 +1,5 @@
-// Replacing a file so that a crash at any instant leaves the old content or the new, never a part: the
-// one rule for the seeding journal's copies and the sandbox's data file.
+// Replacing a file so that a crash at any instant leaves the old content or the new, never a part: the one rule
+// for config.json, the seeding journal's copies and the sandbox's data file.
 import { closeSync, fchmodSync, fdatasyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -16,8 +16,7 @@ export function syncFolder(path: string): void {
   }
 }
 
-// `content` as the whole of `path`: written under `temporary`, fdatasynced, renamed over `path`, folder synced.
-// With `mode` the file gets exactly that mode; a failure removes `temporary`.
+// Written under `temporary`, fdatasynced, renamed over `path`, folder synced; `mode` exact; a failure removes `temporary`.
 export function replaceDurably(path: string, content: string | Buffer, temporary: string, mode?: number): void {
   try {
     const fd = openSync(temporary, 'w', mode ?? 0o666);

@@ -47,11 +47,7 @@ export class FileLock {
     try {
       return await this.#wait(mine, token, signal);
     } finally {
-      try {
-        unlinkSync(mine);
-      } catch {
-        // Already gone.
-      }
+      rmSync(mine, { force: true });
     }
   }
 

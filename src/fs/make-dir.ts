@@ -11,8 +11,7 @@ export interface DirCalls {
 
 const NODE_CALLS: DirCalls = { mkdirSync, statSync };
 
-// Makes `dir` and missing parents: answers the first folder it made (undefined when `dir` was there).
-// A folder another process makes meanwhile counts as there.
+// Makes `dir` and missing parents; answers the first folder it made (undefined when `dir`, or another process's, was there).
 export function makeDir(dir: string, mode: number, calls: DirCalls = NODE_CALLS): string | undefined {
   const path = resolve(dir);
   const made = (): boolean => {

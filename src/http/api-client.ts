@@ -35,7 +35,6 @@ export interface ApiClientOptions {
   maxRetries?: number;
   /** A rate-limit wait longer than this ends with exit 6. Default 120 s. */
   maxWaitMs?: number;
-  /** Default: one in memory for this client. */
   limiter?: RateLimiter;
   /** --limiter: the fleet's budget, taken once the limiter's permit is in hand. */
   fleet?: RedisBudget | undefined;
@@ -46,12 +45,11 @@ export interface ApiClientOptions {
 
 const seconds = (ms: number) => `${wholeSeconds(ms)}s`;
 
-/** What one attempt came to; after a 429 or a ban the key's gate closes until gateUntil. */
+/** What one attempt came to; after a 429 or a ban the key's gate closes until gateUntil; `tooLong`: a 429's Retry-After beyond --max-wait (or a day). */
 interface Attempt {
   res?: ApiResponse;
   error?: unknown;
   gateUntil?: number | undefined;
-  /** A 429's Retry-After longer than --max-wait (or than a day): give up at once. */
   tooLong?: { ms: number; value: string } | undefined;
 }
 
@@ -76,10 +74,8 @@ export class ApiClient {
     this.limiter = opts.limiter ?? new RateLimiter({ clock: this.#clock, key: ctx.envName });
   }
 
-  /**
-   * Sends one request through the gate, retrying as allowed; any final HTTP status is returned. `beforeSend` runs
-   * just before each attempt leaves (bulk seeding journals the record there; if it throws, nothing is sent).
-   */
+  // Sends one request through the gate, retrying as allowed; any final HTTP status is returned. `beforeSend` runs
+  // just before each attempt leaves (bulk seeding journals the record there; if it throws, nothing is sent).
   async send(req: ApiRequest, hooks?: { beforeSend?: () => void; asksQuota?: boolean }): Promise<ApiResponse> {
     // The retry about to happen after a 429, and whether its wait was announced.
     let retry: { attempt: number; announced: boolean } | undefined;
@@ -107,7 +103,6 @@ export class ApiClient {
     }
   }
 
-  /** One exchange with a permit in hand; the permit is settled with what the answer says. */
   async #attempt(req: ApiRequest, permit: Permit, attempt: number, beforeSend: (() => void) | undefined): Promise<Attempt> {
     try {
       // The fleet's budget last: a slot it counts in a window is used in that window.

@@ -16,7 +16,6 @@ export class OutcomeUnknownError extends NetworkError {
         (check ? `check with "${check}" before retrying` : 'check the server before retrying'),
       { code: 'outcome_unknown', cause },
     );
-    this.name = 'OutcomeUnknownError';
     this.request = request;
   }
 }

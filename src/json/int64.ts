@@ -1,15 +1,10 @@
-// Exact int64 JSON: the API's ids and categoryIds may exceed 2^53, where a JS
-// number silently rounds. Integers outside the safe range parse to bigint and
-// bigints print as exact digits, so nothing is ever lost in transit.
+// Exact int64 JSON: the API's ids and categoryIds may exceed 2^53, where a JS number silently rounds.
+// Integers outside the safe range parse to bigint and bigints print as exact digits.
 
 declare global {
   interface JSON {
     rawJSON(text: string): unknown;
   }
-}
-
-interface ReviverContext {
-  source?: string;
 }
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
@@ -20,10 +15,9 @@ export const INT64_MAX = 2n ** 63n - 1n;
 
 /** Parses JSON; integers beyond Number.MAX_SAFE_INTEGER become bigint. */
 export function parseJson(text: string): unknown {
-  // Only a run of 16 or more digits can be an unsafe integer: without one, the reviver (which takes
-  // JSON.parse off its fast path) has nothing to do.
+  // Only a run of 16 or more digits can be an unsafe integer; the reviver takes JSON.parse off its fast path.
   if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
-  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: ReviverContext) {
+  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
     if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && INTEGER.test(context.source)) {
       return BigInt(context.source);
     }

@@ -3,19 +3,15 @@
 import type { IO } from '../io/io.js';
 import { PAGE_SIZE } from '../flag-values.js';
 
-function moreHint(shown: number, limit: number | undefined): string | undefined {
-  const page = limit ?? PAGE_SIZE.serverDefault;
-  if (shown < page) return undefined;
-  const noun = shown === 1 ? 'pet' : 'pets';
-  return page < PAGE_SIZE.max
-    ? `Showing ${shown} ${noun}; there may be more: use --limit (max ${PAGE_SIZE.max})`
-    : `Showing ${shown} ${noun}, the most one request returns; there may be more: narrow the list with --status`;
-}
-
 /** On stderr, dim, when a person reads both streams; never in a pipe (scripts read data, not hints) nor with -q. */
 export async function printMoreHint(f: { io: IO; info(line: string): void }, shown: number, limit: number | undefined): Promise<void> {
-  const hint = moreHint(shown, limit);
-  if (hint === undefined || !f.io.stdoutIsTTY || !f.io.stderrIsTTY) return;
+  const page = limit ?? PAGE_SIZE.serverDefault;
+  if (shown < page || !f.io.stdoutIsTTY || !f.io.stderrIsTTY) return;
+  const noun = shown === 1 ? 'pet' : 'pets';
+  const hint =
+    page < PAGE_SIZE.max
+      ? `Showing ${shown} ${noun}; there may be more: use --limit (max ${PAGE_SIZE.max})`
+      : `Showing ${shown} ${noun}, the most one request returns; there may be more: narrow the list with --status`;
   if (!f.io.colorStderr) return f.info(hint);
   const { Chalk } = await import('chalk');
   f.info(new Chalk({ level: 1 }).dim(hint));

@@ -1,19 +1,25 @@
 import type { IO } from '../io/io.js';
-import { renderCsv } from './csv.js';
-import type { Truncate } from './fit.js';
 import type { Format } from './format.js';
 import { renderJson, renderNdjson } from './json.js';
 import { terminalJson } from './json-terminal.js';
 import type { Query } from './query.js';
-import { renderTable, type Cell, type Tone } from './table.js';
+import { renderTable, type Cell, type Tone, type Truncate } from './table.js';
 import { escapeControl } from './text.js';
 import { stringifyJson } from '../json/int64.js';
+
+/** One RFC 4180 field: quoted when it holds a comma, quote, CR or LF (quotes doubled). */
+export function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function renderCsv(headers: readonly string[] | false, rows: readonly (readonly string[])[]): string {
+  return [...(headers ? [headers] : []), ...rows].map((r) => `${r.map(csvField).join(',')}\n`).join('');
+}
 
 interface Column<T> {
   header: string;
   text(row: T): string;
   tone?(row: T): Tone | undefined;
-  /** On a terminal narrower than the table: `first` to give way, `never` for ids; others after `first`. */
   truncate?: Truncate;
 }
 
@@ -35,11 +41,8 @@ function viewGrid<T>(view: View<T>, rows: readonly T[]): Grid {
   };
 }
 
-/**
- * A --query result as rows: each item of an array (else the value itself) a row, an object's keys its
- * columns (as the Azure CLI's table shows one). Values that are no objects are one column with no header
- * line, one per line, as `gh --jq` prints them.
- */
+// A --query result as rows: each item of an array (else the value itself) a row, an object's keys its columns
+// (as the Azure CLI's table). Values that are no objects are one headless column, as `gh --jq` prints them.
 function resultGrid(result: unknown): Grid {
   const items = result === null ? [] : Array.isArray(result) ? result : [result];
   const isRecord = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);

@@ -1,6 +1,5 @@
-// --query: a JMESPath expression applied to the JSON value a command prints (as the AWS and Azure CLIs
-// do). @jmespath-community/jmespath loads only when the flag is given; cli.ts compiles it before the
-// command runs, so a broken expression is exit 2 with nothing sent.
+// --query: a JMESPath expression applied to the JSON value a command prints (as the AWS and Azure CLIs do),
+// loaded only with the flag and compiled by cli.ts first, so a broken expression is exit 2 with nothing sent.
 import { UsageError } from '../errors/errors.js';
 
 type Jmespath = typeof import('@jmespath-community/jmespath');

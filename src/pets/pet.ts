@@ -31,19 +31,11 @@ export function toPet(value: unknown): Pet | undefined {
 }
 
 export function toPets(value: unknown): Pet[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const pets: Pet[] = [];
-  for (const item of value) {
-    const pet = toPet(item);
-    if (!pet) return undefined;
-    pets.push(pet);
-  }
-  return pets;
+  const pets = Array.isArray(value) ? value.map(toPet) : undefined;
+  return pets?.every((pet) => pet !== undefined) ? (pets as Pet[]) : undefined;
 }
 
-// Validation messages name the flag (or field) and the allowed values, shared
-// by the flags of `pets add` and the records of `pets add --file` (--limit and
-// --status: src/flag-values.ts).
+// Messages name the flag (or field) and the allowed values: shared by `pets add` and the records of `pets add --file`.
 
 export function parseId(text: string, what = 'pet id'): bigint {
   const id = parseInt64(text);

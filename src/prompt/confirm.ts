@@ -26,10 +26,8 @@ export const PLAIN_THEME = {
   style: { message: plain, answer: plain, highlight: plain, error: (text: string) => `> ${text}` },
 };
 
-/**
- * One inquirer prompt on stderr (`start` gets the context to pass it): Ctrl-C or `signal` rejects with
- * InterruptedError; Ctrl-D, which closes inquirer's readline without settling the prompt, gives `atEnd()`.
- */
+// One inquirer prompt on stderr (`start` gets the context to pass it): Ctrl-C or `signal` rejects with
+// InterruptedError; Ctrl-D, which closes inquirer's readline without settling the prompt, gives `atEnd()`.
 export async function prompt<T>(io: PromptIO, start: (context: Context) => Promise<T>, atEnd: () => T, signal?: AbortSignal): Promise<T> {
   if (signal?.aborted) throw new InterruptedError();
   // Our signal and Ctrl-D both stop the prompt through this one.
@@ -62,7 +60,6 @@ export async function prompt<T>(io: PromptIO, start: (context: Context) => Promi
 /** A yes/no question on stderr, No by default; Ctrl-C or `signal` rejects with InterruptedError, Ctrl-D answers No. */
 export async function confirm(io: PromptIO, question: string, signal?: AbortSignal): Promise<boolean> {
   const { default: ask } = await import('@inquirer/confirm');
-  // The hint reads [y/N].
   const theme = { ...PLAIN_THEME, style: { ...PLAIN_THEME.style, defaultAnswer: (hint: string) => `[${hint}]` } };
   return prompt(
     io,

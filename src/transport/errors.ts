@@ -36,7 +36,6 @@ export class TransportError extends NetworkError {
     cause?: unknown,
   ) {
     super(message, { code: timedOut ? 'timeout' : 'network', cause });
-    this.name = 'TransportError';
   }
 }
 
@@ -56,10 +55,7 @@ export function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-interface Described {
-  message: string;
-  sent: boolean;
-}
+type Described = { message: string; sent: boolean };
 
 const refused = (host: string) => ({ message: `could not connect to ${host}: connection refused`, sent: false });
 const reset = (host: string) => ({ message: `connection to ${host} was reset`, sent: true });
@@ -87,11 +83,6 @@ export function closedUnanswered(error: unknown): boolean {
   return code !== undefined && Object.hasOwn(DIRECT, code) && DIRECT[code] === reset;
 }
 
-/** The one-line message for a failed exchange, and whether the request may have reached the server. */
-export function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): Described {
-  return proxy ? throughProxy(error, url, proxy) : direct(error, url);
-}
-
 function direct(error: unknown, url: string): Described {
   const code = causeCode(error);
   const { host, hostname } = new URL(url);
@@ -108,8 +99,12 @@ function direct(error: unknown, url: string): Described {
   return { message, sent: notSentFailure(code) === undefined };
 }
 
-/** Failures to reach the proxy, or refusals from it, name the proxy; others are the direct ones, through it. */
-function throughProxy(error: unknown, url: string, proxy: ProxyEndpoint): Described {
+/**
+ * The one-line message for a failed exchange, and whether the request may have reached the server. Failures to
+ * reach the proxy, or refusals from it, name the proxy; others are the direct ones, through it.
+ */
+export function describeTransportError(error: unknown, url: string, proxy: ProxyEndpoint | undefined): Described {
+  if (!proxy) return direct(error, url);
   const code = causeCode(error);
   const { host } = new URL(url);
   const via = `proxy ${redactProxyUrl(proxy.uri)} (from ${proxy.source})`;

@@ -32,9 +32,8 @@ export interface ApiRequest {
 export interface ApiResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** The body as text, at most MAX_BODY_BYTES. */
+  /** At most MAX_BODY_BYTES; `json` is its parsed value when `isJson`. */
   text: string;
-  /** The parsed body when it is JSON (isJson), else undefined. */
   json: unknown;
   isJson: boolean;
   quota: Quota | undefined;
@@ -52,24 +51,22 @@ export interface ClientOptions {
   clock: Clock;
   /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
-  /** An undici dispatcher (tests: MockAgent). Without one, node:http sends, or undici when a proxy is set or `bulk` asks. */
+  /** An undici dispatcher (tests: MockAgent). Without one, node:http sends, or undici for a proxy or `bulk`. */
   dispatcher?: Dispatcher;
   /** Many requests to come, at most `connections` at once (bulk seeding): undici. */
   bulk?: { connections: number } | undefined;
-  /** Proxy settings from the environment (proxy.ts); with a dispatcher, used in messages only. */
+  /** From the environment (proxy.ts); with a dispatcher, used in messages only. */
   proxy?: ProxySettings | undefined;
-  /** How long a new connection may take, on both engines. */
   connectTimeoutMs?: number | undefined;
-  /** Receives the request trace (--debug): never the key, nor proxy credentials. */
+  /** The --debug trace: never the key, nor proxy credentials. */
   debug?: ((line: string) => void) | undefined;
-  /** Receives notes on header values that are ignored (--debug), with or without the trace. */
+  /** Notes on header values that are ignored (--debug), with or without the trace. */
   note?: ((line: string) => void) | undefined;
 }
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
-/** How much of a body the --debug trace shows. */
 export const DEBUG_BODY_CHARS = 500;
-/** undici's default connect timeout, on both engines. */
+/** undici's default, on both engines. */
 const CONNECT_TIMEOUT_MS = 10_000;
 const TRACED_RESPONSE_HEADERS = /^(content-type|content-length|location|retry-after|x-ratelimit-.*|deprecation|sunset|link|www-authenticate)$/i;
 
@@ -84,7 +81,6 @@ export function timerMs(ms: number): number {
   return Number.isFinite(ms) ? Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(ms))) : MAX_TIMER_MS;
 }
 
-/** A body for the trace: control characters escaped, cut after `max` characters. */
 export function traceBody(text: string, max = DEBUG_BODY_CHARS): string {
   return escapeControl(text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text);
 }
@@ -120,11 +116,11 @@ export async function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeout
 export class HttpTransport {
   readonly #opts: ClientOptions;
   #dispatcher: Promise<Dispatcher> | undefined;
-  /** node:http's agents, when neither a dispatcher, a proxy nor `bulk` asks for undici (it loads slower). */
+  /** node:http's agents, unless a dispatcher, a proxy or `bulk` asks for undici (which loads slower). */
   readonly #agents: NodeAgents | undefined;
   readonly #redactor: Redactor;
   #tracedEngine = false;
-  /** The exchanges under way, all ended by the one listener on Ctrl-C (opts.signal). */
+  /** The exchanges under way, ended by the one listener on Ctrl-C (opts.signal). */
   readonly #live = new Set<LiveExchange>();
 
   constructor(opts: ClientOptions) {
@@ -142,7 +138,6 @@ export class HttpTransport {
     return this.#opts.baseUrl;
   }
 
-  /** One exchange: the answer, or the typed error. */
   async once(req: ApiRequest): Promise<ApiResponse> {
     const url = new URL(this.#opts.baseUrl + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -218,7 +213,7 @@ export class HttpTransport {
     };
   }
 
-  /** The typed error for a failed exchange; `written` is false when undici never started the request. */
+  /** `written` is false when undici never started the request. */
   #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, written: boolean | undefined): Error {
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(

@@ -31,10 +31,8 @@ function endpoint(env: EnvVars, name: string): ProxyEndpoint | undefined {
   const found = pick(env, name);
   if (!found) return undefined;
   const example = 'expected e.g. http://proxy.example.com:3128';
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(found.value) ? found.value : `http://${found.value}`);
-  } catch {
+  const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(found.value) ? found.value : `http://${found.value}`);
+  if (!url) {
     throw new UsageError(`invalid ${found.source}: "${redactProxyText(found.value)}" is not a URL; ${example}`, { code: 'invalid_proxy' });
   }
   if (!['http:', 'https:', 'socks:', 'socks5:'].includes(url.protocol)) {
@@ -56,16 +54,13 @@ export function proxySettingsFromEnv(env: EnvVars): ProxySettings | undefined {
 
 /** A proxy URL fit for messages: the user and password replaced with ****. */
 export function redactProxyUrl(uri: string): string {
-  try {
-    const url = new URL(uri);
-    if (url.username || url.password) {
-      url.username = '****';
-      url.password = '';
-    }
-    return url.href.replace(/\/$/, '');
-  } catch {
-    return redactProxyText(uri);
+  const url = URL.parse(uri);
+  if (!url) return redactProxyText(uri);
+  if (url.username || url.password) {
+    url.username = '****';
+    url.password = '';
   }
+  return url.href.replace(/\/$/, '');
 }
 
 /** Best effort for text that is not a URL: hides anything before an "@". */

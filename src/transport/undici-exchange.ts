@@ -1,6 +1,5 @@
-// One exchange through an undici dispatcher, its body collected as text. Our own handler rather than
-// request(): onRequestStart comes just before the request is written, so `written` says whether anything can
-// have reached the server, and an exchange ended while it waits for a connection is never sent later.
+// One exchange through an undici dispatcher, its body collected as text. Our own handler, not request(): its
+// onRequestStart says whether anything can have reached the server, and a queued exchange ended is never sent later.
 import type { Dispatcher } from 'undici';
 import { cutShort } from './errors.js';
 

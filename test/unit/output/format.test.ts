@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { UsageError } from '../../../src/errors/errors.js';
-import { csvField, renderCsv } from '../../../src/output/csv.js';
+import { csvField, renderCsv } from '../../../src/output/print.js';
 import { resolveFormat } from '../../../src/output/format.js';
 import { renderJson, renderNdjson } from '../../../src/output/json.js';
 import { renderTable, renderTsv } from '../../../src/output/table.js';

@@ -1,7 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { fitWidths } from '../../../src/output/fit.js';
-import { heading, renderTable } from '../../../src/output/table.js';
+import { fitWidths, heading, renderTable } from '../../../src/output/table.js';
 
 const headers = ['id', 'name', 'categoryId', 'status'];
 const fits = ['never', 'first', 'never', undefined] as const;

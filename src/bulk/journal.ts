@@ -1,7 +1,20 @@
 // The journal of a seeding run: one NDJSON line per event in one write(2), `sending` before a record's request leaves and its
 // outcome once known, so a kill leaves every record either settled or `unknown`. fsync'd at creation, every second, and at the end.
 
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { type CliError, UsageError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
@@ -28,15 +41,6 @@ export class JournalWriteError extends Error {
 }
 
 const FSYNC_EVERY_MS = 1000;
-
-/** Removes a file this run made; one someone already removed is no error at the end of a run. */
-function removeIfThere(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
 
 /** `<journal>.lock` for the whole run (two runs on one journal would send records twice): never waited for; a dead holder's lock is taken over. */
 async function lockJournal(path: string): Promise<FileLock | undefined> {
@@ -79,14 +83,15 @@ export class Journal {
     private readonly lock: FileLock | undefined,
     /** Created by this run (it did not exist before). */
     readonly created: boolean,
-    /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
-    readonly regular: boolean,
-    /** Its size when opened. */
-    public size: number,
-    public dev: number,
-    public ino: number,
+    /** Its size, device and inode when opened. */
+    public stat: Stats,
   ) {
-    this.#bytes = size;
+    this.#bytes = stat.size;
+  }
+
+  /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
+  get regular(): boolean {
+    return this.stat.isFile();
   }
 
   static async open(path: string, o: JournalOpenOptions): Promise<Journal> {
@@ -102,14 +107,8 @@ export class Journal {
         fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
       }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      let missing = false;
-      try {
-        statSync(dirname(path));
-      } catch {
-        missing = true;
-      }
-      throw refuse(code === 'ENOENT' && missing ? `the folder ${dirname(path)} does not exist` : `cannot write there: ${storageProblem(error)}`);
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(dirname(path));
+      throw refuse(missing ? `the folder ${dirname(path)} does not exist` : `cannot write there: ${storageProblem(error)}`);
     }
     const stat = fstatSync(fd);
     if (o.input !== undefined && stat.dev === o.input.dev && stat.ino === o.input.ino) {
@@ -123,11 +122,11 @@ export class Journal {
       lock = stat.isFile() ? await lockJournal(path) : undefined;
     } catch (error) {
       closeSync(fd);
-      if (created) unlinkSync(path);
+      if (created) rmSync(path);
       if (error instanceof UsageError) throw error;
       throw refuse(`cannot make its lock file: ${storageProblem(error)}`);
     }
-    return new Journal(path, fd, lock, created, stat.isFile(), stat.size, stat.dev, stat.ino);
+    return new Journal(path, fd, lock, created, stat);
   }
 
   /** The error of the first failed write, if any. */
@@ -150,11 +149,8 @@ export class Journal {
     replaceDurably(this.path, text, `${this.path}.${process.pid}.new`, 0o600);
     closeSync(this.fd);
     this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND);
-    const stat = fstatSync(this.fd);
-    this.size = stat.size;
-    this.dev = stat.dev;
-    this.ino = stat.ino;
-    this.#bytes = stat.size;
+    this.stat = fstatSync(this.fd);
+    this.#bytes = this.stat.size;
   }
 
   /** Drops a torn last line (a crash mid-write) before appending after it. */
@@ -178,8 +174,7 @@ export class Journal {
 
   /** Before a record's request leaves. Throws JournalWriteError if the line could not be written: then it must not be sent. */
   sending(text: string): void {
-    if (this.#failure !== undefined) throw new JournalWriteError(this.#failure);
-    if (!this.#append(text)) throw new JournalWriteError(this.#failure);
+    if (this.#failure !== undefined || !this.#append(text)) throw new JournalWriteError(this.#failure);
   }
 
   /** An outcome line; after a failed write it is kept in `unwritten` instead. */
@@ -249,7 +244,8 @@ export class Journal {
     this.#closed = true;
     clearInterval(this.#timer);
     closeSync(this.fd);
-    if (this.created) removeIfThere(this.path);
+    // One someone already removed is no error at the end of a run.
+    if (this.created) rmSync(this.path, { force: true });
     this.lock?.release();
   }
 }

@@ -27,7 +27,6 @@ export class LineSplitter {
     this.#held = new RecordBytes(max);
   }
 
-  /** The lines the chunk ends. */
   push(chunk: Uint8Array): RawLine[] {
     const out: RawLine[] = [];
     const last = chunk.lastIndexOf(LF);

@@ -33,8 +33,7 @@ const REJECTED: ReadonlySet<number> = new Set([400, 404, 405, 407, 409, 410, 411
 
 function errorSummary(res: ApiResponse): { code: string; message: string; status: number } {
   const body = apiErrorBody(res);
-  if (body) return { code: body.code, message: body.message, status: res.status };
-  return { code: `http_${res.status}`, message: describeResponse(res).message, status: res.status };
+  return { code: body?.code ?? `http_${res.status}`, message: body?.message ?? describeResponse(res).message, status: res.status };
 }
 
 /** Why an answer leaves the outcome unknown, for the result line. */
@@ -77,17 +76,11 @@ export function answered(client: ApiClient, line: number, pet: NewPet, res: ApiR
 
 /** The result line of a create that got no answer and may have reached the server; otherwise the error is thrown on. */
 export function unanswered(error: unknown, line: number, pet: NewPet, inflight: AbortSignal): ResultLine {
-  if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
-  if (error instanceof InterruptedError && inflight.aborted) {
-    return { line, status: 'unknown', reason: 'interrupted while the request was in flight: it may or may not have been created', record: pet };
-  }
-  if (error instanceof TransportError && error.sent) {
-    return { line, status: 'unknown', reason: error.message, record: pet };
-  }
+  const unknown = (reason: string): ResultLine => ({ line, status: 'unknown', reason, record: pet });
+  if (isOutcomeUnknown(error) || (error instanceof TransportError && error.sent)) return unknown(error.message);
+  if (error instanceof InterruptedError && inflight.aborted) return unknown('interrupted while the request was in flight: it may or may not have been created');
   // An answer too big to read (its status unread): the request was sent and may have been processed.
-  if (error instanceof MalformedResponseError) {
-    return { line, status: 'unknown', reason: `${error.message}: it may or may not have been created`, record: pet };
-  }
+  if (error instanceof MalformedResponseError) return unknown(`${error.message}: it may or may not have been created`);
   throw error;
 }
 

@@ -19,11 +19,8 @@ export function formatFromName(path: string, flag: string | undefined): InputFor
     }
     return flag as InputFormat;
   }
-  const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
-  if (ext === 'json') return 'json';
-  if (ext === 'ndjson' || ext === 'jsonl') return 'ndjson';
-  if (ext === 'csv') return 'csv';
-  return undefined;
+  const ext = /\.(json|ndjson|jsonl|csv)$/i.exec(path)?.[1]?.toLowerCase();
+  return ext === 'jsonl' ? 'ndjson' : (ext as InputFormat | undefined);
 }
 
 /** Guesses the format from the first non-blank character of the input. */

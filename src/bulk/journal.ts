@@ -71,8 +71,10 @@ export class Journal {
   #dirty = false;
   #syncing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #failure: unknown;
-  #unwritten = '';
+  /** The error of the first failed write, if any. */
+  failure: unknown;
+  /** The outcome lines that could not be written (after a failure). */
+  unwritten = '';
   #closed = false;
   #started = false;
   #onFailure: (error: unknown) => void = () => {};
@@ -129,16 +131,6 @@ export class Journal {
     return new Journal(path, fd, lock, created, stat);
   }
 
-  /** The error of the first failed write, if any. */
-  get failure(): unknown {
-    return this.#failure;
-  }
-
-  /** The outcome lines that could not be written (after a failure). */
-  get unwritten(): string {
-    return this.#unwritten;
-  }
-
   /** Called once, at the first failed write. */
   onFailure(handler: (error: unknown) => void): void {
     this.#onFailure = handler;
@@ -163,7 +155,7 @@ export class Journal {
   /** The first line of a new journal, synced with its folder so the file itself survives a crash. */
   start(header: string): void {
     this.#started = true;
-    if (this.#bytes === 0 && !this.#append(header)) throw new JournalWriteError(this.#failure);
+    if (this.#bytes === 0 && !this.#append(header)) throw new JournalWriteError(this.failure);
     if (this.regular) {
       fdatasyncSync(this.fd);
       if (this.created) syncFolder(this.path);
@@ -174,12 +166,12 @@ export class Journal {
 
   /** Before a record's request leaves. Throws JournalWriteError if the line could not be written: then it must not be sent. */
   sending(text: string): void {
-    if (this.#failure !== undefined || !this.#append(text)) throw new JournalWriteError(this.#failure);
+    if (this.failure !== undefined || !this.#append(text)) throw new JournalWriteError(this.failure);
   }
 
   /** An outcome line; after a failed write it is kept in `unwritten` instead. */
   outcome(text: string): void {
-    if (this.#failure !== undefined || !this.#append(text)) this.#unwritten += text;
+    if (this.failure !== undefined || !this.#append(text)) this.unwritten += text;
   }
 
   /** Writes `text` (whole lines) in one write(2); false when it failed (`failure` says why). */
@@ -206,7 +198,7 @@ export class Journal {
           // The torn line stays; --resume ignores a torn last line.
         }
       }
-      this.#failure = error;
+      this.failure = error;
       this.#onFailure(error);
       return false;
     }
@@ -223,7 +215,7 @@ export class Journal {
     );
   }
 
-  /** Syncs and closes; a journal this run created and never wrote a record to is removed. */
+  /** Syncs, closes and unlocks. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -242,7 +234,6 @@ export class Journal {
   abandon(): void {
     if (this.#closed || this.#started) return;
     this.#closed = true;
-    clearInterval(this.#timer);
     closeSync(this.fd);
     // One someone already removed is no error at the end of a run.
     if (this.created) rmSync(this.path, { force: true });

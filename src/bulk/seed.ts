@@ -74,8 +74,7 @@ function planRecord(f: Factory, o: SeedOptions, plan: Plan, rec: InputRecord, ea
 async function validate(
   f: Factory,
   input: ReplayableInput,
-  earlier: Map<number, EarlierResult> | undefined,
-  label: string,
+  { earlier, label }: PreparedJournal,
   o: SeedOptions,
   each?: (rec: InputRecord) => void,
 ): Promise<Plan> {
@@ -131,7 +130,7 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
     const shown: Shown = f.io.stdoutIsTTY ? await terminalJsonWriter(f.io.colorStdout) : (text) => text;
     const listing = o.dryRun ? dryListing(f, o, prepared, shown) : undefined;
     try {
-      const plan = await validate(f, input, prepared.earlier, prepared.label, o, listing?.take);
+      const plan = await validate(f, input, prepared, o, listing?.take);
       if (!o.dryRun) await confirmProduction(f, o, plan);
       if (prepared.journal) await startJournal(f, prepared.journal, input, prepared.label);
       // The held lines all written down, or dropped (they could not be): then pass 2 lists the records.
@@ -269,8 +268,6 @@ interface RunEnd {
   fatal: unknown;
   /** The command that continues the run (none for a dry run: its continuation would send). */
   resume: string | undefined;
-  elapsed: number;
-  requests: number;
 }
 
 /** Pass 2's one loop: each record's outcome, as many at once as --concurrency allows; returns the error that stopped it, if any. */
@@ -350,30 +347,26 @@ async function send(
     await journal?.close();
   }
 
-  const elapsed = f.clock.now() - started;
-  const requests = client?.requestCount ?? 0;
-  await closeRun(f, o, prepared, { tally, total: plan.total, toStdout, fatal, resume: o.dryRun ? undefined : continueCommand(f, o), elapsed, requests });
+  f.info(summaryLine(tally.counts, f.clock.now() - started, client?.requestCount ?? 0, o.dryRun));
+  await closeRun(f, o, prepared, { tally, total: plan.total, toStdout, fatal, resume: o.dryRun ? undefined : continueCommand(f, o) });
 }
 
-/** After pass 2: the summary, and the error the run ends with, if any. */
+/** After pass 2 and its summary line: the error the run ends with, if any. */
 async function closeRun(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): Promise<void> {
-  f.info(summaryLine(end.tally.counts, end.elapsed, end.requests, o.dryRun));
-  const failed = writeFailure(f, o, prepared, end);
-  if (failed) throw failed;
+  throwIfNotWritten(f, o, prepared, end);
   if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, end.tally.counts, o.dryRun, o.headers !== false);
-  const stoppedBy = stopFailure(f, o, end);
-  if (stoppedBy) throw stoppedBy;
+  throwIfStopped(f, o, end);
   throwIfNotAllCreated(o, end);
 }
 
 /** A journal line or stdout that could not be written (the reader of stdout leaving aside): the run's error. */
-function writeFailure(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): CliError | undefined {
+function throwIfNotWritten(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): void {
   const { journal, label } = prepared;
   const progressText = `${end.tally.done} of ${end.total}`;
-  if (journal?.failure !== undefined) return journalNotWritten(f, journal, label, end.toStdout, progressText, end.resume);
+  if (journal?.failure !== undefined) throw journalNotWritten(f, journal, label, end.toStdout, progressText, end.resume);
   const stdoutError: unknown = end.toStdout && f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
-  if (stdoutError === undefined || (stdoutError as NodeJS.ErrnoException).code === 'EPIPE') return undefined;
-  return new CliError(
+  if (stdoutError === undefined || (stdoutError as NodeJS.ErrnoException).code === 'EPIPE') return;
+  throw new CliError(
     'failure',
     o.dryRun
       ? `cannot write the results to stdout: ${storageProblem(stdoutError)}; the dry run stopped after listing ${progressText} records`
@@ -383,11 +376,11 @@ function writeFailure(f: Factory, o: SeedOptions, prepared: PreparedJournal, end
 }
 
 /** Ctrl-C, an error that stopped the sending, or a reader of stdout that left before the end: the run's error. */
-function stopFailure(f: Factory, o: SeedOptions, { tally: { done }, total, toStdout, fatal, resume }: RunEnd): unknown {
+function throwIfStopped(f: Factory, o: SeedOptions, { tally: { done }, total, toStdout, fatal, resume }: RunEnd): void {
   // Interrupted first: whatever else stopped the run meanwhile, the user pressed Ctrl-C; this says how to go on.
-  if (f.signal.aborted) return new InterruptedError(`interrupted after ${done} of ${total} records${resume ? `; continue with: ${resume}` : ''}`);
+  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${total} records${resume ? `; continue with: ${resume}` : ''}`);
   if (fatal instanceof CliError) {
-    return new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${total} records`, {
+    throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${total} records`, {
       code: fatal.code,
       status: fatal.status,
       // A rate-limit give-up says when to try again (advice); the command to do so is this run's continuation.
@@ -395,11 +388,11 @@ function stopFailure(f: Factory, o: SeedOptions, { tally: { done }, total, toStd
       hint: fatal.hint ?? resume,
     });
   }
-  if (fatal !== undefined) return fatal;
+  if (fatal !== undefined) throw fatal;
   // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
   const readerLeft = toStdout && (f.io.stdoutFailed.reason as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
-  if (!readerLeft || done >= total) return undefined;
-  return new StdoutClosedError(
+  if (!readerLeft || done >= total) return;
+  throw new StdoutClosedError(
     o.dryRun
       ? `stdout was closed (its reader exited): the dry run stopped after listing ${done} of ${total} records`
       : `stdout was closed (its reader exited): stopped after ${done} of ${total} records; the others were not sent`,

@@ -90,17 +90,17 @@ export function retries(retryUnknown: boolean | ReadonlySet<number>, line: numbe
 }
 
 /** The unknown line of a record an earlier run left unknown and this run does not resend. */
-function keptUnknown(rec: InputRecord & { check: PetCheck }, prior: EarlierResult | undefined, inPlace: boolean): Written {
+function keptUnknown(line: number, pet: NewPet, prior: EarlierResult | undefined, inPlace: boolean): Written {
   const why =
     prior?.status === 'sending'
       ? 'in flight when an earlier run stopped: it may or may not have been created;'
       : 'outcome unknown in an earlier run and not resent:';
   return {
     result: {
-      line: rec.line,
+      line,
       status: 'unknown',
-      reason: `${why} check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`,
-      record: rec.check.pet,
+      reason: `${why} check whether it exists, and if not, rerun with --retry-unknown ${line} to send it`,
+      record: pet,
     },
     // In place, an unknown is already journaled; an in-flight mark becomes an unknown once.
     journal: !inPlace || prior?.status === 'sending',
@@ -118,17 +118,15 @@ export function outcome(
   if (!rec.check.ok) {
     // Edited into an invalid record (--skip-invalid) since an earlier run created it or left it unknown:
     // the journal keeps that word. As "invalid", the next --resume would send the record once it is fixed.
-    const keep = earlierVerdict(prior, false) !== 'send';
-    return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: !keep };
+    return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: earlierVerdict(prior, false) === 'send' };
   }
-  const check = rec.check;
   switch (earlierVerdict(prior, retries(retryUnknown, rec.line))) {
     case 'skip':
       return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };
     case 'keep_unknown':
-      return keptUnknown({ line: rec.line, check }, prior, inPlace);
+      return keptUnknown(rec.line, rec.check.pet, prior, inPlace);
     case 'send':
-      if (!send) return { result: { line: rec.line, status: 'would_create', record: check.pet }, journal: false };
-      return send(rec.line, check, outcomeUnknown(prior));
+      if (!send) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet }, journal: false };
+      return send(rec.line, rec.check, outcomeUnknown(prior));
   }
 }

@@ -80,14 +80,8 @@ export function readRecordBatches(input: Readable, format: InputFormat, signal?:
       input.once('close', () => signal.removeEventListener('abort', onAbort));
     }
   }
-  switch (format) {
-    case 'ndjson':
-      return ndjsonRecords(input);
-    case 'csv':
-      return csvRecords(input);
-    case 'json':
-      return jsonArrayRecords(input);
-  }
+  const readers = { ndjson: ndjsonRecords, csv: csvRecords, json: jsonArrayRecords };
+  return readers[format](input);
 }
 
 /** The records of readRecordBatches one at a time. */

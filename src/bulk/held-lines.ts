@@ -31,7 +31,6 @@ export class HeldLines {
   /** A block could not be written out: the lines are dropped. */
   failed = false;
 
-  /** One result line. */
   add(line: string): void {
     if (this.failed) return;
     this.#lines++;

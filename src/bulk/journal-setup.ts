@@ -6,12 +6,18 @@ import { makeDir } from '../fs/make-dir.js';
 import { storageProblem } from '../io/storage-problem.js';
 import type { Factory } from '../factory.js';
 import type { ReplayableInput } from './input.js';
-import type { SeedOptions } from './seed.js';
 import { Journal, sameFile } from './journal.js';
 import { lastRunFinished, readJournal, type EarlierResult, type JournalState } from './journal-read.js';
 import { formatResult, type JournalHeader } from './results.js';
 
-type JournalChoice = Pick<SeedOptions, 'file' | 'resultsPath' | 'resume' | 'dryRun'>;
+export interface JournalChoice {
+  /** The input file as given (`-` for stdin). */
+  file: string;
+  resultsPath: string | undefined;
+  /** --resume FILE, --resume (true: the journal of this run), or not given. */
+  resume: string | true | undefined;
+  dryRun: boolean;
+}
 
 export interface PreparedJournal {
   /** Undefined for a dry run: nothing is sent, so nothing is journaled. */
@@ -55,7 +61,6 @@ interface Opened {
   fromDefault: DefaultJournal | undefined;
   /** This run continues the journal it writes (--resume, with no other file to start from). */
   inPlace: boolean;
-  /** The base URL this run sends to. */
   target: string;
 }
 

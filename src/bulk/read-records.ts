@@ -84,7 +84,6 @@ export function readRecordBatches(input: Readable, format: InputFormat, signal?:
   return readers[format](input);
 }
 
-/** The records of readRecordBatches one at a time. */
 export async function* readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
   for await (const batch of readRecordBatches(input, format, signal)) yield* batch;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../errors/errors.js';
 import type { IO } from '../io/io.js';
 import { FileStream } from './file-stream.js';
@@ -45,9 +45,7 @@ async function firstChunk(path: string): Promise<string> {
 async function spool(stdin: Readable): Promise<{ path: string; dispose: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-input-'));
   const path = join(dir, 'stdin');
-  const out = createWriteStream(path, { mode: 0o600 });
-  stdin.pipe(out);
-  await finished(out);
+  await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
   return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

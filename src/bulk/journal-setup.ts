@@ -118,13 +118,7 @@ async function copyInto(f: Factory, input: ReplayableInput, o: Opened, source: J
 }
 
 /** What earlier runs left in the journal just opened, or in the --resume file it starts from. */
-async function earlierResults(
-  f: Factory,
-  resume: JournalChoice['resume'],
-  input: ReplayableInput,
-  o: Opened,
-  continueWith: () => string,
-): Promise<PreparedJournal> {
+async function earlierResults(f: Factory, input: ReplayableInput, o: Opened, continueWith: () => string): Promise<PreparedJournal> {
   const { journal, path, label, resumeFile, inPlace } = o;
   const own = await ownRecords(f, o);
   refuseOthers(o, input, own, continueWith);
@@ -132,7 +126,7 @@ async function earlierResults(
   // Into another journal: the earlier one is copied in first, so the new one alone is complete.
   const copy = !inPlace && resumeFile !== undefined && journal.regular;
   const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume', copy) : undefined;
-  if (resume !== undefined && inPlace && !(own && own.byLine.size > 0)) f.info(`nothing to resume in ${path}: every record will be sent`);
+  if (inPlace && !(own && own.byLine.size > 0)) f.info(`nothing to resume in ${path}: every record will be sent`);
   await checkSource(f, input, source, inPlace ? path : `--resume ${resumeFile}`, o.target);
   if (copy && source) await copyInto(f, input, o, source);
   return { journal, earlier: source?.byLine, inPlace: inPlace || copy, label: `${label} ${path}` };
@@ -152,7 +146,7 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
   try {
     if (fromDefault) f.info(`journal: ${path}`);
     const inPlace = o.resume !== undefined && (resumeFile === undefined || sameFile(journal.stat, resumeFile));
-    return await earlierResults(f, o.resume, input, { journal, path, label, resumeFile, fromDefault, inPlace, target }, continueWith);
+    return await earlierResults(f, input, { journal, path, label, resumeFile, fromDefault, inPlace, target }, continueWith);
   } catch (error) {
     journal.abandon();
     throw error;

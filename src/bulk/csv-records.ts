@@ -32,7 +32,6 @@ class CsvSplitter {
     this.#held = new RecordBytes(max);
   }
 
-  /** The records the chunk ends. */
   push(chunk: Uint8Array): RawRecord[] {
     const out: RawRecord[] = [];
     let start = 0;

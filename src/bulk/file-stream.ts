@@ -6,21 +6,20 @@ import { Readable } from 'node:stream';
  * thread pool's reads cost a dry run more than its parsing. Regular files only: a pipe or terminal read could block.
  */
 export class FileStream extends Readable {
-  readonly #path: string;
-  readonly #chunkBytes: number;
   #fd: number | undefined;
   #position = 0;
 
-  constructor(path: string, chunkBytes: number) {
+  constructor(
+    private readonly path: string,
+    private readonly chunkBytes: number,
+  ) {
     super({ highWaterMark: chunkBytes });
-    this.#path = path;
-    this.#chunkBytes = chunkBytes;
   }
 
   // Opened here rather than in the constructor: a file that cannot be opened is the stream's 'error', as with fs.createReadStream.
   override _construct(callback: (error?: Error | null) => void): void {
     try {
-      this.#fd = openSync(this.#path, 'r');
+      this.#fd = openSync(this.path, 'r');
       callback();
     } catch (error) {
       callback(error as Error);
@@ -31,7 +30,7 @@ export class FileStream extends Readable {
     setImmediate(() => {
       if (this.destroyed) return;
       // A buffer of its own for each piece: the readers keep pieces of the chunks they were given.
-      const chunk = Buffer.allocUnsafe(this.#chunkBytes);
+      const chunk = Buffer.allocUnsafe(this.chunkBytes);
       let read: number;
       try {
         read = readSync(this.#fd as number, chunk, 0, chunk.length, this.#position);

@@ -28,15 +28,11 @@ export class HeldLines {
   /** Bytes in the file. */
   #size = 0;
   #lines = 0;
-  #failed = false;
+  /** A block could not be written out: the lines are dropped. */
+  failed = false;
 
-  get failed(): boolean {
-    return this.#failed;
-  }
-
-  /** One result line. */
   add(line: string): void {
-    if (this.#failed) return;
+    if (this.failed) return;
     this.#lines++;
     this.#pending += line;
     if (this.#pending.length >= (this.#fd === undefined ? IN_MEMORY : WRITE_EVERY)) this.#writeOut();
@@ -84,7 +80,7 @@ export class HeldLines {
       if (written !== Buffer.byteLength(text)) throw new Error('short write');
       this.#size += written;
     } catch {
-      this.#failed = true;
+      this.failed = true;
       this.dispose();
     }
   }

@@ -1,9 +1,9 @@
-import { createReadStream, createWriteStream, fstatSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, fstatSync, mkdtempSync, rmSync, type Stats, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../errors/errors.js';
 import type { IO } from '../io/io.js';
 import { FileStream } from './file-stream.js';
@@ -24,8 +24,6 @@ export interface ReplayableInput {
   absPath: string;
   /** The input file's device and inode (stdin's when redirected from a file), so no output is written over it. */
   identity: { dev: number; ino: number } | undefined;
-  /** Its size in bytes when it was opened (stdin: once spooled). */
-  size: number;
   /** sha256 of its bytes, hex (read once, on first use). */
   digest(): Promise<string>;
 }
@@ -44,13 +42,11 @@ async function firstChunk(path: string): Promise<string> {
 }
 
 /** Copies stdin to a 0600 file in a 0700 temp folder, so validation and sending read the same bytes. */
-async function spool(stdin: Readable): Promise<{ path: string; size: number; dispose: () => void }> {
+async function spool(stdin: Readable): Promise<{ path: string; dispose: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-input-'));
   const path = join(dir, 'stdin');
-  const out = createWriteStream(path, { mode: 0o600 });
-  stdin.pipe(out);
-  await finished(out);
-  return { path, size: out.bytesWritten, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+  return { path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** `io` is read only for `--file -`: its stdin stream is built on first use. */
@@ -58,25 +54,20 @@ export async function openInput(file: string, formatFlag: string | undefined, io
   let format = formatFromName(file === '-' ? '' : file, formatFlag);
   let path = file;
   let dispose = () => {};
-  let identity: ReplayableInput['identity'];
-  let size = 0;
+  let identity: Stats | undefined;
   if (file === '-') {
     if (io.stdinIsTTY) throw new UsageError('--file - reads records from stdin, but stdin is a terminal; pipe a file into it or give a path');
     // `< pets.ndjson`: stdin is a file stream over that file (its fd is closed once read, so look now).
     const fd = (io.stdin as { fd?: unknown }).fd;
     if (typeof fd === 'number') identity = fstatSync(fd);
-    ({ path, size, dispose } = await spool(io.stdin));
+    ({ path, dispose } = await spool(io.stdin));
   } else {
-    let isFile = false;
     try {
-      const stat = statSync(file);
-      isFile = stat.isFile();
-      identity = stat;
-      size = stat.size;
+      identity = statSync(file);
     } catch {
       throw new UsageError(`--file ${file}: no such file`);
     }
-    if (!isFile) throw new UsageError(`--file ${file}: not a regular file`);
+    if (!identity.isFile()) throw new UsageError(`--file ${file}: not a regular file`);
   }
   format ??= sniffFormat(await firstChunk(path));
   let digest: Promise<string> | undefined;
@@ -87,7 +78,6 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),
     identity,
-    size,
     digest: () => (digest ??= sha256(createReadStream(path))),
   };
 }

@@ -1,5 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
 import { toPet, type Pet } from '../pets/pet.js';
@@ -119,9 +118,8 @@ export function lastRunFinished(path: string): boolean {
     if (whole === 0) return false;
     const fd = openSync(path, 'r');
     try {
-      const size = Math.min(whole, 4096);
-      const buf = Buffer.allocUnsafe(size);
-      readSync(fd, buf, 0, size, whole - size);
+      const buf = Buffer.alloc(Math.min(whole, 4096));
+      readSync(fd, buf, 0, buf.length, whole - buf.length);
       const text = buf.toString('utf8').trimEnd();
       return text.slice(text.lastIndexOf('\n') + 1).startsWith('{"finished":');
     } finally {

@@ -1,11 +1,13 @@
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { CliError, UsageError } from '../errors/errors.js';
+import { makeDir } from '../fs/make-dir.js';
 import { storageProblem } from '../io/storage-problem.js';
 import type { Factory } from '../factory.js';
 import type { ReplayableInput } from './input.js';
 import { Journal, sameFile } from './journal.js';
-import { defaultJournal, type DefaultJournal } from './journal-place.js';
-import { readJournal, type EarlierResult, type JournalState } from './journal-read.js';
+import { lastRunFinished, readJournal, type EarlierResult, type JournalState } from './journal-read.js';
 import { formatResult, type JournalHeader } from './results.js';
 
 export interface JournalChoice {
@@ -38,21 +40,12 @@ export function journalCounts(byLine: Map<number, EarlierResult>): string {
   return [...counts].map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A dry run sends nothing, so it writes nothing: with --resume it only reads what would be skipped. */
 async function dryRunJournal(f: Factory, o: JournalChoice, input: ReplayableInput, resumeFile: string | undefined): Promise<PreparedJournal> {
   const none: PreparedJournal = { journal: undefined, earlier: undefined, inPlace: false, label: '' };
   if (o.resume === undefined) return none;
   const path = resumeFile ?? o.resultsPath ?? (await defaultPath(f, input)).path;
-  if (!exists(path)) return none;
+  if (!existsSync(path)) return none;
   const state = await readJournal(path, '--resume');
   return { journal: undefined, earlier: state.byLine, inPlace: false, label: `the journal ${path}` };
 }
@@ -68,13 +61,12 @@ interface Opened {
   fromDefault: DefaultJournal | undefined;
   /** This run continues the journal it writes (--resume, with no other file to start from). */
   inPlace: boolean;
-  /** The base URL this run sends to. */
   target: string;
 }
 
 /** The journal's own records (none when it is empty or not a regular file); a torn last line is dropped. */
 async function ownRecords(f: Factory, { journal, path, label }: Opened): Promise<JournalState | undefined> {
-  if (journal.size === 0 || !journal.regular) return undefined;
+  if (journal.stat.size === 0 || !journal.regular) return undefined;
   const own = await readJournal(path, label);
   if (own.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
   return own;
@@ -126,13 +118,7 @@ async function copyInto(f: Factory, input: ReplayableInput, o: Opened, source: J
 }
 
 /** What earlier runs left in the journal just opened, or in the --resume file it starts from. */
-async function earlierResults(
-  f: Factory,
-  resume: JournalChoice['resume'],
-  input: ReplayableInput,
-  o: Opened,
-  continueWith: () => string,
-): Promise<PreparedJournal> {
+async function earlierResults(f: Factory, input: ReplayableInput, o: Opened, continueWith: () => string): Promise<PreparedJournal> {
   const { journal, path, label, resumeFile, inPlace } = o;
   const own = await ownRecords(f, o);
   refuseOthers(o, input, own, continueWith);
@@ -140,7 +126,7 @@ async function earlierResults(
   // Into another journal: the earlier one is copied in first, so the new one alone is complete.
   const copy = !inPlace && resumeFile !== undefined && journal.regular;
   const source = inPlace ? own : resumeFile !== undefined ? await readJournal(resumeFile, '--resume', copy) : undefined;
-  if (resume !== undefined && inPlace && !(own && own.byLine.size > 0)) f.info(`nothing to resume in ${path}: every record will be sent`);
+  if (inPlace && !(own && own.byLine.size > 0)) f.info(`nothing to resume in ${path}: every record will be sent`);
   await checkSource(f, input, source, inPlace ? path : `--resume ${resumeFile}`, o.target);
   if (copy && source) await copyInto(f, input, o, source);
   return { journal, earlier: source?.byLine, inPlace: inPlace || copy, label: `${label} ${path}` };
@@ -149,7 +135,7 @@ async function earlierResults(
 /** Which journal a run keeps and what earlier runs left in it; refuses (exit 2) one holding records without --resume, of another server, or of an edited input. */
 export async function prepareJournal(f: Factory, o: JournalChoice, input: ReplayableInput, continueWith: () => string): Promise<PreparedJournal> {
   const resumeFile = typeof o.resume === 'string' ? o.resume : undefined;
-  if (resumeFile !== undefined && !exists(resumeFile)) throw new UsageError(`--resume ${resumeFile} does not exist`);
+  if (resumeFile !== undefined && !existsSync(resumeFile)) throw new UsageError(`--resume ${resumeFile} does not exist`);
   if (o.dryRun) return dryRunJournal(f, o, input, resumeFile);
 
   const target = (await f.target()).baseUrl;
@@ -159,8 +145,8 @@ export async function prepareJournal(f: Factory, o: JournalChoice, input: Replay
   const journal = await Journal.open(path, { input: input.identity, inputLabel: input.absPath === '-' ? '--file -, stdin' : `--file ${o.file}`, label });
   try {
     if (fromDefault) f.info(`journal: ${path}`);
-    const inPlace = o.resume !== undefined && (resumeFile === undefined || sameFile(journal, resumeFile));
-    return await earlierResults(f, o.resume, input, { journal, path, label, resumeFile, fromDefault, inPlace, target }, continueWith);
+    const inPlace = o.resume !== undefined && (resumeFile === undefined || sameFile(journal.stat, resumeFile));
+    return await earlierResults(f, input, { journal, path, label, resumeFile, fromDefault, inPlace, target }, continueWith);
   } catch (error) {
     journal.abandon();
     throw error;
@@ -179,8 +165,44 @@ export async function journalHeader(f: Factory, input: ReplayableInput): Promise
   };
 }
 
-/** The default journal of this input against this run's server (see journal-place.ts). */
-export async function defaultPath(f: Factory, input: ReplayableInput): Promise<ReturnType<typeof defaultJournal>> {
+/** A readable, safe file-name part from the input's name. */
+function slug(input: string): string {
+  if (input === '-') return 'stdin';
+  const name = basename(input)
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(0, 40);
+  return name === '' || name.startsWith('.') ? `input${name}` : name;
+}
+
+interface DefaultJournal {
+  path: string;
+  /** Unfinished journals of the same input path and server with other contents: continuing one must be asked for by name (records match by line). */
+  others: string[];
+}
+
+const short = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+
+/**
+ * The journal kept without --results: in <state>/journals, named by the input's name, a key of its absolute path and the
+ * server's base URL (staging and production are two runs), and a key of its contents.
+ */
+export async function defaultPath(f: Factory, input: ReplayableInput): Promise<DefaultJournal> {
   const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
-  return defaultJournal(stateDir(f.env), { absPath: input.absPath, sha256 }, target.baseUrl);
+  const dir = join(stateDir(f.env), 'journals');
+  try {
+    makeDir(dir, 0o700);
+  } catch (error) {
+    throw new UsageError(`cannot make the journal folder ${dir}: ${storageProblem(error)}; set PETSTORE_STATE_DIR, or pass --results <file>`);
+  }
+  const prefix = `${slug(input.absPath)}.${short(`${target.baseUrl}\n${input.absPath}`)}.`;
+  const path = join(dir, `${prefix}${sha256.slice(0, 12)}.ndjson`);
+  // stdin has no path to tie runs together: its contents are all there is.
+  const others =
+    input.absPath === '-'
+      ? []
+      : readdirSync(dir)
+          .filter((name) => name.startsWith(prefix) && name.endsWith('.ndjson') && join(dir, name) !== path)
+          .map((name) => join(dir, name))
+          .filter((other) => !lastRunFinished(other));
+  return { path, others };
 }

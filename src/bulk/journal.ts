@@ -1,7 +1,20 @@
 // The journal of a seeding run: one NDJSON line per event in one write(2), `sending` before a record's request leaves and its
 // outcome once known, so a kill leaves every record either settled or `unknown`. fsync'd at creation, every second, and at the end.
 
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { type CliError, UsageError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
@@ -28,15 +41,6 @@ export class JournalWriteError extends Error {
 }
 
 const FSYNC_EVERY_MS = 1000;
-
-/** Removes a file this run made; one someone already removed is no error at the end of a run. */
-function removeIfThere(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
 
 /** `<journal>.lock` for the whole run (two runs on one journal would send records twice): never waited for; a dead holder's lock is taken over. */
 async function lockJournal(path: string): Promise<FileLock | undefined> {
@@ -67,8 +71,10 @@ export class Journal {
   #dirty = false;
   #syncing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #failure: unknown;
-  #unwritten = '';
+  /** The error of the first failed write, if any. */
+  failure: unknown;
+  /** The outcome lines that could not be written (after a failure). */
+  unwritten = '';
   #closed = false;
   #started = false;
   #onFailure: (error: unknown) => void = () => {};
@@ -79,14 +85,15 @@ export class Journal {
     private readonly lock: FileLock | undefined,
     /** Created by this run (it did not exist before). */
     readonly created: boolean,
-    /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
-    readonly regular: boolean,
-    /** Its size when opened. */
-    public size: number,
-    public dev: number,
-    public ino: number,
+    /** Its size, device and inode when opened. */
+    public stat: Stats,
   ) {
-    this.#bytes = size;
+    this.#bytes = stat.size;
+  }
+
+  /** A regular file (not /dev/null, /dev/full or a pipe): it can be cut back and synced. */
+  get regular(): boolean {
+    return this.stat.isFile();
   }
 
   static async open(path: string, o: JournalOpenOptions): Promise<Journal> {
@@ -102,14 +109,8 @@ export class Journal {
         fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
       }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      let missing = false;
-      try {
-        statSync(dirname(path));
-      } catch {
-        missing = true;
-      }
-      throw refuse(code === 'ENOENT' && missing ? `the folder ${dirname(path)} does not exist` : `cannot write there: ${storageProblem(error)}`);
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(dirname(path));
+      throw refuse(missing ? `the folder ${dirname(path)} does not exist` : `cannot write there: ${storageProblem(error)}`);
     }
     const stat = fstatSync(fd);
     if (o.input !== undefined && stat.dev === o.input.dev && stat.ino === o.input.ino) {
@@ -123,21 +124,11 @@ export class Journal {
       lock = stat.isFile() ? await lockJournal(path) : undefined;
     } catch (error) {
       closeSync(fd);
-      if (created) unlinkSync(path);
+      if (created) rmSync(path);
       if (error instanceof UsageError) throw error;
       throw refuse(`cannot make its lock file: ${storageProblem(error)}`);
     }
-    return new Journal(path, fd, lock, created, stat.isFile(), stat.size, stat.dev, stat.ino);
-  }
-
-  /** The error of the first failed write, if any. */
-  get failure(): unknown {
-    return this.#failure;
-  }
-
-  /** The outcome lines that could not be written (after a failure). */
-  get unwritten(): string {
-    return this.#unwritten;
+    return new Journal(path, fd, lock, created, stat);
   }
 
   /** Called once, at the first failed write. */
@@ -150,11 +141,8 @@ export class Journal {
     replaceDurably(this.path, text, `${this.path}.${process.pid}.new`, 0o600);
     closeSync(this.fd);
     this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND);
-    const stat = fstatSync(this.fd);
-    this.size = stat.size;
-    this.dev = stat.dev;
-    this.ino = stat.ino;
-    this.#bytes = stat.size;
+    this.stat = fstatSync(this.fd);
+    this.#bytes = this.stat.size;
   }
 
   /** Drops a torn last line (a crash mid-write) before appending after it. */
@@ -167,7 +155,7 @@ export class Journal {
   /** The first line of a new journal, synced with its folder so the file itself survives a crash. */
   start(header: string): void {
     this.#started = true;
-    if (this.#bytes === 0 && !this.#append(header)) throw new JournalWriteError(this.#failure);
+    if (this.#bytes === 0 && !this.#append(header)) throw new JournalWriteError(this.failure);
     if (this.regular) {
       fdatasyncSync(this.fd);
       if (this.created) syncFolder(this.path);
@@ -178,13 +166,12 @@ export class Journal {
 
   /** Before a record's request leaves. Throws JournalWriteError if the line could not be written: then it must not be sent. */
   sending(text: string): void {
-    if (this.#failure !== undefined) throw new JournalWriteError(this.#failure);
-    if (!this.#append(text)) throw new JournalWriteError(this.#failure);
+    if (this.failure !== undefined || !this.#append(text)) throw new JournalWriteError(this.failure);
   }
 
   /** An outcome line; after a failed write it is kept in `unwritten` instead. */
   outcome(text: string): void {
-    if (this.#failure !== undefined || !this.#append(text)) this.#unwritten += text;
+    if (this.failure !== undefined || !this.#append(text)) this.unwritten += text;
   }
 
   /** Writes `text` (whole lines) in one write(2); false when it failed (`failure` says why). */
@@ -211,7 +198,7 @@ export class Journal {
           // The torn line stays; --resume ignores a torn last line.
         }
       }
-      this.#failure = error;
+      this.failure = error;
       this.#onFailure(error);
       return false;
     }
@@ -228,7 +215,7 @@ export class Journal {
     );
   }
 
-  /** Syncs and closes; a journal this run created and never wrote a record to is removed. */
+  /** Syncs, closes and unlocks. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -247,9 +234,9 @@ export class Journal {
   abandon(): void {
     if (this.#closed || this.#started) return;
     this.#closed = true;
-    clearInterval(this.#timer);
     closeSync(this.fd);
-    if (this.created) removeIfThere(this.path);
+    // One someone already removed is no error at the end of a run.
+    if (this.created) rmSync(this.path, { force: true });
     this.lock?.release();
   }
 }

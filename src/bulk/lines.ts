@@ -12,8 +12,7 @@ function textLine(line: number, text: string): RawLine {
 /** A line's bytes (undefined: let go past the bound) as its text or its problem. */
 function rawLine(line: number, bytes: Uint8Array | undefined, max: number): RawLine {
   // The bound does not count the CR of a CRLF.
-  const end = bytes && bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes?.length;
-  if (bytes === undefined || (end as number) > max) return { line, problem: TOO_LONG };
+  if (bytes === undefined || bytes.length - (bytes.at(-1) === CR ? 1 : 0) > max) return { line, problem: TOO_LONG };
   const text = decodeUtf8(bytes);
   return text === undefined ? { line, problem: notUtf8(bytes, line) } : textLine(line, text);
 }
@@ -27,7 +26,6 @@ export class LineSplitter {
     this.#held = new RecordBytes(max);
   }
 
-  /** The lines the chunk ends. */
   push(chunk: Uint8Array): RawLine[] {
     const out: RawLine[] = [];
     const last = chunk.lastIndexOf(LF);

@@ -33,8 +33,7 @@ const REJECTED: ReadonlySet<number> = new Set([400, 404, 405, 407, 409, 410, 411
 
 function errorSummary(res: ApiResponse): { code: string; message: string; status: number } {
   const body = apiErrorBody(res);
-  if (body) return { code: body.code, message: body.message, status: res.status };
-  return { code: `http_${res.status}`, message: describeResponse(res).message, status: res.status };
+  return { code: body?.code ?? `http_${res.status}`, message: body?.message ?? describeResponse(res).message, status: res.status };
 }
 
 /** Why an answer leaves the outcome unknown, for the result line. */
@@ -77,17 +76,11 @@ export function answered(client: ApiClient, line: number, pet: NewPet, res: ApiR
 
 /** The result line of a create that got no answer and may have reached the server; otherwise the error is thrown on. */
 export function unanswered(error: unknown, line: number, pet: NewPet, inflight: AbortSignal): ResultLine {
-  if (isOutcomeUnknown(error)) return { line, status: 'unknown', reason: error.message, record: pet };
-  if (error instanceof InterruptedError && inflight.aborted) {
-    return { line, status: 'unknown', reason: 'interrupted while the request was in flight: it may or may not have been created', record: pet };
-  }
-  if (error instanceof TransportError && error.sent) {
-    return { line, status: 'unknown', reason: error.message, record: pet };
-  }
+  const unknown = (reason: string): ResultLine => ({ line, status: 'unknown', reason, record: pet });
+  if (isOutcomeUnknown(error) || (error instanceof TransportError && error.sent)) return unknown(error.message);
+  if (error instanceof InterruptedError && inflight.aborted) return unknown('interrupted while the request was in flight: it may or may not have been created');
   // An answer too big to read (its status unread): the request was sent and may have been processed.
-  if (error instanceof MalformedResponseError) {
-    return { line, status: 'unknown', reason: `${error.message}: it may or may not have been created`, record: pet };
-  }
+  if (error instanceof MalformedResponseError) return unknown(`${error.message}: it may or may not have been created`);
   throw error;
 }
 
@@ -97,17 +90,17 @@ export function retries(retryUnknown: boolean | ReadonlySet<number>, line: numbe
 }
 
 /** The unknown line of a record an earlier run left unknown and this run does not resend. */
-function keptUnknown(rec: InputRecord & { check: PetCheck }, prior: EarlierResult | undefined, inPlace: boolean): Written {
+function keptUnknown(line: number, pet: NewPet, prior: EarlierResult | undefined, inPlace: boolean): Written {
   const why =
     prior?.status === 'sending'
       ? 'in flight when an earlier run stopped: it may or may not have been created;'
       : 'outcome unknown in an earlier run and not resent:';
   return {
     result: {
-      line: rec.line,
+      line,
       status: 'unknown',
-      reason: `${why} check whether it exists, and if not, rerun with --retry-unknown ${rec.line} to send it`,
-      record: rec.check.pet,
+      reason: `${why} check whether it exists, and if not, rerun with --retry-unknown ${line} to send it`,
+      record: pet,
     },
     // In place, an unknown is already journaled; an in-flight mark becomes an unknown once.
     journal: !inPlace || prior?.status === 'sending',
@@ -125,17 +118,15 @@ export function outcome(
   if (!rec.check.ok) {
     // Edited into an invalid record (--skip-invalid) since an earlier run created it or left it unknown:
     // the journal keeps that word. As "invalid", the next --resume would send the record once it is fixed.
-    const keep = earlierVerdict(prior, false) !== 'send';
-    return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: !keep };
+    return { result: { line: rec.line, status: 'invalid', problems: rec.check.problems }, journal: earlierVerdict(prior, false) === 'send' };
   }
-  const check = rec.check;
   switch (earlierVerdict(prior, retries(retryUnknown, rec.line))) {
     case 'skip':
       return { result: { line: rec.line, status: 'skipped', pet: prior?.pet as NonNullable<EarlierResult['pet']> }, journal: !inPlace };
     case 'keep_unknown':
-      return keptUnknown({ line: rec.line, check }, prior, inPlace);
+      return keptUnknown(rec.line, rec.check.pet, prior, inPlace);
     case 'send':
-      if (!send) return { result: { line: rec.line, status: 'would_create', record: check.pet }, journal: false };
-      return send(rec.line, check, outcomeUnknown(prior));
+      if (!send) return { result: { line: rec.line, status: 'would_create', record: rec.check.pet }, journal: false };
+      return send(rec.line, rec.check, outcomeUnknown(prior));
   }
 }

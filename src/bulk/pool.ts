@@ -1,18 +1,13 @@
-export interface PoolOptions {
-  concurrency: number;
-  /** Checked before each new item: true stops pulling from the source. */
-  stopped: () => boolean;
-}
-
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 /**
  * Runs work over a stream of items, `concurrency` at once, handing each outcome to emit as it comes; an item holds its slot until
- * emit's promise settles. A thrown error stops new work (started items still finish); an error from emit surfaces at the end.
+ * emit's promise settles. `stopped()` is asked before each new item. A thrown error stops new work (started items still finish);
+ * an error from emit surfaces at the end.
  */
 export async function runPool<T, R>(
   source: AsyncIterable<T>,
-  opts: PoolOptions,
+  opts: { concurrency: number; stopped: () => boolean },
   work: (item: T) => Promise<R>,
   emit: (item: T, outcome: Outcome<R>) => Promise<void> | void,
 ): Promise<void> {

@@ -19,11 +19,8 @@ export function formatFromName(path: string, flag: string | undefined): InputFor
     }
     return flag as InputFormat;
   }
-  const ext = /\.([a-z]+)$/i.exec(path)?.[1]?.toLowerCase();
-  if (ext === 'json') return 'json';
-  if (ext === 'ndjson' || ext === 'jsonl') return 'ndjson';
-  if (ext === 'csv') return 'csv';
-  return undefined;
+  const ext = /\.(json|ndjson|jsonl|csv)$/i.exec(path)?.[1]?.toLowerCase();
+  return ext === 'jsonl' ? 'ndjson' : (ext as InputFormat | undefined);
 }
 
 /** Guesses the format from the first non-blank character of the input. */
@@ -83,17 +80,10 @@ export function readRecordBatches(input: Readable, format: InputFormat, signal?:
       input.once('close', () => signal.removeEventListener('abort', onAbort));
     }
   }
-  switch (format) {
-    case 'ndjson':
-      return ndjsonRecords(input);
-    case 'csv':
-      return csvRecords(input);
-    case 'json':
-      return jsonArrayRecords(input);
-  }
+  const readers = { ndjson: ndjsonRecords, csv: csvRecords, json: jsonArrayRecords };
+  return readers[format](input);
 }
 
-/** The records of readRecordBatches one at a time. */
 export async function* readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
   for await (const batch of readRecordBatches(input, format, signal)) yield* batch;
 }

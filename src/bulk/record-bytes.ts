@@ -4,7 +4,6 @@ import { isUtf8 } from 'node:buffer';
 export const MAX_RECORD_BYTES = 1024 * 1024;
 export const TOO_LONG = 'record longer than 1 MiB';
 
-/** LF, CR and the UTF-8 byte order mark. */
 export const LF = 0x0a;
 export const CR = 0x0d;
 export const BOM = [0xef, 0xbb, 0xbf] as const;
@@ -40,10 +39,8 @@ export class RecordBytes {
   #parts: Uint8Array[] = [];
   #length = 0;
 
-  /** `max`: the bound (a parameter so that tests can bound records a few bytes long). */
   constructor(private readonly max = MAX_RECORD_BYTES) {}
 
-  /** Bytes gathered so far (counted on past the bound). */
   get length(): number {
     return this.#length;
   }

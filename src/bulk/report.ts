@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import { stringifyJson } from '../json/int64.js';
@@ -6,13 +6,9 @@ import { escapeControl } from '../output/text.js';
 import { openInput } from './input.js';
 import { readJournal } from './journal-read.js';
 import { defaultPath, journalCounts } from './journal-setup.js';
+import type { SeedOptions } from './seed.js';
 
-export interface ReportOptions {
-  file: string;
-  format: string | undefined;
-  resultsPath: string | undefined;
-  resume: string | true | undefined;
-}
+type ReportOptions = Pick<SeedOptions, 'file' | 'format' | 'resultsPath' | 'resume'>;
 
 /** `pets add --file F --report`: a journal's last word on each input line, in input order (in flight: `unknown`); sends nothing. */
 export async function report(f: Factory, o: ReportOptions): Promise<void> {
@@ -24,9 +20,7 @@ export async function report(f: Factory, o: ReportOptions): Promise<void> {
     } finally {
       input.dispose();
     }
-    try {
-      statSync(path);
-    } catch {
+    if (!existsSync(path)) {
       throw new UsageError(
         `no journal for ${o.file} against this server (looked for ${path}): nothing was sent from it, or its journal is elsewhere (--results FILE)`,
       );

@@ -1,13 +1,11 @@
 import { CliError, InterruptedError, PartialFailureError, StdoutClosedError, UsageError } from '../errors/errors.js';
 import type { Factory } from '../factory.js';
 import type { ApiClient } from '../http/api-client.js';
-import type { WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { sendNewPet } from '../api/pets.js';
 import { terminalJsonWriter } from '../output/json-terminal.js';
 import { confirm, noPromptReason } from '../prompt/confirm.js';
 import { openInput, type ReplayableInput } from './input.js';
-import { continueCommand } from './continue-command.js';
 import { JournalWriteError, type Journal } from './journal.js';
 import { earlierVerdict, type EarlierResult } from './journal-read.js';
 import { journalHeader, prepareJournal, type PreparedJournal } from './journal-setup.js';
@@ -76,8 +74,7 @@ function planRecord(f: Factory, o: SeedOptions, plan: Plan, rec: InputRecord, ea
 async function validate(
   f: Factory,
   input: ReplayableInput,
-  earlier: Map<number, EarlierResult> | undefined,
-  label: string,
+  { earlier, label }: PreparedJournal,
   o: SeedOptions,
   each?: (rec: InputRecord) => void,
 ): Promise<Plan> {
@@ -103,21 +100,25 @@ async function validate(
   return plan;
 }
 
+/** The counts a run's summary line and table show, in order. */
+const summaryStatuses = (dryRun: boolean): (keyof Counts)[] =>
+  dryRun ? ['would_create', 'skipped', 'invalid', 'unknown'] : ['created', 'failed', 'unknown', 'skipped', 'invalid'];
+
 function summaryLine(c: Counts, elapsedMs: number, requests: number, dryRun: boolean): string {
   const seconds = elapsedMs / 1000;
-  const parts = dryRun
-    ? [`would create ${c.would_create}`, `skipped ${c.skipped}`, `invalid ${c.invalid}`, `unknown ${c.unknown}`]
-    : [`created ${c.created}`, `failed ${c.failed}`, `unknown ${c.unknown}`, `skipped ${c.skipped}`, `invalid ${c.invalid}`];
+  const parts = summaryStatuses(dryRun).map((s) => `${s.replace('_', ' ')} ${c[s]}`);
   const rate = dryRun ? '' : `, ${(requests / Math.max(seconds, 0.001)).toFixed(1)} requests/s`;
   return `${dryRun ? 'dry run: ' : ''}${parts.join(', ')} in ${seconds.toFixed(1)}s${rate}`;
 }
 
 async function printSummaryTable(f: Factory, c: Counts, dryRun: boolean, headers: boolean): Promise<void> {
   const { renderTable } = await import('../output/table.js');
-  const statuses: (keyof Counts)[] = dryRun ? ['would_create', 'skipped', 'invalid', 'unknown'] : ['created', 'failed', 'unknown', 'skipped', 'invalid'];
-  const rows = statuses.map((s) => [{ text: s }, { text: String(c[s]) }]);
+  const rows = summaryStatuses(dryRun).map((s) => [{ text: s }, { text: String(c[s]) }]);
   f.io.stdout.write(await renderTable({ tty: f.io.stdoutIsTTY, color: f.io.colorStdout, columns: f.io.columns, headers }, ['status', 'count'], rows));
 }
+
+/** Result lines go to stdout unless --results takes them or -o table shows only the counts. */
+const resultsOnStdout = (o: SeedOptions) => o.output === 'ndjson' && o.resultsPath === undefined;
 
 /** A result line (or many) as stdout takes it: on a terminal escaped, and coloured with colour on, as `-o json` is. */
 type Shown = (text: string) => string;
@@ -127,14 +128,16 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
   try {
     const prepared = await prepareJournal(f, o, input, () => continueCommand(f, o));
     const shown: Shown = f.io.stdoutIsTTY ? await terminalJsonWriter(f.io.colorStdout) : (text) => text;
-    const listing = o.dryRun ? new DryListing(f, o, prepared, shown) : undefined;
+    const listing = o.dryRun ? dryListing(f, o, prepared, shown) : undefined;
     try {
-      const plan = await validate(f, input, prepared.earlier, prepared.label, o, listing?.take);
+      const plan = await validate(f, input, prepared, o, listing?.take);
       if (!o.dryRun) await confirmProduction(f, o, plan);
       if (prepared.journal) await startJournal(f, prepared.journal, input, prepared.label);
-      await send(f, o, input, prepared, plan, shown, listing?.finish() ? listing : undefined);
+      // The held lines all written down, or dropped (they could not be): then pass 2 lists the records.
+      listing?.held?.end();
+      await send(f, o, input, prepared, plan, shown, listing?.held?.failed ? undefined : listing);
     } finally {
-      listing?.dispose();
+      listing?.held?.dispose();
       // Stopped before sending (invalid records, no confirmation): a journal it created is removed.
       prepared.journal?.abandon();
       // Stopped before the sending loop took the journal over (no client could be built): released.
@@ -186,73 +189,37 @@ class Tally {
 }
 
 /**
- * A dry run's results, made during pass 1 (`take`, given to validate) and held (HeldLines) until every
- * record has passed. When they had to be dropped (finish() says so), pass 2 lists the records.
+ * A dry run's results, made during pass 1 (`take`, given to validate) and held (HeldLines) until every record
+ * has passed; `held` is undefined when the lines do not go to stdout (-o table): the counts are all there is.
  */
-class DryListing {
-  readonly tally = new Tally();
-  /** Undefined when the lines do not go to stdout (-o table): the counts are all there is. */
-  readonly held: HeldLines | undefined;
-  /** When pass 1 began, for the summary's time. */
-  readonly startedAt: number;
-
-  constructor(
-    f: Factory,
-    private readonly o: SeedOptions,
-    private readonly prepared: PreparedJournal,
-    shown: Shown,
-  ) {
-    this.startedAt = f.clock.now();
-    // Masked and shown as send() does each line, but a block at a time: a mask never spans two lines.
-    this.held = o.output === 'ndjson' && o.resultsPath === undefined ? new HeldLines((lines) => shown(f.redact(lines))) : undefined;
-  }
-
-  /** After pass 1: true when the listing holds every record's line (the held lines all written down). */
-  finish(): boolean {
-    this.held?.end();
-    return !this.held?.failed;
-  }
-
-  readonly take = (rec: InputRecord): void => {
-    const held = this.held;
+function dryListing(f: Factory, o: SeedOptions, prepared: PreparedJournal, shown: Shown) {
+  const tally = new Tally();
+  // Masked and shown as send() does each line, but a block at a time: a mask never spans two lines.
+  const held = resultsOnStdout(o) ? new HeldLines((lines) => shown(f.redact(lines))) : undefined;
+  const take = (rec: InputRecord): void => {
     if (held?.failed) return;
-    const text = this.tally.line((outcome(rec, this.o.retryUnknown, this.prepared, undefined) as Written).result);
+    const text = tally.line((outcome(rec, o.retryUnknown, prepared, undefined) as Written).result);
     held?.add(text);
   };
-
-  dispose(): void {
-    this.held?.dispose();
-  }
+  // startedAt: when pass 1 began, for the summary's time.
+  return { tally, held, startedAt: f.clock.now(), take };
 }
 
+type DryListing = ReturnType<typeof dryListing>;
+
 /**
- * Ctrl-C, a journal line that cannot be written or a stdout whose reader exited stops new requests at
- * once (`stop`); requests in flight get graceMs to finish, so their outcomes are known (`inflight`).
+ * Ctrl-C, a journal line that cannot be written, a silent server or a stdout whose reader exited stops new
+ * requests at once (`stop`); requests in flight get graceMs to finish, so their outcomes are known (`inflight`).
  */
-class Stopping {
-  readonly stop = new AbortController();
-  readonly inflight = new AbortController();
-  readonly #abort = () => this.stop.abort();
-
-  constructor(
-    private readonly on: AbortSignal[],
-    journal: Journal | undefined,
-    graceMs: number,
-  ) {
-    for (const signal of on) {
-      if (signal.aborted) this.stop.abort();
-      signal.addEventListener('abort', this.#abort, { once: true });
-    }
-    journal?.onFailure(this.#abort);
-    const abandon = () => setTimeout(() => this.inflight.abort(new InterruptedError()), graceMs).unref();
-    this.stop.signal.addEventListener('abort', abandon, { once: true });
-  }
-
-  readonly stopped = (): boolean => this.stop.signal.aborted;
-
-  dispose(): void {
-    for (const signal of this.on) signal.removeEventListener('abort', this.#abort);
-  }
+function stopping(f: Factory, toStdout: boolean, journal: Journal | undefined, graceMs: number) {
+  const stop = new AbortController();
+  const inflight = new AbortController();
+  const outside = AbortSignal.any(toStdout ? [f.signal, f.io.stdoutFailed] : [f.signal]);
+  if (outside.aborted) stop.abort();
+  else outside.addEventListener('abort', () => stop.abort(), { once: true });
+  journal?.onFailure(() => stop.abort());
+  stop.signal.addEventListener('abort', () => setTimeout(() => inflight.abort(new InterruptedError()), graceMs).unref(), { once: true });
+  return { stop, inflight, stopped: () => stop.signal.aborted };
 }
 
 /** Creates one pet: its result line, or the error that stops the run. */
@@ -301,8 +268,6 @@ interface RunEnd {
   fatal: unknown;
   /** The command that continues the run (none for a dry run: its continuation would send). */
   resume: string | undefined;
-  elapsed: number;
-  requests: number;
 }
 
 /** Pass 2's one loop: each record's outcome, as many at once as --concurrency allows; returns the error that stopped it, if any. */
@@ -340,19 +305,23 @@ async function send(
   const tally = listed?.tally ?? new Tally();
   // A dry run whose lines were made during pass 1 took its time there.
   const started = listed?.startedAt ?? f.clock.now();
-  const toStdout = o.output === 'ndjson' && o.resultsPath === undefined;
-  const stopping = new Stopping(toStdout ? [f.signal, f.io.stdoutFailed] : [f.signal], journal, o.graceMs);
+  const toStdout = resultsOnStdout(o);
+  const stop = stopping(f, toStdout, journal, o.graceMs);
   const progress = new Progress(f.io, f.clock, f.io.spinner && !o.dryRun, f.globals.quiet);
   const client =
     o.dryRun || plan.toSend === 0
       ? undefined
-      : await clientFor(f, { inflight: stopping.inflight.signal, stop: stopping.stop.signal, onWait: progress.announce }, plan.toSend, o.concurrency);
-  const stdout = toStdout
-    ? new StdoutLines({ stream: f.io.stdout.stream, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined)
-    : undefined;
+      : await f.newClient({
+          transportSignal: stop.inflight.signal,
+          waitSignal: stop.stop.signal,
+          onWait: progress.announce,
+          // The transport's bulk engine, whose loading only a long run pays back.
+          ...(plan.toSend >= 500 ? { bulk: { connections: o.concurrency } } : {}),
+        });
+  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout.stream, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
   // A server gone silent stops the run as a refused connection does: the records not sent are kept for --resume.
-  const silence = new SilenceWatch(f.clock, () => stopping.stop.abort());
-  const send = client ? sender(f, client, journal, stopping.inflight.signal, silence) : undefined;
+  const silence = new SilenceWatch(f.clock, () => stop.stop.abort());
+  const send = client ? sender(f, client, journal, stop.inflight.signal, silence) : undefined;
   let fatal: unknown;
 
   /** Counts, journals and prints one result; a promise only when stdout asks the run to wait (it is full). */
@@ -366,43 +335,38 @@ async function send(
 
   try {
     // A dry run whose pass 1 made every line: copied to stdout as they are (none with -o table).
-    if (listed?.held && stdout) tally.done = await listed.held.copyTo(stdout, stopping.stopped);
-    else if (!listed) fatal = await eachOutcome(input, o, prepared, { send, stopped: stopping.stopped, record });
+    if (listed?.held && stdout) tally.done = await listed.held.copyTo(stdout, stop.stopped);
+    else if (!listed) fatal = await eachOutcome(input, o, prepared, { send, stopped: stop.stopped, record });
     fatal ??= client && silence.error(client.transport.baseUrl);
     // Through the whole input: a later run on this journal can tell it apart from one that stopped.
-    if (journal && !stopping.stopped() && fatal === undefined && journal.failure === undefined) {
+    if (journal && !stop.stopped() && fatal === undefined && journal.failure === undefined) {
       journal.outcome(formatResult({ finished: new Date(f.clock.now()).toISOString() }));
     }
   } finally {
-    stopping.dispose();
     progress.clear();
     await journal?.close();
   }
 
-  const elapsed = f.clock.now() - started;
-  const requests = client?.requestCount ?? 0;
-  await closeRun(f, o, prepared, { tally, total: plan.total, toStdout, fatal, resume: o.dryRun ? undefined : continueCommand(f, o), elapsed, requests });
+  f.info(summaryLine(tally.counts, f.clock.now() - started, client?.requestCount ?? 0, o.dryRun));
+  await closeRun(f, o, prepared, { tally, total: plan.total, toStdout, fatal, resume: o.dryRun ? undefined : continueCommand(f, o) });
 }
 
-/** After pass 2: the summary, and the error the run ends with, if any. */
+/** After pass 2 and its summary line: the error the run ends with, if any. */
 async function closeRun(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): Promise<void> {
-  f.info(summaryLine(end.tally.counts, end.elapsed, end.requests, o.dryRun));
-  const failed = writeFailure(f, o, prepared, end);
-  if (failed) throw failed;
+  throwIfNotWritten(f, o, prepared, end);
   if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, end.tally.counts, o.dryRun, o.headers !== false);
-  const stoppedBy = stopFailure(f, o, end);
-  if (stoppedBy) throw stoppedBy;
+  throwIfStopped(f, o, end);
   throwIfNotAllCreated(o, end);
 }
 
 /** A journal line or stdout that could not be written (the reader of stdout leaving aside): the run's error. */
-function writeFailure(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): CliError | undefined {
+function throwIfNotWritten(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): void {
   const { journal, label } = prepared;
   const progressText = `${end.tally.done} of ${end.total}`;
-  if (journal?.failure !== undefined) return journalNotWritten(f, journal, label, end.toStdout, progressText, end.resume);
+  if (journal?.failure !== undefined) throw journalNotWritten(f, journal, label, end.toStdout, progressText, end.resume);
   const stdoutError: unknown = end.toStdout && f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
-  if (stdoutError === undefined || (stdoutError as NodeJS.ErrnoException).code === 'EPIPE') return undefined;
-  return new CliError(
+  if (stdoutError === undefined || (stdoutError as NodeJS.ErrnoException).code === 'EPIPE') return;
+  throw new CliError(
     'failure',
     o.dryRun
       ? `cannot write the results to stdout: ${storageProblem(stdoutError)}; the dry run stopped after listing ${progressText} records`
@@ -412,11 +376,11 @@ function writeFailure(f: Factory, o: SeedOptions, prepared: PreparedJournal, end
 }
 
 /** Ctrl-C, an error that stopped the sending, or a reader of stdout that left before the end: the run's error. */
-function stopFailure(f: Factory, o: SeedOptions, { tally: { done }, total, toStdout, fatal, resume }: RunEnd): unknown {
+function throwIfStopped(f: Factory, o: SeedOptions, { tally: { done }, total, toStdout, fatal, resume }: RunEnd): void {
   // Interrupted first: whatever else stopped the run meanwhile, the user pressed Ctrl-C; this says how to go on.
-  if (f.signal.aborted) return new InterruptedError(`interrupted after ${done} of ${total} records${resume ? `; continue with: ${resume}` : ''}`);
+  if (f.signal.aborted) throw new InterruptedError(`interrupted after ${done} of ${total} records${resume ? `; continue with: ${resume}` : ''}`);
   if (fatal instanceof CliError) {
-    return new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${total} records`, {
+    throw new CliError(fatal.kind, `${fatal.message}; stopped after ${done} of ${total} records`, {
       code: fatal.code,
       status: fatal.status,
       // A rate-limit give-up says when to try again (advice); the command to do so is this run's continuation.
@@ -424,11 +388,11 @@ function stopFailure(f: Factory, o: SeedOptions, { tally: { done }, total, toStd
       hint: fatal.hint ?? resume,
     });
   }
-  if (fatal !== undefined) return fatal;
+  if (fatal !== undefined) throw fatal;
   // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
   const readerLeft = toStdout && (f.io.stdoutFailed.reason as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
-  if (!readerLeft || done >= total) return undefined;
-  return new StdoutClosedError(
+  if (!readerLeft || done >= total) return;
+  throw new StdoutClosedError(
     o.dryRun
       ? `stdout was closed (its reader exited): the dry run stopped after listing ${done} of ${total} records`
       : `stdout was closed (its reader exited): stopped after ${done} of ${total} records; the others were not sent`,
@@ -471,20 +435,24 @@ function journalNotWritten(f: Factory, journal: Journal, label: string, onStdout
   });
 }
 
-/** From this many requests on, the transport's bulk engine (see HttpTransport's `bulk`), whose loading only a long run pays back. */
-const BULK_ENGINE_FROM = 500;
+/** Single quotes for anything a shell would read differently. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
 
-/** `stop` ends the waits before a request is sent; `inflight` aborts the requests already sent. */
-function clientFor(
-  f: Factory,
-  signals: { inflight: AbortSignal; stop: AbortSignal; onWait: WaitAnnouncer },
-  requests: number,
-  concurrency: number,
-): Promise<ApiClient> {
-  return f.newClient({
-    transportSignal: signals.inflight,
-    waitSignal: signals.stop,
-    onWait: signals.onWait,
-    ...(requests >= BULK_ENGINE_FROM ? { bulk: { connections: concurrency } } : {}),
-  });
+/** The command that continues this run's journal (same input, server, settings, with --resume); never --retry-unknown: unknowns are checked first. */
+function continueCommand(f: Factory, o: SeedOptions): string {
+  const words = ['petstore'];
+  if (f.globals.env !== undefined) words.push('--env', f.globals.env);
+  words.push('pets', 'add', '--file', o.file);
+  if (o.format !== undefined) words.push('--format', o.format);
+  if (o.resultsPath !== undefined) words.push('--results', o.resultsPath, '--resume');
+  else if (typeof o.resume === 'string') words.push('--resume', o.resume);
+  else words.push('--resume');
+  words.push('--concurrency', String(o.concurrency));
+  if (o.skipInvalid) words.push('--skip-invalid');
+  if (o.yes) words.push('--yes');
+  if (o.output === 'table') words.push('-o', 'table');
+  const command = words.map(shellWord).join(' ');
+  return o.file === '-' ? `${command} (with the same records on stdin)` : command;
 }

@@ -47,7 +47,10 @@ export class FileLock {
     try {
       return await this.#wait(mine, token, signal);
     } finally {
-      rmSync(mine, { force: true });
+      // Already gone, or never made (a folder that cannot hold files): nothing to remove.
+      try {
+        unlinkSync(mine);
+      } catch {}
     }
   }
 

@@ -2,7 +2,7 @@
 // whole windows, simulated request by request; at every moment the ETA shown is within 40 % of the time
 // actually left once the window's length is known, and unknown ("?") before.
 import { describe, expect, it } from 'vitest';
-import { estimate, WindowLength } from '../../../src/bulk/eta.js';
+import { estimate, WindowLength } from '../../../src/bulk/progress.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
 
 const WINDOW = 5000;

@@ -318,7 +318,7 @@ async function send(
           // The transport's bulk engine, whose loading only a long run pays back.
           ...(plan.toSend >= 500 ? { bulk: { connections: o.concurrency } } : {}),
         });
-  const stdout = toStdout ? new StdoutLines({ stream: f.io.stdout.stream, failed: f.io.stdoutFailed }, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
+  const stdout = toStdout ? new StdoutLines(f.io.stdout, f.io.stdoutIsTTY ? progress.aboveLine : undefined) : undefined;
   // A server gone silent stops the run as a refused connection does: the records not sent are kept for --resume.
   const silence = new SilenceWatch(f.clock, () => stop.stop.abort());
   const send = client ? sender(f, client, journal, stop.inflight.signal, silence) : undefined;

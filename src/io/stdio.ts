@@ -37,9 +37,9 @@ export function streamOutput(stream: Stream): Output {
 const UNBLOCKED_BYTES = 4096;
 
 /**
- * fd 1 or 2 of this process, its stream made only when something needs it. Making a pipe's stream loads
- * node:net and node:stream, a fifth of what `env list` or `pets --help` costs beyond Node's own start-up
- * (bench/README.md); until then, the first few KiB of text written to a pipe or a file go straight to the fd.
+ * fd 1 or 2 of this process, its stream made only when something needs it: a pipe's stream loads node:net
+ * and node:stream, which short commands need not pay for (bench/README.md). Until then, the first few KiB
+ * of text written to a pipe or a file go straight to the fd.
  */
 export class ProcessOutput implements Output {
   #stream: Output | undefined;

@@ -84,7 +84,7 @@ interface Exchange {
   search: string;
   key?: string;
   body: string;
-  /** X-RateLimit-* of the limiter's decision, when it ran. */
+  /** The limiter's decision, when it ran. */
   rate?: RateHeaders;
 }
 
@@ -95,7 +95,6 @@ class Sandbox {
   readonly baseUrl: string;
   readonly port: number;
   readonly keys: string[];
-  /** True when the key was generated because none was given. */
   readonly generatedKey: boolean;
   readonly limits: Limits;
   readonly dataFile: string | undefined;
@@ -104,7 +103,6 @@ class Sandbox {
   readonly #failures: Required<InjectedFailure>[] = [];
   readonly #recordLimit: number;
   readonly #records: RecordedRequest[] = [];
-  /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */
   readonly #stats = { requests: 0, byStatus: {} as Record<number, number>, created: 0, count429: 0, count403bans: 0, bansIssued: 0, inFlight: 0 };
   #latencyMs: number;
   #closing: Promise<void> | undefined;
@@ -252,28 +250,25 @@ class Sandbox {
   }
 
   #record(ex: Exchange, answer: Answer, responseHeaders: Record<string, string>): void {
-    const { req, time, path, key, body } = ex;
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = [value].flat().join(', ');
+    for (const [name, value] of Object.entries(ex.req.headers)) if (value !== undefined) headers[name] = [value].flat().join(', ');
     const query: Record<string, string> = {};
     for (const [name, value] of new URLSearchParams(ex.search)) query[name] ??= value;
-    const { status, body: responseBody, errorCode } = answer;
-    const durationMs = performance.now() - ex.started;
-    const entry = {
+    const entry: RecordedRequest = {
       seq: this.#stats.requests,
-      time,
-      durationMs,
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      path,
+      time: ex.time,
+      durationMs: performance.now() - ex.started,
+      method: ex.req.method ?? 'GET',
+      url: ex.req.url ?? '/',
+      path: ex.path,
       query,
       headers,
-      key,
-      body,
-      status,
+      key: ex.key,
+      body: ex.body,
+      status: answer.status,
       responseHeaders,
-      responseBody,
-      errorCode,
+      responseBody: answer.body,
+      errorCode: answer.errorCode,
     };
     this.#records.push(entry);
     if (this.#records.length > this.#recordLimit) this.#records.shift();

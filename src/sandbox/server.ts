@@ -125,7 +125,7 @@ class Sandbox {
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
-    this.#limiter = new QuotaKeeper({ ...this.limits, perWindow: this.limits.perMinute, banMs: this.limits.banSeconds * 1000 });
+    this.#limiter = new QuotaKeeper(this.limits);
     const record = options.recordRequests ?? true;
     this.#recordLimit = record === true ? 10_000 : record === false ? 0 : record;
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res));

@@ -43,17 +43,10 @@ ${arms.valueFlag.join('\n')}
   return 1
 }
 
-# __${fn}_values PATH FLAG: completes the value of FLAG.
+# __${fn}_values PATH FLAG / __${fn}_values PATH "#INDEX": completes the value of FLAG or of positional argument INDEX.
 __${fn}_values() {
   case "$1|$2" in
 ${arms.value.join('\n')}
-  esac
-}
-
-# __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
-__${fn}_arg() {
-  case "$1" in
-${arms.arg.join('\n')}
   esac
 }
 
@@ -112,7 +105,7 @@ function completeBody(fn: string, head: string, hooks: { skip?: string; onExpect
   if ((n == 0 && dashdash == 0)); then
     __${fn}_list command "$cmdpath" && return
   fi
-  __${fn}_arg "$cmdpath" "$n"
+  __${fn}_values "$cmdpath" "#$n"
 }`;
 }
 
@@ -121,7 +114,7 @@ function caseArm(pattern: string, body: string): string {
 }
 
 function shellCaseArms(spec: CompletionSpec, fn: string, shell: Posix) {
-  const arms = { child: [] as string[], valueFlag: [] as string[], list: [] as string[], value: [] as string[], arg: [] as string[] };
+  const arms = { child: [] as string[], valueFlag: [] as string[], list: [] as string[], value: [] as string[] };
   for (const c of allCommands(spec)) {
     const key = shQuote(c.path.join(' '));
     if (c.subcommands.length > 0) {
@@ -138,11 +131,11 @@ function shellCaseArms(spec: CompletionSpec, fn: string, shell: Posix) {
       if (code === undefined) continue;
       for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${c.path.join(' ')}|${name}`), code));
     }
-    // Every argument index gets an arm, so a repeating last argument ("*") never catches an earlier one.
+    // Every argument index gets an arm, so a repeating last argument ("#"*) never catches an earlier one.
     const argCodes = c.args.map((source) => valuesCode(shell, source, fn));
     if (argCodes.some((code) => code !== undefined)) {
-      const inner = argCodes.map((code, i) => `${i === c.args.length - 1 && c.variadic ? '*' : String(i)}) ${code ?? ':'} ;;`).join(' ');
-      arms.arg.push(caseArm(key, `case "$2" in ${inner} esac`));
+      const index = (i: number) => (i === c.args.length - 1 && c.variadic ? `${shQuote(`${c.path.join(' ')}|#`)}*` : shQuote(`${c.path.join(' ')}|#${i}`));
+      arms.value.push(...argCodes.map((code, i) => caseArm(index(i), code ?? ':')));
     }
   }
   return arms;

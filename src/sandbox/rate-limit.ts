@@ -1,6 +1,5 @@
-// The sandbox's rate limit, per key (docs/sandbox.md, "Rate limits and the ban"): two fixed windows ("per
-// minute" and "per day") on a grid of whole Unix seconds, counting only allowed requests. After a 429, a
-// request before its reset (less a grace) bans the key; requests during a ban neither count nor extend it.
+// The sandbox's rate limit per key (docs/sandbox.md, "Rate limits and the ban"): two fixed windows on a grid of
+// whole Unix seconds; a request before a 429's reset (less a grace) bans the key.
 
 import type { Limits } from './options.js';
 

@@ -13,7 +13,7 @@ function fishValues(source: ValueSource, fn: string): string {
 }
 
 function flagLine(p: string, fn: string, flag: FlagSpec, key: string): string {
-  const parts = [`complete -c ${p} -n ${fishQuote(`__${fn}_in "${key}"`)}`];
+  const parts = [`complete -c ${p} -n ${fishQuote(`__${fn}_at "${key}"`)}`];
   if (flag.long) parts.push(`-l ${flag.long.replace(/^--/, '')}`);
   if (flag.short) parts.push(`-s ${flag.short.replace(/^-/, '')}`);
   parts.push(`-d ${fishQuote(shortDescription(flag.description))}`);
@@ -109,16 +109,12 @@ function __${fn}_state
     end
 end
 
-# __${fn}_in PATH: the command being completed is exactly PATH.
-function __${fn}_in --argument-names want
-    __${fn}_state
-    test "$__${fn}_path" = "$want"
-end
-
-# __${fn}_at PATH N: positional argument N (N+ for N and later) of the command PATH, no flag waiting for a value.
+# __${fn}_at PATH [N]: the command being completed is PATH; with N, at its positional argument N (N+ for N
+# and later) with no flag waiting for a value.
 function __${fn}_at --argument-names want index
     __${fn}_state
     test "$__${fn}_path" = "$want"; or return 1
+    test -n "$index"; or return 0
     test -z "$__${fn}_expect"; or return 1
     if string match -q -- '*+' $index
         test $__${fn}_n -ge (string replace -- '+' '' $index)

@@ -22,7 +22,7 @@ function items(shell: Posix, list: { word: string; description: string }[]): str
 }
 
 /** The functions the bash and zsh scripts share word for word; `offer` shows the items of a list. */
-function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: ReturnType<typeof shellCaseArms>, offer: (kind: string) => string): string {
+function sharedShellFunctions(spec: CompletionSpec, fn: string, arms: ReturnType<typeof shellCaseArms>, offer: string): string {
   return `__${fn}_envs() {
   ${spec.envsCall.map(shQuote).join(' ')} 2>/dev/null
 }
@@ -43,36 +43,21 @@ ${arms.valueFlag.join('\n')}
   return 1
 }
 
-# __${fn}_values PATH FLAG: completes the value of FLAG.
+# __${fn}_values PATH FLAG / __${fn}_values PATH "#INDEX": completes the value of FLAG or of positional argument INDEX.
 __${fn}_values() {
   case "$1|$2" in
 ${arms.value.join('\n')}
   esac
 }
 
-# __${fn}_arg PATH INDEX: completes positional argument INDEX (from 0).
-__${fn}_arg() {
-  case "$1" in
-${arms.arg.join('\n')}
-  esac
-}
-
-# __${fn}_flags PATH / __${fn}_subcommands PATH: complete the flags or subcommands of the command at PATH.
-__${fn}_flags() {
+# __${fn}_list KIND PATH: completes the flags (option) or subcommands (command) of the command at PATH.
+__${fn}_list() {
   local -a items
-  case "$1" in
-${arms.flag.join('\n')}
-  esac
-  ${offer('option')}
-}
-
-__${fn}_subcommands() {
-  local -a items
-  case "$1" in
-${arms.sub.join('\n')}
+  case "$1|$2" in
+${arms.list.join('\n')}
   esac
   (( \${#items[@]} )) || return 1
-  ${offer('command')}
+  ${offer}
 }
 `;
 }
@@ -114,13 +99,13 @@ function completeBody(fn: string, head: string, hooks: { skip?: string; onExpect
     return
   fi
   if [[ $cur == -* && $dashdash == 0 ]]; then
-    __${fn}_flags "$cmdpath"
+    __${fn}_list option "$cmdpath"
     return
   fi
   if ((n == 0 && dashdash == 0)); then
-    __${fn}_subcommands "$cmdpath" && return
+    __${fn}_list command "$cmdpath" && return
   fi
-  __${fn}_arg "$cmdpath" "$n"
+  __${fn}_values "$cmdpath" "#$n"
 }`;
 }
 
@@ -129,28 +114,28 @@ function caseArm(pattern: string, body: string): string {
 }
 
 function shellCaseArms(spec: CompletionSpec, fn: string, shell: Posix) {
-  const arms = { child: [] as string[], valueFlag: [] as string[], flag: [] as string[], sub: [] as string[], value: [] as string[], arg: [] as string[] };
+  const arms = { child: [] as string[], valueFlag: [] as string[], list: [] as string[], value: [] as string[] };
   for (const c of allCommands(spec)) {
     const key = shQuote(c.path.join(' '));
     if (c.subcommands.length > 0) {
       const inner = c.subcommands.flatMap((s) => [s.name, ...s.aliases].map((alias) => `${shQuote(alias)}) REPLY=${shQuote(s.name)} ;;`)).join(' ');
       arms.child.push(caseArm(key, `case "$2" in ${inner} esac`));
-      arms.sub.push(caseArm(key, items(shell, subcommandWords(c))));
+      arms.list.push(caseArm(shQuote(`command|${c.path.join(' ')}`), items(shell, subcommandWords(c))));
     }
     const valueFlags = c.flags.filter((f) => f.takesValue).flatMap(flagNames);
     if (valueFlags.length > 0) arms.valueFlag.push(caseArm(key, `case "$2" in ${valueFlags.map(shQuote).join('|')}) return 0 ;; esac`));
     const flagItems = c.flags.flatMap((f) => flagNames(f).map((word) => ({ word, description: f.description })));
-    arms.flag.push(caseArm(key, items(shell, flagItems)));
+    arms.list.push(caseArm(shQuote(`option|${c.path.join(' ')}`), items(shell, flagItems)));
     for (const flag of c.flags) {
       const code = valuesCode(shell, flag.values, fn);
       if (code === undefined) continue;
       for (const name of flagNames(flag)) arms.value.push(caseArm(shQuote(`${c.path.join(' ')}|${name}`), code));
     }
-    // Every argument index gets an arm, so a repeating last argument ("*") never catches an earlier one.
+    // Every argument index gets an arm, so a repeating last argument ("#"*) never catches an earlier one.
     const argCodes = c.args.map((source) => valuesCode(shell, source, fn));
     if (argCodes.some((code) => code !== undefined)) {
-      const inner = argCodes.map((code, i) => `${i === c.args.length - 1 && c.variadic ? '*' : String(i)}) ${code ?? ':'} ;;`).join(' ');
-      arms.arg.push(caseArm(key, `case "$2" in ${inner} esac`));
+      const index = (i: number) => (i === c.args.length - 1 && c.variadic ? `${shQuote(`${c.path.join(' ')}|#`)}*` : shQuote(`${c.path.join(' ')}|#${i}`));
+      arms.value.push(...argCodes.map((code, i) => caseArm(index(i), code ?? ':')));
     }
   }
   return arms;
@@ -165,7 +150,7 @@ export function bashScript(spec: CompletionSpec): string {
 # Install:  ${p} completion bash > ~/.local/share/bash-completion/completions/${p}
 #     or:   echo 'source <(${p} completion bash)' >> ~/.bashrc
 
-${sharedShellFunctions(spec, fn, arms, () => `COMPREPLY=($(compgen -W "\${items[*]}" -- "$cur"))`)}
+${sharedShellFunctions(spec, fn, arms, `COMPREPLY=($(compgen -W "\${items[*]}" -- "$cur"))`)}
 __${fn}_files() {
   local IFS=$'\\n'
   compopt -o filenames 2>/dev/null
@@ -206,7 +191,7 @@ export function zshScript(spec: CompletionSpec): string {
 # Install:  ${p} completion zsh > ~/.zfunc/_${p}   with  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc
 #     or:   echo 'source <(${p} completion zsh)' >> ~/.zshrc   (after compinit)
 
-${sharedShellFunctions(spec, fn, arms, (kind) => `_describe -t ${kind}s '${p} ${kind}' items`)}
+${sharedShellFunctions(spec, fn, arms, `_describe -t "$1"s ${shQuote(`${p} `)}"$1" items`)}
 _${fn}() {
   local cur="\${words[CURRENT]}" cmdpath="" expect="" w REPLY
   integer i n=0 dashdash=0

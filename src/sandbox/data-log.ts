@@ -12,7 +12,6 @@ export class DataLog {
   #size: number;
   #closed = false;
   #syncTimer: NodeJS.Timeout | undefined;
-  /** Writes that reached the file, and writes that failed. */
   writes = 0;
   errors = 0;
 

@@ -40,7 +40,6 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The Error body, exactly the three fields of the document. */
   body(): string {
     return JSON.stringify({ code: this.code, message: this.message, status: this.status });
   }

@@ -13,30 +13,8 @@ const PLAN_LIMITS: Readonly<Record<Plan, { perMinute: number; perDay: number }>>
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
-/** One request as the sandbox received and answered it (requests(), onRequest). */
-export interface RecordedRequest {
-  /** 1, 2, 3... in arrival order; `time` is the arrival in epoch ms (the sandbox clock). */
-  seq: number;
-  time: number;
-  durationMs: number;
-  method: string;
-  /** The raw target ("/v1/pets?limit=5"), its path, and the first value of each query parameter. */
-  url: string;
-  path: string;
-  query: Record<string, string>;
-  /** Lower-case names, repeated ones joined by ", ". */
-  headers: Record<string, string>;
-  key: string | undefined;
-  /** "" unless a POST /pets body was read. */
-  body: string;
-  status: number;
-  responseHeaders: Record<string, string>;
-  responseBody: string;
-  errorCode: string | undefined;
-}
-
 /** The command's defaults (docs/sandbox.md), but port 0 and a generated key. */
-export interface SandboxOptions {
+export interface StartOptions {
   host?: string;
   port?: number;
   keys?: string[];
@@ -56,12 +34,11 @@ export interface SandboxOptions {
   clock?: () => number;
   /** Keep the last N requests for requests() (default 10,000); false or 0 keeps none. */
   recordRequests?: boolean | number;
-  /** Called after each answer (--log), and when a write of dataFile fails. */
-  onRequest?: (request: RecordedRequest) => void;
+  /** Called when a write of dataFile fails. */
   onError?: (error: unknown) => void;
 }
 
-export function resolveLimits(options: SandboxOptions) {
+export function resolveLimits(options: StartOptions) {
   const plan = options.plan ?? 'free';
   const windowMs = options.windowMs ?? 60_000;
   return {
@@ -150,7 +127,7 @@ export function parseSandboxOptions(raw: Record<string, unknown>) {
     dataFile,
     firstId: given(raw.firstId, parseFirstId),
     banSeconds: given(raw.banSeconds, wholeNumber('--ban-seconds', 1, 604_800)),
-  } satisfies SandboxOptions & { log: boolean };
+  } satisfies StartOptions & { log: boolean };
 }
 
 export type SandboxCommandOptions = ReturnType<typeof parseSandboxOptions>;

@@ -1,11 +1,7 @@
-// The sandbox's rate limit, per key (docs/sandbox.md, "Rate limits and the ban"): two fixed windows ("per
-// minute" and "per day") on a grid of whole Unix seconds, counting only allowed requests. After a 429, a
-// request before its reset (less a grace) bans the key; requests during a ban neither count nor extend it.
+// The sandbox's rate limit per key (docs/sandbox.md, "Rate limits and the ban"): two fixed windows on a grid of
+// whole Unix seconds; a request before a 429's reset (less a grace) bans the key.
 
 import type { Limits } from './options.js';
-
-/** The limits, with the short window's count and the ban's length in ms. */
-type RateLimitConfig = Pick<Limits, 'windowMs' | 'perDay' | 'dayWindowMs' | 'ban' | 'banGraceMs'> & { perWindow: number; banMs: number };
 
 /** What X-RateLimit-* report: the most constrained window; reset in Unix seconds. */
 export interface RateHeaders {
@@ -45,7 +41,7 @@ function current(w: Window, lengthMs: number, now: number): Window {
 export class QuotaKeeper {
   private readonly keys = new Map<string, KeyState>();
 
-  constructor(readonly config: RateLimitConfig) {}
+  constructor(readonly config: Pick<Limits, 'perMinute' | 'windowMs' | 'perDay' | 'dayWindowMs' | 'ban' | 'banSeconds' | 'banGraceMs'>) {}
 
   private state(key: string): KeyState {
     const s = this.keys.get(key) ?? { short: { count: 0, end: 0 }, long: { count: 0, end: 0 }, retryNotBefore: 0, bannedUntil: 0 };
@@ -54,7 +50,7 @@ export class QuotaKeeper {
   }
 
   private headers(short: Window, long: Window): RateHeaders {
-    const a = { limit: this.config.perWindow, remaining: Math.max(0, this.config.perWindow - short.count), end: short.end };
+    const a = { limit: this.config.perMinute, remaining: Math.max(0, this.config.perMinute - short.count), end: short.end };
     const b = { limit: this.config.perDay, remaining: Math.max(0, this.config.perDay - long.count), end: long.end };
     // Lowest remaining wins; on a tie the window that ends later.
     const pick = b.remaining < a.remaining || (b.remaining === a.remaining && b.end > a.end) ? b : a;
@@ -69,11 +65,11 @@ export class QuotaKeeper {
     const long = current(s.long, config.dayWindowMs, now);
     const newBan = s.bannedUntil <= now && config.ban && now < s.retryNotBefore - config.banGraceMs;
     if (newBan) {
-      s.bannedUntil = now + config.banMs;
+      s.bannedUntil = now + config.banSeconds * 1000;
       s.retryNotBefore = 0;
     }
     if (s.bannedUntil > now) return { kind: 'banned', headers: this.headers(short, long), retryAfter: secondsUntil(s.bannedUntil, now), newBan };
-    const shortFull = short.count >= config.perWindow;
+    const shortFull = short.count >= config.perMinute;
     const longFull = long.count >= config.perDay;
     if (shortFull || longFull) {
       const reset = Math.max(shortFull ? short.end : 0, longFull ? long.end : 0);

@@ -1,5 +1,4 @@
-// The sandbox: a local implementation of the pet store interface (GET/POST /v1/pets, GET /v1/pets/{petId})
-// with its auth, errors, rate limits and ban, for trying the CLI and for tests.
+// The sandbox: the pet store interface with its auth, errors, rate limits and ban, for trying the CLI and for tests.
 
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -12,27 +11,21 @@ import type { Pet } from '../pets/pet.js';
 import { type Answer, bearerKey, DEPRECATED, type InjectedFailure, refusal, resolveRoute, type Route, routeError, unauthorized } from './api.js';
 import { DataLog } from './data-log.js';
 import { ApiError, apiError, SandboxStartError } from './errors.js';
-import { type Limits, type RecordedRequest, resolveLimits, type SandboxOptions } from './options.js';
+import { type Limits, resolveLimits, type StartOptions } from './options.js';
 import { QuotaKeeper, type RateHeaders } from './rate-limit.js';
 import { loadData, PetStore } from './store.js';
 import { checkContentType, ClientGone, expectNoQuery, parseBody, parseListQuery, parsePetId, readBody, validateNewPet } from './validate.js';
 
-export type { RecordedRequest, SandboxOptions } from './options.js';
 export type SandboxHandle = Sandbox;
 
 /** Where the interface's OpenAPI description is served, outside /v1 (no key, no rate limit). */
 export const OPENAPI_PATH = '/openapi.yaml';
 
 /** openapi/petstore.yaml: an asset of the single executable (scripts/package.mjs), else found upward from this module (src/sandbox/ or dist/). */
-function description(): Buffer | undefined {
-  const sea = process.getBuiltinModule('node:sea');
-  if (sea.isSea()) return Buffer.from(sea.getAsset('openapi/petstore.yaml'));
-  const url = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((u) => existsSync(u));
-  return url && readFileSync(url);
-}
-
 function serveDescription(res: ServerResponse, head: boolean): void {
-  const body = description();
+  const sea = process.getBuiltinModule('node:sea');
+  const url = ['./', '../', '../../', '../../../'].map((up) => new URL(`${up}openapi/petstore.yaml`, import.meta.url)).find((u) => existsSync(u));
+  const body = sea.isSea() ? Buffer.from(sea.getAsset('openapi/petstore.yaml')) : url && readFileSync(url);
   if (body === undefined) {
     const e = apiError('internal', 'openapi/petstore.yaml is not in the package');
     res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body());
@@ -48,7 +41,6 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Starts a sandbox server; resolves once it is listening. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const { dataFile, host = '127.0.0.1', port = 0, onError = () => {} } = options;
   const firstId = BigInt(options.firstId ?? 1);
@@ -84,8 +76,41 @@ interface Exchange {
   search: string;
   key?: string;
   body: string;
-  /** X-RateLimit-* of the limiter's decision, when it ran. */
+  /** The limiter's decision, when it ran. */
   rate?: RateHeaders;
+}
+
+/** One request as the sandbox received and answered it: header names in lower case (repeated ones joined by
+ * ", "), the first value of each query parameter, body "" unless a POST /pets body was read. */
+function recordOf(seq: number, ex: Exchange, answer: Answer, responseHeaders: Record<string, string>) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(ex.req.headers)) if (value !== undefined) headers[name] = [value].flat().join(', ');
+  const query: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(ex.search)) query[name] ??= value;
+  return {
+    seq,
+    time: ex.time,
+    durationMs: performance.now() - ex.started,
+    method: ex.req.method ?? 'GET',
+    url: ex.req.url ?? '/',
+    path: ex.path,
+    query,
+    headers,
+    key: ex.key,
+    body: ex.body,
+    status: answer.status,
+    responseHeaders,
+    responseBody: answer.body,
+    errorCode: answer.errorCode,
+  };
+}
+
+/** The recorded requests (requests(), onRequest): seq counts from 1 in arrival order, time is the arrival (sandbox clock). */
+export type RecordedRequest = ReturnType<typeof recordOf>;
+
+export interface SandboxOptions extends StartOptions {
+  /** Called after each answer (--log). */
+  onRequest?: (request: RecordedRequest) => void;
 }
 
 /** A running sandbox: where it listens, how it answers, what it stored and received, test hooks, and close(). */
@@ -95,7 +120,6 @@ class Sandbox {
   readonly baseUrl: string;
   readonly port: number;
   readonly keys: string[];
-  /** True when the key was generated because none was given. */
   readonly generatedKey: boolean;
   readonly limits: Limits;
   readonly dataFile: string | undefined;
@@ -104,7 +128,6 @@ class Sandbox {
   readonly #failures: Required<InjectedFailure>[] = [];
   readonly #recordLimit: number;
   readonly #records: RecordedRequest[] = [];
-  /** Pets created over HTTP, 429 and 403 key_banned answers, bans started, requests being handled now. */
   readonly #stats = { requests: 0, byStatus: {} as Record<number, number>, created: 0, count429: 0, count403bans: 0, bansIssued: 0, inFlight: 0 };
   #latencyMs: number;
   #closing: Promise<void> | undefined;
@@ -127,7 +150,7 @@ class Sandbox {
     this.dataFile = options.dataFile;
     this.#clock = options.clock ?? Date.now;
     this.#latencyMs = Math.max(0, options.latencyMs ?? 0);
-    this.#limiter = new QuotaKeeper({ ...this.limits, perWindow: this.limits.perMinute, banMs: this.limits.banSeconds * 1000 });
+    this.#limiter = new QuotaKeeper(this.limits);
     const record = options.recordRequests ?? true;
     this.#recordLimit = record === true ? 10_000 : record === false ? 0 : record;
     server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res));
@@ -252,29 +275,7 @@ class Sandbox {
   }
 
   #record(ex: Exchange, answer: Answer, responseHeaders: Record<string, string>): void {
-    const { req, time, path, key, body } = ex;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = [value].flat().join(', ');
-    const query: Record<string, string> = {};
-    for (const [name, value] of new URLSearchParams(ex.search)) query[name] ??= value;
-    const { status, body: responseBody, errorCode } = answer;
-    const durationMs = performance.now() - ex.started;
-    const entry = {
-      seq: this.#stats.requests,
-      time,
-      durationMs,
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      path,
-      query,
-      headers,
-      key,
-      body,
-      status,
-      responseHeaders,
-      responseBody,
-      errorCode,
-    };
+    const entry = recordOf(this.#stats.requests, ex, answer, responseHeaders);
     this.#records.push(entry);
     if (this.#records.length > this.#recordLimit) this.#records.shift();
     this.options.onRequest?.(entry);

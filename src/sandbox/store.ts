@@ -1,6 +1,5 @@
-// The pets: in memory, and as the --data file holds them (docs/sandbox.md, "Data file"; data-log.ts writes it):
-// a header line {"petstore-sandbox-data":2,"nextId":12}, then one pet per line, int64 values exact.
-// Format 1 is read too: {"version":1,"nextId":12,"pets":[...]}.
+// The pets in memory, and the --data file's loader (docs/sandbox.md, "Data file"): a header line with the
+// next id, then one pet per line; format 1 ({"version":1,"nextId":12,"pets":[...]}) is read too.
 
 import { readFile } from 'node:fs/promises';
 import { INT64_MAX, parseJson, stringifyJson, toInt64 } from '../json/int64.js';

@@ -1,5 +1,4 @@
-// Reading and validation of requests: a POST's body, query parameters and the petId segment. Every failure is
-// an ApiError whose message names the field.
+// Reading and validation of requests: every failure is an ApiError whose message names the field.
 
 import type { IncomingMessage } from 'node:http';
 import { LIST_LIMIT, NEW_PET_FIELDS, NEW_PET_REQUIRED } from '../contract/petstore.js';

@@ -224,7 +224,7 @@ describe('sandbox rate limits (fake clock)', () => {
 
 describe('QuotaKeeper', () => {
   it('never reports a negative remaining and never counts rejected requests', () => {
-    const rl = new QuotaKeeper({ perWindow: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banMs: 5000, banGraceMs: 0 });
+    const rl = new QuotaKeeper({ perMinute: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banSeconds: 5, banGraceMs: 0 });
     let t = 1000.5;
     const seen: number[] = [];
     for (let i = 0; i < 50; i++) {
@@ -235,7 +235,7 @@ describe('QuotaKeeper', () => {
     expect(Math.min(...seen)).toBe(0);
     // 3 per 10 s day window within about 6.8 s: exactly 3 allowed.
     let allowed = 0;
-    const rl2 = new QuotaKeeper({ perWindow: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banMs: 5000, banGraceMs: 0 });
+    const rl2 = new QuotaKeeper({ perMinute: 2, windowMs: 1000, perDay: 3, dayWindowMs: 10_000, ban: false, banSeconds: 5, banGraceMs: 0 });
     t = 1000.5;
     for (let i = 0; i < 50; i++, t += 137) if (rl2.check('k', t).kind === 'allow') allowed++;
     expect(allowed).toBe(3);

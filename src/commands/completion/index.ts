@@ -1,4 +1,5 @@
 import { Argument, type Command } from 'commander';
+import type { Shell } from '../../completion/index.js';
 import { SHELLS } from '../../flag-values.js';
 import { examples, type CommandContext } from '../context.js';
 
@@ -7,7 +8,13 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     .command('completion')
     .description('print a shell completion script (commands, flags, --status and --output values, environment names)')
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
-    .action(ctx.lazy(async () => (await import('./completion.js')).completionCommand(ctx.fullProgram)));
+    .action(
+      ctx.lazy(async () => {
+        const { completionScript } = await import('../../completion/index.js');
+        // commander checked <shell> against the argument's choices.
+        return { command: async (f, args) => void f.io.stdout.write(completionScript(args[0] as Shell, ctx.fullProgram())) };
+      }),
+    );
   examples(cmd, [
     'petstore completion bash > ~/.local/share/bash-completion/completions/petstore',
     'mkdir -p ~/.zfunc && petstore completion zsh > ~/.zfunc/_petstore   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',

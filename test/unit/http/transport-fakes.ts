@@ -54,12 +54,12 @@ export interface ModelOptions {
  */
 export function modelServer(clock: Clock, opts: ModelOptions) {
   const limiter = new QuotaKeeper({
-    perWindow: opts.perWindow,
+    perMinute: opts.perWindow,
     windowMs: opts.windowMs,
     perDay: opts.perDay ?? 1_000_000,
     dayWindowMs: 86_400_000,
     ban: true,
-    banMs: 60_000,
+    banSeconds: 60,
     banGraceMs: 0,
   });
   const log: Array<{ at: number; status: number; remaining: number }> = [];

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { Factory } from '../factory.js';
 import { FORMATS, notOneOf } from '../flag-values.js';
 
-export interface CommandModule {
+interface CommandModule {
   /** `cmd`: the commander command run, for what its declaration holds (a flag's choices). */
   command(f: Factory, args: string[], opts: Record<string, unknown>, cmd: Command): Promise<void>;
 }

@@ -6,13 +6,14 @@ import type { Quota } from './quota.js';
 /** A per-minute window never resets further ahead than this; a reset further away is the daily limit's. */
 const SHORT_WINDOW_MAX_MS = 15 * 60_000;
 
-export type QuotaWindow = 'short' | 'day';
+/** The window whose limit binds: the short one (a minute on every plan) or the daily one. */
+export type LimitWindow = 'minute' | 'day';
 
 /** Which window a quota describes: the daily one when its reset is far, or it is larger and later than `other` seen just before. */
-export function quotaWindow(q: Quota, other?: Quota): QuotaWindow {
+export function quotaWindow(q: Quota, other?: Quota): LimitWindow {
   if (q.resetAt - q.seenAt > SHORT_WINDOW_MAX_MS) return 'day';
   if (other && other.limit < q.limit && other.resetAt < q.resetAt && other.resetAt > other.seenAt && q.seenAt - other.seenAt < 120_000) return 'day';
-  return 'short';
+  return 'minute';
 }
 
 /** One answer: its remaining, when it came, and its request's place in the order this process's requests left in. */
@@ -137,7 +138,7 @@ export class FleetEstimator {
   /** After `q`'s window: when the others have probably used up the current one, the instant it ends (not early in it, nor twice in a row). */
   usedUpUntil(q: Quota, now: number, marginMs: number): number | undefined {
     const period = this.#period;
-    if (!this.active || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= 1 || this.window(q) !== 'short') return undefined;
+    if (!this.active || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= 1 || this.window(q) !== 'minute') return undefined;
     const start = q.resetAt + Math.floor((now - q.resetAt) / period) * period;
     const rtt = Math.max(this.rttMs, 1);
     if (now - start <= marginMs + 2 * rtt || Math.ceil(this.#rate * (now - start + rtt)) + 1 < q.limit) return undefined;
@@ -146,7 +147,7 @@ export class FleetEstimator {
   }
 
   /** quotaWindow, with what this process has seen of the key. */
-  window(q: Quota): QuotaWindow {
+  window(q: Quota): LimitWindow {
     const other = this.#otherWindow && this.#otherWindow.resetAt !== q.resetAt ? this.#otherWindow : undefined;
     return quotaWindow(q, other);
   }

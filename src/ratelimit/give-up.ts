@@ -3,10 +3,8 @@
 import { RateLimitedError } from '../errors/errors.js';
 import { MAX_WINDOW_MS } from '../time/clock.js';
 import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
+import type { LimitWindow } from './fleet.js';
 import type { Quota } from './quota.js';
-
-/** The window whose limit binds: the short one (a minute on every plan) or the daily one. */
-export type LimitWindow = 'minute' | 'day';
 
 const LIMIT_NAME: Record<LimitWindow, string> = { minute: 'minute limit', day: 'daily limit' };
 const byLimit = (window: LimitWindow | undefined) => (window ? ` by the ${LIMIT_NAME[window]}` : '');

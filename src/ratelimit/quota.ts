@@ -9,6 +9,11 @@ export interface Quota {
   seenAt: number;
 }
 
+/** Red at 0, yellow under 10% of the limit: the quota line after a command and `petstore quota`'s table. */
+export function quotaTone({ remaining, limit }: Pick<Quota, 'remaining' | 'limit'>): 'red' | 'yellow' | undefined {
+  return remaining <= 0 ? 'red' : remaining < limit * 0.1 ? 'yellow' : undefined;
+}
+
 function nonNegativeInt(text: string | undefined): number | undefined {
   if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
   const n = Number(text);

@@ -223,12 +223,12 @@ describe('late into a window the others use up in a fraction of it', () => {
 describe('quotaWindow: which limit binds', () => {
   it('a reset further ahead than a minute window can be is the daily limit', () => {
     expect(quotaWindow(q(3, T0, T0 + 5 * 3600_000, 1000))).toBe('day');
-    expect(quotaWindow(q(3, T0, T0 + 42_000, 60))).toBe('short');
+    expect(quotaWindow(q(3, T0, T0 + 42_000, 60))).toBe('minute');
   });
   it('two windows seen from one key: the larger limit that resets later is the daily one, however close its reset', () => {
     const minute = q(10, T0, T0 + 2000, 20);
     expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 50), minute)).toBe('day');
-    expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 10), minute)).toBe('short');
+    expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 10), minute)).toBe('minute');
   });
 });
 

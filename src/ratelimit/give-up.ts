@@ -52,7 +52,7 @@ export function waitTooLong(
   // The figures an earlier command saw (the state file) may be stale: say when, and how to ask the server.
   const seen = quota && earlier ? `as the server said at ${formatInstant(quota.seenAt, now)}` : '';
   const figures = [left, seen].filter((part) => part !== '');
-  const windowName = name ? `${window === 'day' ? 'daily' : 'minute'} window` : 'window';
+  const windowName = name?.replace('limit', 'window') ?? 'window';
   const message = `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${windowName} would take ${wait}, ${tail}`;
   const advice = `try again after that time, ${seen ? 'raise --max-wait, or run "petstore quota": it asks the server whether that still holds' : 'or raise --max-wait'}`;
   return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice });

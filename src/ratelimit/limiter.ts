@@ -241,8 +241,7 @@ export class RateLimiter {
   }
 
   /** So much is left that this process at its most and the others at their pace could not use half before the reset. */
-  #plentiful(q: Quota | undefined, reserve: number, now: number): boolean {
-    if (!q) return false;
+  #plentiful(q: Quota, reserve: number, now: number): boolean {
     const rtt = Math.max(this.fleet?.rttMs ?? 0, 1);
     const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.fleet?.othersPerSecond ?? 0) / 1000;
     return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.marginMs - now);
@@ -396,9 +395,10 @@ export class RateLimiter {
       add(1, '#');
       return 1;
     }
-    const k = this.#blockSize(s, s.quota as Quota, wanted, reserve, now);
+    const q = s.quota as Quota;
+    const k = this.#blockSize(s, q, wanted, reserve, now);
     this.#free += k;
-    this.#blockWindow = (s.quota as Quota).resetAt;
+    this.#blockWindow = q.resetAt;
     add(k);
     return k;
   }

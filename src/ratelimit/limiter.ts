@@ -243,7 +243,7 @@ export class RateLimiter {
   /** So much is left that this process at its most and the others at their pace could not use half before the reset. */
   #plentiful(q: Quota, reserve: number, now: number): boolean {
     const rtt = Math.max(this.fleet?.rttMs ?? 0, 1);
-    const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.fleet?.othersPerSecond ?? 0) / 1000;
+    const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.fleet?.othersPerMs ?? 0);
     return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.marginMs - now);
   }
 

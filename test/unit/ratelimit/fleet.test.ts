@@ -32,7 +32,7 @@ describe('FleetEstimator', () => {
     for (let i = 0; i < 5; i++) f.observe(q(99 - 4 * i, T0 + 10 * i), 10);
     expect(f.active).toBe(true);
     // 12 others' requests in 40 ms.
-    expect(f.othersPerSecond).toBeCloseTo(300, 0);
+    expect(f.othersPerMs * 1000).toBeCloseTo(300, 0);
     // Right after the latest answer: the others' requests during one round trip (3) + 1.
     expect(f.reserve(T0 + 40)).toBe(4);
     // The longer since the latest answer, the more of what it saw the others have probably used.
@@ -44,20 +44,20 @@ describe('FleetEstimator', () => {
     for (const r of [99, 95, 97, 91, 93]) f.observe(q(r, T0 + (99 - r) * 2), 4);
     // 99..91: 9 values, 5 own: 4 others.
     expect(f.active).toBe(true);
-    expect(f.othersPerSecond).toBeGreaterThan(0);
+    expect(f.othersPerMs * 1000).toBeGreaterThan(0);
   });
 
   it('the pace carries over to the next window, and fades in windows where no one else shows', () => {
     const f = new FleetEstimator();
     for (let i = 0; i < 5; i++) f.observe(q(99 - 4 * i, T0 + 10 * i), 10);
-    const before = f.othersPerSecond;
+    const before = f.othersPerMs * 1000;
     // Next window: first answer only, the estimate holds.
     f.observe(q(99, T0 + 60_100, T0 + 120_000), 10);
-    expect(f.othersPerSecond).toBe(before);
+    expect(f.othersPerMs * 1000).toBe(before);
     expect(f.reserve(T0 + 60_100)).toBeGreaterThan(1);
     // A quiet window (no gaps over a long span): the rate drops.
     for (let i = 1; i < 10; i++) f.observe(q(99 - i, T0 + 60_100 + 100 * i, T0 + 120_000), 10);
-    expect(f.othersPerSecond).toBeLessThan(before / 10);
+    expect(f.othersPerMs * 1000).toBeLessThan(before / 10);
   });
 
   it('alone with eight requests out, answered in any order: no one else (a gap a request still out may fill is its own)', () => {
@@ -83,7 +83,7 @@ describe('FleetEstimator', () => {
     // one request at a time), else none: 7 in 400 ms is a low rate, but 7 can be in flight together.
     for (const [i, r] of [99, 98, 90, 89, 88].entries()) f.observe(q(r, T0 + 100 * i), 2);
     expect(f.active).toBe(true);
-    expect(f.othersPerSecond).toBeLessThan(20);
+    expect(f.othersPerMs * 1000).toBeLessThan(20);
     // Right after its latest answer: the rate alone would keep 1 (+1).
     expect(f.reserve(T0 + 400)).toBe(8);
   });

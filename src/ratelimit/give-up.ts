@@ -33,7 +33,6 @@ export function rateLimitGiveUp(
 export function waitTooLong(
   cause: 'gate' | 'quota',
   until: number,
-  waitMs: number,
   maxWaitMs: number,
   quota: Quota | undefined,
   window: LimitWindow | undefined,
@@ -42,7 +41,7 @@ export function waitTooLong(
 ): RateLimitedError {
   const resetAt = cause === 'quota' && quota ? quota.resetAt : until;
   const name = window && LIMIT_NAME[window];
-  const wait = `${wholeSeconds(waitMs)}s`;
+  const wait = `${wholeSeconds(until - now)}s`;
   const tail = `longer than --max-wait ${maxWaitMs / 1000}s; ${limitResetPhrase(window, resetAt, now)}`;
   const left = quota ? `${quota.remaining}/${quota.limit} left` : '';
   if (cause === 'gate') {

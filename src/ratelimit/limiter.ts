@@ -193,7 +193,7 @@ export class RateLimiter {
     const window = this.windowOf(quota ?? this.#quota);
     // A day's figures from before this process sent anything are an earlier command's.
     const earlier = this.#issued === 0 && window === 'day';
-    if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, ms, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
+    if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
     if (wakes !== undefined) {
       if (this.#waker.count === wakes) await this.#waker.pause(this.#clock, ms, opts.signal);
       return;

@@ -264,7 +264,7 @@ describe('the daily limit named in messages', () => {
 
   it('a 429 by the daily limit, and running out of retries, say so too', () => {
     const dayQuota = { limit: 1000, remaining: 0, resetAt: T0 + 7_200_000, seenAt: T0 };
-    const gate = waitTooLong('gate', T0 + 7_200_000, 7_200_000, 120_000, dayQuota, 'day', false, T0);
+    const gate = waitTooLong('gate', T0 + 7_200_000, 120_000, dayQuota, 'day', false, T0);
     expect(gate.message).toMatch(/^rate limited by the daily limit \(0\/1000 left\): the server asked to wait 7200s .*; the daily limit resets at/);
     const retries = rateLimitGiveUp({ kind: 'retries', maxRetries: 3, window: 'day' }, T0 + 60_000, T0);
     expect(retries.message).toMatch(/^rate limited by the daily limit: still limited after 3 retries; the daily limit resets at/);

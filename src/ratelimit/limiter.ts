@@ -91,7 +91,6 @@ export class RateLimiter {
     });
   }
 
-  /** Whose limit `q` is. */
   windowOf(q: Quota | undefined): LimitWindow | undefined {
     return q && (this.fleet?.window(q) ?? quotaWindow(q));
   }
@@ -395,10 +394,9 @@ export class RateLimiter {
       add(1, '#');
       return 1;
     }
-    const q = s.quota as Quota;
-    const k = this.#blockSize(s, q, wanted, reserve, now);
+    const k = this.#blockSize(s, s.quota as Quota, wanted, reserve, now);
     this.#free += k;
-    this.#blockWindow = q.resetAt;
+    this.#blockWindow = (s.quota as Quota).resetAt;
     add(k);
     return k;
   }

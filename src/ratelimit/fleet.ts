@@ -6,13 +6,14 @@ import type { Quota } from './quota.js';
 /** A per-minute window never resets further ahead than this; a reset further away is the daily limit's. */
 const SHORT_WINDOW_MAX_MS = 15 * 60_000;
 
-export type QuotaWindow = 'short' | 'day';
+/** The window whose limit binds: the short one (a minute on every plan) or the daily one. */
+export type LimitWindow = 'minute' | 'day';
 
 /** Which window a quota describes: the daily one when its reset is far, or it is larger and later than `other` seen just before. */
-export function quotaWindow(q: Quota, other?: Quota): QuotaWindow {
+export function quotaWindow(q: Quota, other?: Quota): LimitWindow {
   if (q.resetAt - q.seenAt > SHORT_WINDOW_MAX_MS) return 'day';
   if (other && other.limit < q.limit && other.resetAt < q.resetAt && other.resetAt > other.seenAt && q.seenAt - other.seenAt < 120_000) return 'day';
-  return 'short';
+  return 'minute';
 }
 
 /** One answer: its remaining, when it came, and its request's place in the order this process's requests left in. */
@@ -26,7 +27,7 @@ export class FleetEstimator {
   #own = 0;
   #othersInWindow = 0;
   /** Others' requests per ms; per own request; the most between two own answers (all carry over windows and fade). */
-  #rate = 0;
+  othersPerMs = 0;
   #perOwn = 0;
   #peakStep = 0;
   /** Whether others were ever seen; the smoothed round trip. */
@@ -42,10 +43,6 @@ export class FleetEstimator {
   #period = 0;
   /** Windows skipped in a row (usedUpUntil); an answer ends the run. */
   #skips = 0;
-
-  get othersPerSecond(): number {
-    return this.#rate * 1000;
-  }
 
   /** The first answer showed others ahead of it and no second one could show a gap yet: one at a time until it knows. */
   get learning(): boolean {
@@ -84,7 +81,7 @@ export class FleetEstimator {
     if (q.limit === old?.limit && gap > 0 && gap <= SHORT_WINDOW_MAX_MS && (this.#period === 0 || gap < this.#period)) this.#period = gap;
     // A window in which this process saw no one else: the others' pace fades.
     if (this.#own >= 2 && this.#othersInWindow === 0) {
-      this.#rate *= 0.5;
+      this.othersPerMs *= 0.5;
       this.#perOwn *= 0.5;
       this.#peakStep = Math.floor(this.#peakStep / 2);
     }
@@ -121,7 +118,7 @@ export class FleetEstimator {
     if (span > 0 && (others > 0 || span >= 2 * Math.max(this.rttMs, 1))) {
       const rate = others / Math.max(span, this.rttMs, 1);
       // Never below what this window has shown so far, and falling only as the window goes on quietly.
-      this.#rate = others > 0 ? Math.max(rate, this.#rate * 0.5) : rate;
+      this.othersPerMs = others > 0 ? Math.max(rate, this.othersPerMs * 0.5) : rate;
     }
   }
 
@@ -130,23 +127,23 @@ export class FleetEstimator {
     if (!this.active) return 0;
     const last = this.#last;
     const age = last ? Math.max(0, now - last.at) : 0;
-    const expected = Math.max(this.#rate * (age + Math.max(this.rttMs, 1)), this.#perOwn, this.#peakStep);
+    const expected = Math.max(this.othersPerMs * (age + Math.max(this.rttMs, 1)), this.#perOwn, this.#peakStep);
     return expected <= 0 ? 0 : Math.ceil(expected) + 1;
   }
 
   /** After `q`'s window: when the others have probably used up the current one, the instant it ends (not early in it, nor twice in a row). */
   usedUpUntil(q: Quota, now: number, marginMs: number): number | undefined {
     const period = this.#period;
-    if (!this.active || period === 0 || this.#rate <= 0 || now < q.resetAt || this.#skips >= 1 || this.window(q) !== 'short') return undefined;
+    if (!this.active || period === 0 || this.othersPerMs <= 0 || now < q.resetAt || this.#skips >= 1 || this.window(q) !== 'minute') return undefined;
     const start = q.resetAt + Math.floor((now - q.resetAt) / period) * period;
     const rtt = Math.max(this.rttMs, 1);
-    if (now - start <= marginMs + 2 * rtt || Math.ceil(this.#rate * (now - start + rtt)) + 1 < q.limit) return undefined;
+    if (now - start <= marginMs + 2 * rtt || Math.ceil(this.othersPerMs * (now - start + rtt)) + 1 < q.limit) return undefined;
     this.#skips++;
     return start + period;
   }
 
   /** quotaWindow, with what this process has seen of the key. */
-  window(q: Quota): QuotaWindow {
+  window(q: Quota): LimitWindow {
     const other = this.#otherWindow && this.#otherWindow.resetAt !== q.resetAt ? this.#otherWindow : undefined;
     return quotaWindow(q, other);
   }

@@ -3,10 +3,8 @@
 import { RateLimitedError } from '../errors/errors.js';
 import { MAX_WINDOW_MS } from '../time/clock.js';
 import { formatInstant, resetPhrase, wholeSeconds } from '../time/format.js';
+import type { LimitWindow } from './fleet.js';
 import type { Quota } from './quota.js';
-
-/** The window whose limit binds: the short one (a minute on every plan) or the daily one. */
-export type LimitWindow = 'minute' | 'day';
 
 const LIMIT_NAME: Record<LimitWindow, string> = { minute: 'minute limit', day: 'daily limit' };
 const byLimit = (window: LimitWindow | undefined) => (window ? ` by the ${LIMIT_NAME[window]}` : '');
@@ -35,7 +33,6 @@ export function rateLimitGiveUp(
 export function waitTooLong(
   cause: 'gate' | 'quota',
   until: number,
-  waitMs: number,
   maxWaitMs: number,
   quota: Quota | undefined,
   window: LimitWindow | undefined,
@@ -44,7 +41,7 @@ export function waitTooLong(
 ): RateLimitedError {
   const resetAt = cause === 'quota' && quota ? quota.resetAt : until;
   const name = window && LIMIT_NAME[window];
-  const wait = `${wholeSeconds(waitMs)}s`;
+  const wait = `${wholeSeconds(until - now)}s`;
   const tail = `longer than --max-wait ${maxWaitMs / 1000}s; ${limitResetPhrase(window, resetAt, now)}`;
   const left = quota ? `${quota.remaining}/${quota.limit} left` : '';
   if (cause === 'gate') {
@@ -54,7 +51,7 @@ export function waitTooLong(
   // The figures an earlier command saw (the state file) may be stale: say when, and how to ask the server.
   const seen = quota && earlier ? `as the server said at ${formatInstant(quota.seenAt, now)}` : '';
   const figures = [left, seen].filter((part) => part !== '');
-  const windowName = name ? `${window === 'day' ? 'daily' : 'minute'} window` : 'window';
+  const windowName = name?.replace('limit', 'window') ?? 'window';
   const message = `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${windowName} would take ${wait}, ${tail}`;
   const advice = `try again after that time, ${seen ? 'raise --max-wait, or run "petstore quota": it asks the server whether that still holds' : 'or raise --max-wait'}`;
   return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice });

@@ -50,10 +50,7 @@ export class MemoryRateStateStore implements RateStateStore {
   }
 }
 
-/**
- * Combines a newly seen quota with the stored one: within one window the lower remaining wins; of two windows,
- * the later one, or the one whose request left (`sentAt`) after the other was seen (the server's windows were reset).
- */
+/** In one window the lower remaining wins; of two, the later, or the one whose request left after the other was seen (a reset). */
 export function mergeQuota(old: Quota | undefined, seen: Quota, sentAt = Number.NEGATIVE_INFINITY): Quota {
   if (!old) return seen;
   if (seen.resetAt === old.resetAt) {
@@ -125,10 +122,7 @@ export function windowCurrent(q: Quota | undefined, gateUntil: number, now: numb
   return now < q.resetAt + marginMs && !(gateUntil > 0 && gateUntil >= q.resetAt && now >= gateUntil);
 }
 
-/**
- * Whether a request may leave now (`state` pruned first): while the gate is open and remaining is more than the slots
- * reserved plus `reserve` (kept for other machines); with no current quota, alone as a probe.
- */
+/** Whether a request may leave now: gate open and remaining above the slots reserved plus `reserve`; with no quota, alone (a probe). */
 export function decide(state: KeyRateState, now: number, marginMs: number, self?: string, reserve = 0): Decision {
   if (state.gateUntil > now) return { kind: 'wait', reason: 'gate', until: state.gateUntil };
   const inFlight = slotCount(state.leases);

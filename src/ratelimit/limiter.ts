@@ -5,8 +5,8 @@
 import { InterruptedError } from '../errors/errors.js';
 import { thisHost } from '../fs/local-process.js';
 import { announcedSleep, type Clock } from '../time/clock.js';
-import { FleetEstimator, quotaWindow } from './fleet.js';
-import { type LimitWindow, waitTooLong } from './give-up.js';
+import { FleetEstimator, type LimitWindow, quotaWindow } from './fleet.js';
+import { waitTooLong } from './give-up.js';
 import * as ks from './key-state.js';
 import type { Decision, KeyRateState, RateStateStore } from './key-state.js';
 import type { AcquireOptions, Asked, LimiterOptions, Out, Permit, SettleInfo } from './permit.js';
@@ -26,7 +26,8 @@ export class RateLimiter {
   readonly #serverClock = new ServerClock();
   readonly #o: { pollMs: number; leaseMs: number; maxBlock: number; flushMs: number; holdMs: number; debug: (line: string) => void };
   readonly #batch: boolean;
-  readonly #fleet: FleetEstimator | undefined;
+  /** Learns the pace of the key's users on other machines (fleet.ts); undefined when switched off. */
+  readonly fleet: FleetEstimator | undefined;
   readonly #othersCounted: (() => boolean) | undefined;
   /** This limiter's name in lease ids. */
   readonly #holder = `${process.pid}@${thisHost}/${(++holderCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -83,23 +84,15 @@ export class RateLimiter {
       debug: opts.debug ?? (() => {}),
     };
     this.#gone = ks.deadHolder(opts.processAlive);
-    this.#fleet = opts.fleet === false ? undefined : new FleetEstimator();
+    this.fleet = opts.fleet === false ? undefined : new FleetEstimator();
     this.#othersCounted = opts.othersCounted;
     this.#alarm = new Alarm(this.#clock, () => {
       if (!this.#closed) this.#background();
     });
   }
 
-  get fleet(): { active: boolean; othersPerSecond: number; rttMs: number } | undefined {
-    const f = this.#fleet;
-    return f && { active: f.active, othersPerSecond: f.othersPerSecond, rttMs: f.rttMs };
-  }
-
-  /** Whose limit `q` (by default the latest quota) is. */
-  windowOf(q: Quota | undefined = this.#quota): LimitWindow | undefined {
-    if (!q) return undefined;
-    const w = this.#fleet ? this.#fleet.window(q) : quotaWindow(q);
-    return w === 'day' ? 'day' : 'minute';
+  windowOf(q: Quota | undefined): LimitWindow | undefined {
+    return q && (this.fleet?.window(q) ?? quotaWindow(q));
   }
 
   get marginMs(): number {
@@ -199,7 +192,7 @@ export class RateLimiter {
     const window = this.windowOf(quota ?? this.#quota);
     // A day's figures from before this process sent anything are an earlier command's.
     const earlier = this.#issued === 0 && window === 'day';
-    if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, ms, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
+    if (ms > (opts.maxWaitMs ?? Infinity)) throw waitTooLong(d.reason, d.until, opts.maxWaitMs ?? Infinity, quota, window, earlier, now);
     if (wakes !== undefined) {
       if (this.#waker.count === wakes) await this.#waker.pause(this.#clock, ms, opts.signal);
       return;
@@ -243,20 +236,19 @@ export class RateLimiter {
 
   /** Below this many remaining (less those kept for others), one request at a time. */
   #lowWater(limit: number): number {
-    return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / (this.#fleet?.active ? 2 : 10)));
+    return Math.max(2 * Math.max(this.#peak, this.#demand, 1), Math.ceil(limit / (this.fleet?.active ? 2 : 10)));
   }
 
   /** So much is left that this process at its most and the others at their pace could not use half before the reset. */
-  #plentiful(q: Quota | undefined, reserve: number, now: number): boolean {
-    if (!q) return false;
-    const rtt = Math.max(this.#fleet?.rttMs ?? 0, 1);
-    const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.#fleet?.othersPerSecond ?? 0) / 1000;
+  #plentiful(q: Quota, reserve: number, now: number): boolean {
+    const rtt = Math.max(this.fleet?.rttMs ?? 0, 1);
+    const perMs = Math.max(this.#peak, this.#demand, 1) / rtt + (this.fleet?.othersPerMs ?? 0);
     return q.remaining - reserve > 2 * perMs * Math.max(0, q.resetAt + this.marginMs - now);
   }
 
   /** What to keep for users of the key on other machines (fleet.ts), unless a shared budget counts them. */
   #keptForOthers(now: number): number {
-    return this.#fleet === undefined || this.#othersCounted?.() ? 0 : this.#fleet.reserve(now);
+    return this.fleet === undefined || this.#othersCounted?.() ? 0 : this.fleet.reserve(now);
   }
 
   /** Whether the free slots may still be handed out: in their window, while the quota is not scarce. */
@@ -321,7 +313,7 @@ export class RateLimiter {
 
   /** Takes in an answer's quota; true when it is down to the low-water mark (the others should know now). */
   #takeAnswer(out: Out, q: Quota, counted: boolean): boolean {
-    this.#fleet?.observe(q, this.#clock.now() - out.issuedAt, counted, out.order, this.#out.keys());
+    this.fleet?.observe(q, this.#clock.now() - out.issuedAt, counted, out.order, this.#out.keys());
     this.#quota = ks.mergeQuota(this.#quota, q, out.issuedAt);
     this.#unpublished.add(q, out.issuedAt);
     return q.remaining < this.#lowWater(q.limit);
@@ -379,7 +371,7 @@ export class RateLimiter {
 
   /** One request at a time while the pace of other machines is being learnt, unless so much is left it cannot matter. */
   #learning(s: KeyRateState, reserve: number, now: number): boolean {
-    const fleet = this.#fleet;
+    const fleet = this.fleet;
     if (!fleet || !ks.windowCurrent(s.quota, s.gateUntil, now, this.marginMs)) return false;
     const alone = now - this.#localPeersAt > this.#o.holdMs;
     return (fleet.learning || (fleet.active && alone)) && !this.#plentiful(s.quota, reserve, now);
@@ -415,7 +407,7 @@ export class RateLimiter {
     const d = ks.decide(s, now, this.marginMs, this.#holder, reserve);
     const quota = q && { ...q, remaining: Math.max(0, q.remaining - ks.slotCount(s.leases)) };
     this.#asked = { decision: d, quota, ...(d.kind === 'wait' && d.reason === 'quota' && reserve > 0 ? { kept: reserve } : {}) };
-    const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.#fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
+    const usedUntil = d.kind === 'go' && d.probe && q && !this.#othersCounted?.() ? this.fleet?.usedUpUntil(q, now, this.marginMs) : undefined;
     if (usedUntil === undefined || !q) return d;
     const wait: Decision = { kind: 'wait', reason: 'quota', until: usedUntil + this.marginMs };
     this.#asked = { decision: wait, quota: { limit: q.limit, remaining: 0, resetAt: usedUntil, seenAt: now }, usedByOthers: true };
@@ -427,7 +419,7 @@ export class RateLimiter {
     const unreserved = q.remaining - ks.slotCount(s.leases);
     if (this.#eager) return Math.max(1, Math.min(wanted, unreserved - reserve));
     // Others seen only in the answers (another machine) count as one more holder.
-    const holders = ks.otherHolders(s.leases, this.#holder) + (this.#fleet?.active ? 1 : 0);
+    const holders = ks.otherHolders(s.leases, this.#holder) + (this.fleet?.active ? 1 : 0);
     const share = Math.floor((unreserved - reserve) / (2 * holders + 1));
     const next = (this.#lastBlock > 0 || wanted > 1) && this.#plentiful(q, reserve, now) ? this.#o.maxBlock : 2 * this.#lastBlock;
     const k = Math.max(1, Math.min(this.#o.maxBlock, share, Math.max(wanted, next), unreserved));

@@ -1,7 +1,7 @@
 // What the rate limiter (limiter.ts) is given and what it hands out.
 
 import type { Clock } from '../time/clock.js';
-import type { LimitWindow } from './give-up.js';
+import type { LimitWindow } from './fleet.js';
 import type { Decision, RateStateStore } from './key-state.js';
 import type { Quota } from './quota.js';
 

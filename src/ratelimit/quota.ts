@@ -9,6 +9,11 @@ export interface Quota {
   seenAt: number;
 }
 
+/** Red at 0, yellow under 10% of the limit: the quota line after a command and `petstore quota`'s table. */
+export function quotaTone({ remaining, limit }: Pick<Quota, 'remaining' | 'limit'>): 'red' | 'yellow' | undefined {
+  return remaining <= 0 ? 'red' : remaining < limit * 0.1 ? 'yellow' : undefined;
+}
+
 function nonNegativeInt(text: string | undefined): number | undefined {
   if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
   const n = Number(text);
@@ -16,28 +21,18 @@ function nonNegativeInt(text: string | undefined): number | undefined {
 }
 
 /**
- * When an X-RateLimit-Reset value says the window resets, or why it is not believed: below 10^9 delta seconds,
- * from 10^9 epoch seconds, from 10^12 epoch ms; more than a day from `seenAt` is not believed (docs/rate-limits.md).
+ * Reads X-RateLimit-*; undefined unless all three are present and believable. The reset: below 10^9 delta seconds, from
+ * 10^9 epoch seconds, from 10^12 epoch ms; more than a day from `seenAt` is not believed, and `note` hears why (docs/rate-limits.md).
  */
-function resetInstant(text: string | undefined, seenAt: number): { at: number } | { problem: string } {
-  const shown = () => JSON.stringify(text ?? null);
-  const n = nonNegativeInt(text);
-  if (n === undefined) return { problem: `X-RateLimit-Reset ${shown()} is not a whole number of seconds` };
-  const [at, form]: [number, string] = n < 1e9 ? [seenAt + n * 1000, 'seconds from now'] : n < 1e12 ? [n * 1000, 'epoch seconds'] : [n, 'epoch milliseconds'];
-  if (Math.abs(at - seenAt) > MAX_WINDOW_MS) return { problem: `X-RateLimit-Reset ${shown()} (read as ${form}) is more than a day from now` };
-  return { at };
-}
-
-/** Reads X-RateLimit-*; undefined unless all three are present and believable. `note` hears why a reset was ignored. */
 export function quotaFromHeaders(headers: Record<string, string | string[] | undefined>, seenAt: number, note?: (line: string) => void): Quota | undefined {
   const limit = nonNegativeInt(firstValue(headers['x-ratelimit-limit']));
   const remaining = nonNegativeInt(firstValue(headers['x-ratelimit-remaining']));
   const resetText = firstValue(headers['x-ratelimit-reset']);
   if (limit === undefined || remaining === undefined || resetText === undefined) return undefined;
-  const reset = resetInstant(resetText, seenAt);
-  if ('problem' in reset) {
-    note?.(`${reset.problem}; the rate-limit headers of this response are ignored`);
-    return undefined;
-  }
-  return { limit, remaining, resetAt: reset.at, seenAt };
+  const n = nonNegativeInt(resetText) ?? Number.NaN;
+  const [at, form]: [number, string] = n < 1e9 ? [seenAt + n * 1000, 'seconds from now'] : n < 1e12 ? [n * 1000, 'epoch seconds'] : [n, 'epoch milliseconds'];
+  if (Math.abs(at - seenAt) <= MAX_WINDOW_MS) return { limit, remaining, resetAt: at, seenAt };
+  const why = Number.isNaN(n) ? 'is not a whole number of seconds' : `(read as ${form}) is more than a day from now`;
+  note?.(`X-RateLimit-Reset ${JSON.stringify(resetText)} ${why}; the rate-limit headers of this response are ignored`);
+  return undefined;
 }

@@ -24,7 +24,6 @@ interface FileContent {
   keys: Record<string, KeyRateState>;
 }
 
-/** Entries untouched this long are dropped. */
 const FORGET_AFTER_MS = 7 * 24 * 3600 * 1000;
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

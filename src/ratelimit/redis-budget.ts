@@ -129,7 +129,7 @@ export class RedisBudget {
     const maxWaitMs = this.#o.maxWaitMs;
     if (maxWaitMs !== undefined && waitMs > maxWaitMs) {
       const quota = { limit: w.limit, remaining: 0, resetAt: w.resetAt, seenAt: now };
-      throw waitTooLong('quota', w.resetAt, waitMs, maxWaitMs, quota, quotaWindow(quota) === 'day' ? 'day' : 'minute', false, now);
+      throw waitTooLong('quota', now + waitMs, maxWaitMs, quota, quotaWindow(quota), false, now);
     }
     await sleep(this.#o.clock, waitMs, signal);
     return false;

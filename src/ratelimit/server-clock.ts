@@ -25,14 +25,10 @@ export class ServerClock {
     const low = d - receivedAt;
     const high = d + 1000 - sentAt;
     if (Math.abs(low) > MAX_OFFSET_MS) return;
-    if (low > this.#high || high < this.#low) {
-      // Bounds that contradict the earlier ones: a clock was set. Start again from this answer.
-      this.#low = low;
-      this.#high = high;
-      return;
-    }
-    if (low > this.#low) this.#low = low;
-    if (high < this.#high) this.#high = high;
+    // Bounds that contradict the earlier ones: a clock was set. Start again from this answer.
+    const restart = low > this.#high || high < this.#low;
+    this.#low = restart ? low : Math.max(this.#low, low);
+    this.#high = restart ? high : Math.min(this.#high, high);
   }
 
   /** How long after a reset instant a request may leave to arrive in the new window: at most the fallback unless proven more. */

@@ -3,14 +3,14 @@ import { checkKey } from '../../api/pets.js';
 import type { Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
 import { secondsUntil } from '../../time/format.js';
-import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
+import { quotaFromHeaders, quotaTone, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
-import { quotaWindow } from '../../ratelimit/fleet.js';
+import { type LimitWindow, quotaWindow } from '../../ratelimit/fleet.js';
 import { resolveOutput, type OutputOptions } from '../../output/format.js';
 import { printRecord, type View } from '../../output/print.js';
 
 /** A quota, and "day" when the daily limit binds (its reset is beyond any minute window, or it is the smaller one). */
-type Seen = { quota: Quota; window: 'minute' | 'day' };
+type Seen = { quota: Quota; window: LimitWindow };
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   await run(f, { ...resolveOutput(opts), cached: opts.cached === true });
@@ -46,7 +46,7 @@ async function cachedQuota(f: Factory, { envName, baseUrl, apiKey }: Target): Pr
       hint: `petstore quota --env ${envName}`,
     });
   }
-  return { quota, window: quotaWindow(quota) === 'day' ? 'day' : 'minute' };
+  return { quota, window: quotaWindow(quota) };
 }
 
 async function liveQuota(f: Factory): Promise<Seen> {
@@ -87,7 +87,7 @@ const quotaView: View<ReturnType<typeof quotaReport>> = {
   columns: [
     { header: 'env', text: (r) => r.env },
     { header: 'limit', text: (r) => String(r.limit) },
-    { header: 'remaining', text: (r) => String(r.remaining), tone: (r) => (r.remaining === 0 ? 'red' : r.remaining < r.limit / 10 ? 'yellow' : undefined) },
+    { header: 'remaining', text: (r) => String(r.remaining), tone: quotaTone },
     { header: 'reset', text: (r) => r.reset },
     { header: 'resetInSeconds', text: (r) => String(r.resetInSeconds) },
   ],

@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createWaitAnnouncer } from '../../../src/ratelimit/wait-announcer.js';
 import { createIO } from '../../../src/io/io.js';
-import { quotaLevel, quotaLine, renderQuotaLine } from '../../../src/ratelimit/quota-line.js';
+import { renderQuotaLine } from '../../../src/ratelimit/quota-line.js';
+import { quotaTone } from '../../../src/ratelimit/quota.js';
 import { FakeClock } from '../http/fake-clock.js';
 
 function stderr(terminal: boolean) {
@@ -56,16 +57,16 @@ describe('wait announcements', () => {
 
 describe('quota line', () => {
   it('text', () => {
-    expect(quotaLine(57, 60, 41_200)).toBe('quota: 57/60 left, resets in 42s');
-    expect(quotaLine(0, 60, -5000)).toBe('quota: 0/60 left, resets in 0s');
+    expect(renderQuotaLine({ limit: 60, remaining: 57, resetAt: 41_200, seenAt: 0 }, 0, false)).toBe('quota: 57/60 left, resets in 42s');
+    expect(renderQuotaLine({ limit: 60, remaining: 0, resetAt: 0, seenAt: 0 }, 5000, false)).toBe('quota: 0/60 left, resets in 0s');
   });
 
   it('levels: red at 0, yellow under 10%, dim otherwise', () => {
-    expect(quotaLevel(0, 60)).toBe('exhausted');
-    expect(quotaLevel(5, 60)).toBe('low');
-    expect(quotaLevel(6, 60)).toBe('normal');
-    expect(quotaLevel(1, 5)).toBe('normal');
-    expect(quotaLevel(0, 0)).toBe('exhausted');
+    expect(quotaTone({ remaining: 0, limit: 60 })).toBe('red');
+    expect(quotaTone({ remaining: 5, limit: 60 })).toBe('yellow');
+    expect(quotaTone({ remaining: 6, limit: 60 })).toBeUndefined();
+    expect(quotaTone({ remaining: 1, limit: 5 })).toBeUndefined();
+    expect(quotaTone({ remaining: 0, limit: 0 })).toBe('red');
   });
 
   it('colours only when asked', () => {

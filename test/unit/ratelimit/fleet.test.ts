@@ -32,7 +32,7 @@ describe('FleetEstimator', () => {
     for (let i = 0; i < 5; i++) f.observe(q(99 - 4 * i, T0 + 10 * i), 10);
     expect(f.active).toBe(true);
     // 12 others' requests in 40 ms.
-    expect(f.othersPerSecond).toBeCloseTo(300, 0);
+    expect(f.othersPerMs * 1000).toBeCloseTo(300, 0);
     // Right after the latest answer: the others' requests during one round trip (3) + 1.
     expect(f.reserve(T0 + 40)).toBe(4);
     // The longer since the latest answer, the more of what it saw the others have probably used.
@@ -44,20 +44,20 @@ describe('FleetEstimator', () => {
     for (const r of [99, 95, 97, 91, 93]) f.observe(q(r, T0 + (99 - r) * 2), 4);
     // 99..91: 9 values, 5 own: 4 others.
     expect(f.active).toBe(true);
-    expect(f.othersPerSecond).toBeGreaterThan(0);
+    expect(f.othersPerMs * 1000).toBeGreaterThan(0);
   });
 
   it('the pace carries over to the next window, and fades in windows where no one else shows', () => {
     const f = new FleetEstimator();
     for (let i = 0; i < 5; i++) f.observe(q(99 - 4 * i, T0 + 10 * i), 10);
-    const before = f.othersPerSecond;
+    const before = f.othersPerMs * 1000;
     // Next window: first answer only, the estimate holds.
     f.observe(q(99, T0 + 60_100, T0 + 120_000), 10);
-    expect(f.othersPerSecond).toBe(before);
+    expect(f.othersPerMs * 1000).toBe(before);
     expect(f.reserve(T0 + 60_100)).toBeGreaterThan(1);
     // A quiet window (no gaps over a long span): the rate drops.
     for (let i = 1; i < 10; i++) f.observe(q(99 - i, T0 + 60_100 + 100 * i, T0 + 120_000), 10);
-    expect(f.othersPerSecond).toBeLessThan(before / 10);
+    expect(f.othersPerMs * 1000).toBeLessThan(before / 10);
   });
 
   it('alone with eight requests out, answered in any order: no one else (a gap a request still out may fill is its own)', () => {
@@ -83,7 +83,7 @@ describe('FleetEstimator', () => {
     // one request at a time), else none: 7 in 400 ms is a low rate, but 7 can be in flight together.
     for (const [i, r] of [99, 98, 90, 89, 88].entries()) f.observe(q(r, T0 + 100 * i), 2);
     expect(f.active).toBe(true);
-    expect(f.othersPerSecond).toBeLessThan(20);
+    expect(f.othersPerMs * 1000).toBeLessThan(20);
     // Right after its latest answer: the rate alone would keep 1 (+1).
     expect(f.reserve(T0 + 400)).toBe(8);
   });
@@ -223,12 +223,12 @@ describe('late into a window the others use up in a fraction of it', () => {
 describe('quotaWindow: which limit binds', () => {
   it('a reset further ahead than a minute window can be is the daily limit', () => {
     expect(quotaWindow(q(3, T0, T0 + 5 * 3600_000, 1000))).toBe('day');
-    expect(quotaWindow(q(3, T0, T0 + 42_000, 60))).toBe('short');
+    expect(quotaWindow(q(3, T0, T0 + 42_000, 60))).toBe('minute');
   });
   it('two windows seen from one key: the larger limit that resets later is the daily one, however close its reset', () => {
     const minute = q(10, T0, T0 + 2000, 20);
     expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 50), minute)).toBe('day');
-    expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 10), minute)).toBe('short');
+    expect(quotaWindow(q(3, T0 + 500, T0 + 9000, 10), minute)).toBe('minute');
   });
 });
 
@@ -264,7 +264,7 @@ describe('the daily limit named in messages', () => {
 
   it('a 429 by the daily limit, and running out of retries, say so too', () => {
     const dayQuota = { limit: 1000, remaining: 0, resetAt: T0 + 7_200_000, seenAt: T0 };
-    const gate = waitTooLong('gate', T0 + 7_200_000, 7_200_000, 120_000, dayQuota, 'day', false, T0);
+    const gate = waitTooLong('gate', T0 + 7_200_000, 120_000, dayQuota, 'day', false, T0);
     expect(gate.message).toMatch(/^rate limited by the daily limit \(0\/1000 left\): the server asked to wait 7200s .*; the daily limit resets at/);
     const retries = rateLimitGiveUp({ kind: 'retries', maxRetries: 3, window: 'day' }, T0 + 60_000, T0);
     expect(retries.message).toMatch(/^rate limited by the daily limit: still limited after 3 retries; the daily limit resets at/);

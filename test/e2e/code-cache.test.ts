@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { useTinyTmpfs } from '../helpers/tiny-fs.js';
 
 const tmp = tempDir('petstore-code-cache-');
 afterAll(() => tmp.cleanup());
@@ -80,5 +81,18 @@ describe('the code cache', () => {
     const r = await runCli(['env', 'list'], { env: { ...f.env, XDG_CACHE_HOME: '/proc/self/petstore' }, timeoutMs: 15_000 });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^current\tname/);
+  });
+});
+
+describe('the code cache on a full disk', () => {
+  const tiny = useTinyTmpfs(() => join(tmp.dir, 'tiny-cache'));
+
+  it('a cache that does not fit: the command works, silently, and leaves no half-written file', async (ctx) => {
+    if (tiny.skipped(ctx)) return;
+    const env = { XDG_CACHE_HOME: tiny.dir, PETSTORE_CONFIG_DIR: join(tmp.dir, 'tiny-config') };
+    const r = await runCli(['env', 'list'], { env });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('current: production (from built-in default)\n');
+    expect(readdirSync(join(tiny.dir, 'petstore')).filter((f) => f.startsWith('main-'))).toEqual([]);
   });
 });

@@ -73,8 +73,8 @@ interface ClientForOptions {
   onWait?: WaitAnnouncer;
 }
 
-/** The config store of the run's config folder (`loaded` learns its keys, `learn` each one read from the keyring), with a warning when its permissions are loose. */
-async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: ConfigStore) => void, learn: (key: string) => void): Promise<ConfigStore> {
+/** The config store of the run's config folder (`learn` gets each key read from the keyring), with a warning when its permissions are loose. */
+async function openConfig(deps: FactoryDeps, factory: Factory, learn: (key: string) => void): Promise<ConfigStore> {
   const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
   // On a terminal a person may have to unlock the keyring: a longer bound, and the wait said.
   const person = deps.io.stderrIsTTY && deps.globals.input;
@@ -90,7 +90,6 @@ async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: C
     },
     onSecret: learn,
   });
-  loaded(store);
   const warning = loosePermissionsWarning(store.loosePermissions());
   if (warning) factory.info(warning);
   return store;
@@ -149,15 +148,11 @@ export function createFactory(deps: FactoryDeps): Factory {
     redact: (text) => (redactor ??= new Redactor(factory.secrets())).text(text),
     redactHeader: (name, value) => (redactor ??= new Redactor(factory.secrets())).header(name, value),
     config() {
-      config ??= openConfig(
-        deps,
-        factory,
-        (store) => {
-          loaded = store;
-          learn();
-        },
-        learn,
-      );
+      config ??= openConfig(deps, factory, learn).then((store) => {
+        loaded = store;
+        learn();
+        return store;
+      });
       return config;
     },
     target() {

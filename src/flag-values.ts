@@ -59,12 +59,6 @@ export function parseLimit(text: string, flag = '--limit'): number {
   return wholeNumber(flag, PAGE_SIZE.min, PAGE_SIZE.max)(text);
 }
 
-export function parseStatus(text: string, flag = '--status'): PetStatus {
-  const status = PET_STATUSES.find((s) => s === text);
-  if (!status) throw notOneOf(flag, text, PET_STATUSES);
-  return status;
-}
-
 export function parseMethod(raw: string): HttpMethod {
   const upper = raw.trim().toUpperCase();
   const method = METHODS.find((m) => m === upper);

@@ -8,10 +8,6 @@ declare global {
   }
 }
 
-interface ReviverContext {
-  source?: string;
-}
-
 const INTEGER = /^-?(0|[1-9]\d*)$/;
 const SIXTEEN_DIGITS = /\d{16}/;
 
@@ -23,7 +19,7 @@ export function parseJson(text: string): unknown {
   // Only a run of 16 or more digits can be an unsafe integer: without one, the reviver (which takes
   // JSON.parse off its fast path) has nothing to do.
   if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
-  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: ReviverContext) {
+  return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
     if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && INTEGER.test(context.source)) {
       return BigInt(context.source);
     }

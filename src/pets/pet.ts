@@ -2,7 +2,7 @@ import { UsageError } from '../errors/errors.js';
 import { PET_STATUSES, type PetStatus } from '../flag-values.js';
 import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
 
-export { parseLimit, parseStatus, PET_STATUSES, type PetStatus } from '../flag-values.js';
+export { PET_STATUSES, type PetStatus };
 
 export interface NewPet {
   name: string;
@@ -41,9 +41,7 @@ export function toPets(value: unknown): Pet[] | undefined {
   return pets;
 }
 
-// Validation messages name the flag (or field) and the allowed values, shared
-// by the flags of `pets add` and the records of `pets add --file` (--limit and
-// --status: src/flag-values.ts).
+// The checks of the flags of `pets add` and of the records of `pets add --file`: messages name the flag or field.
 
 export function parseId(text: string, what = 'pet id'): bigint {
   const id = parseInt64(text);

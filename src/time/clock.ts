@@ -15,13 +15,9 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep(ms, signal) {
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
+      if (signal?.aborted) return reject(signal.reason);
       // A delay a timer cannot take (NaN, Infinity, beyond MAX_TIMER_MS) re-arms until its end.
-      const delay = Number.isNaN(ms) ? 0 : Math.max(0, ms);
-      const end = Number.isFinite(delay) ? Date.now() + delay : Number.MAX_SAFE_INTEGER;
+      const end = Date.now() + (Number.isNaN(ms) ? 0 : Math.max(0, ms));
       let timer: ReturnType<typeof setTimeout>;
       const onAbort = () => {
         clearTimeout(timer);
@@ -31,10 +27,7 @@ export const systemClock: Clock = {
         const left = Math.max(0, end - Date.now());
         timer = setTimeout(
           () => {
-            if (left > MAX_TIMER_MS) {
-              arm();
-              return;
-            }
+            if (left > MAX_TIMER_MS) return arm();
             signal?.removeEventListener('abort', onAbort);
             resolve();
           },

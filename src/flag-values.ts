@@ -45,7 +45,7 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-/** "5 December 2030" (UTC). Not toLocaleDateString: loading the locale data costs every start-up tens of ms. */
+/** "5 December 2030" (UTC). Not toLocaleDateString, whose locale data would load at every start-up. */
 export function longDate(ms: number): string {
   const d = new Date(ms);
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;

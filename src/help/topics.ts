@@ -1,6 +1,5 @@
-// The help topics (`petstore help <topic>`): plain text, one source for the CLI and for the docs
-// generated from it. Lists that live in code (exit codes, output formats) are read from there, not
-// retyped, so a topic cannot drift from what the CLI does.
+// The help topics (`petstore help <topic>`), one source for the CLI and the generated docs. Lists that live in code
+// (exit codes, output formats) are read from there, so a topic cannot drift from what the CLI does.
 
 import { Help } from 'commander';
 import { exitCodeTable } from '../errors/exit-codes.js';

@@ -1,6 +1,3 @@
-// petstore api <path>: one authenticated request to any path under the environment's base URL,
-// through the same client as every other command.
-
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { text as streamText } from 'node:stream/consumers';
@@ -82,8 +79,7 @@ function isUnder(pathname: string, basePath: string): boolean {
 
 type ResolvedPath = { path: string; note: string | undefined };
 
-// What the user typed, as a path below the base URL: the key never goes to a host the user did not configure.
-// A repeat of the base URL's own path is dropped with a note; a full URL must match its origin and prefix.
+// What was typed as a path below the base URL (a repeat of its path dropped with a note): the key goes to no other host.
 export function resolveApiPath(input: string, baseUrl: string, envName = 'the current environment'): ResolvedPath {
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');

@@ -8,8 +8,7 @@ import { resolveFormat } from '../../output/format.js';
 const GRACE_MS = 10_000;
 
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  // A dry run keeps little: size-optimised GC holds its RSS under the memory floor (bench/README.md).
-  // Not for a run that sends, where it costs CPU per record.
+  // Size-optimised GC holds a dry run under the memory floor (bench/README.md); a run that sends would pay CPU per record.
   if (opts.dryRun === true) process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
   if (opts.json === true)
     throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');

@@ -61,10 +61,7 @@ async function askMissing(f: Factory, opts: Record<string, unknown>, cmd: Comman
   return answers;
 }
 
-/**
- * A 2xx whose body cannot be read (or an answer too large to read) still means the server may well have
- * processed the POST: say so, so the user checks instead of adding a duplicate.
- */
+/** An answer that cannot be read (even a 2xx) may still mean the pet was created: say so, so the user checks before adding it again. */
 function probablyCreated(error: MalformedResponseError, accepted: boolean): MalformedResponseError {
   const note = accepted ? 'the server accepted the request, so the pet was probably created' : 'the pet may have been created';
   return new MalformedResponseError(`${error.message}; ${note}: check before adding it again`, {
@@ -75,10 +72,7 @@ function probablyCreated(error: MalformedResponseError, accepted: boolean): Malf
   });
 }
 
-/**
- * A 3xx to the POST: not followed (the key would go along, and a POST is not repeated), and the server
- * may have processed it before redirecting, so the outcome is unknown (exit 7), as after a reset.
- */
+/** A 3xx to the POST is not followed (the key would go along, a POST is not repeated); the server may have processed it: exit 7. */
 function redirected(pet: NewPet, res: ApiResponse): NetworkError {
   const to = firstValue(res.headers.location);
   return new NetworkError(

@@ -52,13 +52,11 @@ export interface Factory extends Readonly<Omit<FactoryDeps, 'version' | 'dispatc
   readonly clients: readonly ApiClient[];
   /** Every API key this run used, was given or found stored: output masks them. */
   secrets(): string[];
-  /** The text with every secret masked (src/output/redact.ts). */
   redact(text: string): string;
   /** A header's value as it may be printed: credential headers masked whole, others as redact() does. */
   redactHeader(name: string, value: string): string;
-  /** Writes a line to stderr unless --quiet. */
+  /** Lines to stderr, unless --quiet (info) or without --debug (debug), with secrets masked. */
   info(line: string): void;
-  /** Writes a debug line to stderr with --debug. */
   debug(line: string): void;
 }
 

@@ -55,9 +55,7 @@ export const GET_PET_REMOVAL = longDate(Date.parse(`${GET_PET_SUNSET}T00:00:00Z`
 
 export const PAGE_SIZE = { min: LIST_LIMIT.min, max: LIST_LIMIT.max, serverDefault: LIST_LIMIT.default } as const;
 
-export function parseLimit(text: string, flag = '--limit'): number {
-  return wholeNumber(flag, PAGE_SIZE.min, PAGE_SIZE.max)(text);
-}
+export const parseLimit = wholeNumber('--limit', PAGE_SIZE.min, PAGE_SIZE.max);
 
 export function parseMethod(raw: string): HttpMethod {
   const upper = raw.trim().toUpperCase();

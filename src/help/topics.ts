@@ -20,18 +20,6 @@ function table(rows: readonly (readonly [string, string])[]): string {
   return rows.map(([term, text]) => helper.formatItem(term, width, text, helper)).join('\n');
 }
 
-function exitCodes(): string {
-  // Code spans are for the Markdown made from the same text: on a terminal, the words alone.
-  const rows = exitCodeTable().map(({ code, meaning }) => [String(code), meaning.replace(/`/g, '')] as const);
-  return `Every command exits with one of these codes; scripts should test the code rather than parse messages.
-
-${table(rows)}
-
-An error is one line on stderr ("error: …"); with -o json or -o ndjson it is also printed as one JSON
-object on stderr: {"error":{"code":"…","message":"…","status":401,"exitCode":4,"hint":"…"}}.
-`;
-}
-
 const FORMAT_TEXT: Record<(typeof FORMATS)[number], string> = {
   table: 'the default: aligned columns on a terminal; tab-separated with one header line when piped',
   json: 'pretty on a terminal, one compact line when piped; 64-bit ids exact',
@@ -96,7 +84,17 @@ In CI no config file is needed at all:
   {
     name: 'exit-codes',
     summary: 'what each exit code means',
-    body: exitCodes,
+    body: () => {
+      // Code spans are for the Markdown made from the same text: on a terminal, the words alone.
+      const rows = exitCodeTable().map(({ code, meaning }) => [String(code), meaning.replace(/`/g, '')] as const);
+      return `Every command exits with one of these codes; scripts should test the code rather than parse messages.
+
+${table(rows)}
+
+An error is one line on stderr ("error: …"); with -o json or -o ndjson it is also printed as one JSON
+object on stderr: {"error":{"code":"…","message":"…","status":401,"exitCode":4,"hint":"…"}}.
+`;
+    },
   },
   {
     name: 'formatting',

@@ -70,7 +70,7 @@ async function verify(f: Factory, envName: string, baseUrl: string, key: string)
     if (error instanceof AuthError) {
       throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {
         code: error.code,
-        ...(error.status !== undefined ? { status: error.status } : {}),
+        status: error.status,
         hint: `petstore auth login --env ${envName}`,
         cause: error,
       });

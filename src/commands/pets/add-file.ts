@@ -20,12 +20,11 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   if (opts.dryRun === true && opts.results !== undefined) {
     throw new UsageError('--dry-run sends nothing, so it keeps no journal: drop --results (what would be sent goes to stdout)');
   }
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const input = {
     file: String(opts.file),
-    format: str(opts.format),
-    resultsPath: str(opts.results),
-    resume: opts.resume === true ? (true as const) : str(opts.resume),
+    format: opts.format as string | undefined,
+    resultsPath: opts.results as string | undefined,
+    resume: opts.resume as true | string | undefined,
   };
   if (opts.report === true) {
     const { report } = await import('../../bulk/report.js');

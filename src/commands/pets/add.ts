@@ -66,7 +66,7 @@ function probablyCreated(error: MalformedResponseError, accepted: boolean): Malf
   const note = accepted ? 'the server accepted the request, so the pet was probably created' : 'the pet may have been created';
   return new MalformedResponseError(`${error.message}; ${note}: check before adding it again`, {
     ...(error.code !== undefined ? { code: error.code } : {}),
-    ...(error.status !== undefined ? { status: error.status } : {}),
+    status: error.status,
     hint: 'petstore pets list',
     cause: error,
   });

@@ -15,7 +15,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .command('list')
     .alias('ls')
     .description('list pets (GET /pets)')
-    .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser((text) => parseLimit(text)))
+    .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser(parseLimit))
     .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `only pets with this status: ${list}`));
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
   examples(list, [

@@ -90,20 +90,17 @@ function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions 
   };
 }
 
-/** A value its argParser refused, thrown once the whole line is read: --help anywhere still shows help, a later -o json gets the error as JSON. */
-class Refused {
-  constructor(readonly error: UsageError) {}
-}
-
+/** A value its argParser refused is kept as the option's UsageError and thrown once the whole line is read: --help anywhere still shows
+ * help, and a later -o json gets the error as JSON. */
 function deferRefusals(option: Option): void {
   const parse = option.parseArg;
   if (!parse) return;
   option.parseArg = <T>(value: string, previous: T): T => {
-    if (previous instanceof Refused) return previous;
+    if (previous instanceof UsageError) return previous;
     try {
       return parse(value, previous);
     } catch (error) {
-      if (error instanceof UsageError) return new Refused(error) as T;
+      if (error instanceof UsageError) return error as T;
       throw error;
     }
   };
@@ -159,10 +156,9 @@ function globalFlagsText(program: Command): string {
   return options.map((o) => helper.formatItem(helper.optionTerm(o), width, helper.optionDescription(o), helper)).join('\n');
 }
 
-/** commander's help text of an option, without "(choices: …)" when the description names them as "a|b|c". */
+/** commander's help text of an option, without "(choices: …)": choiceOption() names them in the description. */
 function optionDescription(option: Option): string {
-  const listed = option.argChoices !== undefined && option.description.includes(option.argChoices.join('|'));
-  return plainHelp.optionDescription(listed ? (Object.create(option, { argChoices: { value: undefined } }) as Option) : option);
+  return plainHelp.optionDescription(Object.create(option, { argChoices: { value: undefined } }) as Option);
 }
 
 /** The program with its global options and no commands yet. */
@@ -223,8 +219,8 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
       const all = cmd.optsWithGlobals();
       const globals = globalsFrom(all, deps.env);
       state.debug = globals.debug;
-      const refused = Object.values(all).find((v): v is Refused => v instanceof Refused);
-      if (refused) throw refused.error;
+      const refused = Object.values(all).find((v) => v instanceof UsageError);
+      if (refused) throw refused;
       const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
       const { env, clock, signal, dispatcher } = deps;
       state.factory = createFactory({ io, env, clock, globals, signal, version: VERSION, ...(dispatcher ? { dispatcher } : {}) });

@@ -145,24 +145,17 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     redact: (text) => (redactor ??= new Redactor(factory.secrets())).text(text),
     redactHeader: (name, value) => (redactor ??= new Redactor(factory.secrets())).header(name, value),
-    config() {
-      config ??= openConfig(deps, factory, learn).then((store) => {
+    config: () =>
+      (config ??= openConfig(deps, factory, learn).then((store) => {
         loaded = store;
         learn();
         return store;
-      });
-      return config;
-    },
-    target() {
-      target ??= Promise.all([import('./config/target.js'), factory.config()]).then(([{ resolveTarget }, store]) =>
+      })),
+    target: () =>
+      (target ??= Promise.all([import('./config/target.js'), factory.config()]).then(([{ resolveTarget }, store]) =>
         resolveTarget(store, deps.env, deps.globals.env),
-      );
-      return target;
-    },
-    client() {
-      client ??= factory.newClient({});
-      return client;
-    },
+      )),
+    client: () => (client ??= factory.newClient({})),
     async newClient(options) {
       const t = await factory.target();
       if (!t.apiKey) throw noApiKeyError(t.envName);

@@ -166,16 +166,9 @@ async function writeBody(f: Factory, res: ApiResponse, query: Query | undefined)
     return;
   }
   if (res.text.length === 0) return;
-  if (!f.io.stdoutIsTTY) {
-    f.io.stdout.write(f.redact(res.text));
-    return;
-  }
-  if (res.isJson) {
-    f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
-    return;
-  }
-  f.io.stdout.write(escapeControl(f.redact(res.text), 'text'));
-  if (!res.text.endsWith('\n')) f.io.stdout.write('\n');
+  if (!f.io.stdoutIsTTY) f.io.stdout.write(f.redact(res.text));
+  else if (res.isJson) f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
+  else f.io.stdout.write(`${escapeControl(f.redact(res.text), 'text')}${res.text.endsWith('\n') ? '' : '\n'}`);
 }
 
 export async function run(f: Factory, o: ApiOptions): Promise<void> {

@@ -22,11 +22,8 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   if (opts.file !== undefined) {
     if (opts.query !== undefined) throw new UsageError('--query cannot be combined with --file: its results are a stream of NDJSON lines, one per record');
     const single = NEW_PET_FIELDS.filter((k) => opts[k] !== undefined);
-    if (single.length > 0) {
-      throw new UsageError(`${flags(single)} cannot be combined with --file: give the fields in the file's records`);
-    }
-    const bulk = await import('./add-file.js');
-    return bulk.command(f, args, opts);
+    if (single.length > 0) throw new UsageError(`${flags(single)} cannot be combined with --file: give the fields in the file's records`);
+    return (await import('./add-file.js')).command(f, args, opts);
   }
   const stray = BULK_ONLY.filter((k) => opts[k] !== undefined);
   if (stray.length > 0) throw new UsageError(`${flags(stray)} only applies with --file`);
@@ -84,17 +81,14 @@ function redirected(pet: NewPet, res: ApiResponse): NetworkError {
 
 export async function run(f: Factory, options: OutputOptions & { pet: NewPet }): Promise<void> {
   const client = await f.client();
-  let res: ApiResponse;
-  try {
-    res = await sendNewPet(client, options.pet);
-  } catch (error) {
+  const res = await sendNewPet(client, options.pet).catch((error: unknown) => {
     // Name the record, so the user can look for it before adding it again.
     if (isOutcomeUnknown(error)) {
       throw new NetworkError(`outcome unknown for pet ${stringifyJson(options.pet)}: ${error.message}`, { code: 'outcome_unknown', cause: error });
     }
     if (error instanceof MalformedResponseError) throw probablyCreated(error, false);
     throw error;
-  }
+  });
   if (res.status >= 300 && res.status < 400) throw redirected(options.pet, res);
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
   const pet = toPet(res.json);

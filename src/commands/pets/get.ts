@@ -73,8 +73,13 @@ export async function run(f: Factory, options: OutputOptions & { ids: bigint[] }
     if (failures[0]) throw failures[0].error;
     return printRecord(f, options.format, petView, (found[0] as { pet: Pet }).pet, options);
   }
-  const pets = found.map((r) => r.pet);
-  await printList(f, options.format, petView, pets, options);
+  await printList(
+    f,
+    options.format,
+    petView,
+    found.map((r) => r.pet),
+    options,
+  );
   // Exit 5 when any id was not found, else the first other failure's; its line comes last, the others' in order.
   const deciding = failures.find((x) => x.error instanceof NotFoundError) ?? failures[0];
   const json = options.format === 'json' || options.format === 'ndjson';

@@ -4,9 +4,6 @@ import type { Factory } from '../../factory.js';
 import { FILE_RESULT_FORMATS } from '../../flag-values.js';
 import { resolveFormat } from '../../output/format.js';
 
-/** How long requests in flight may finish after Ctrl-C. */
-const GRACE_MS = 10_000;
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
   // Size-optimised GC holds a dry run under the memory floor (bench/README.md); a run that sends would pay CPU per record.
   if (opts.dryRun === true) process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
@@ -41,6 +38,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     yes: opts.yes === true,
     output,
     headers: opts.headers !== false,
-    graceMs: GRACE_MS,
+    // How long requests in flight may finish after Ctrl-C.
+    graceMs: 10_000,
   });
 }

@@ -32,15 +32,14 @@ export function deprecationLine(res: ApiResponse | undefined, now: number): stri
 
 type Fetched = { res: ApiResponse; pet: Pet } | { error: unknown };
 
-async function fetchPet(client: ApiClient, id: bigint): Promise<Fetched> {
-  try {
-    const res = await getPet(client, id);
-    const pet = toPet(res.json);
-    if (!pet) throw malformed(res, 'a pet');
-    return { res, pet };
-  } catch (error) {
-    return { error };
-  }
+function fetchPet(client: ApiClient, id: bigint): Promise<Fetched> {
+  return getPet(client, id).then(
+    (res) => {
+      const pet = toPet(res.json);
+      return pet ? { res, pet } : { error: malformed(res, 'a pet') };
+    },
+    (error: unknown) => ({ error }),
+  );
 }
 
 /** Each id's answer in order, at most IN_FLIGHT at once; Ctrl-C starts no more. */

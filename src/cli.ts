@@ -90,23 +90,17 @@ function globalsFrom(raw: Record<string, unknown>, env: EnvVars): GlobalOptions 
   };
 }
 
-/**
- * A flag value its argParser refused, kept as the option's value and thrown once commander has read the
- * whole line: --help anywhere still shows the help, and `-o json` after the bad value gets the error as JSON.
- */
-class Refused {
-  constructor(readonly error: UsageError) {}
-}
-
+/** A value its argParser refused is kept as the option's UsageError and thrown once the whole line is read: --help anywhere still shows
+ * help, and a later -o json gets the error as JSON. */
 function deferRefusals(option: Option): void {
   const parse = option.parseArg;
   if (!parse) return;
   option.parseArg = <T>(value: string, previous: T): T => {
-    if (previous instanceof Refused) return previous;
+    if (previous instanceof UsageError) return previous;
     try {
       return parse(value, previous);
     } catch (error) {
-      if (error instanceof UsageError) return new Refused(error) as T;
+      if (error instanceof UsageError) return error as T;
       throw error;
     }
   };
@@ -125,8 +119,7 @@ const GROUPS: Record<string, (program: Command, ctx: CommandContext) => void> = 
   __complete: registerCompletion,
 };
 
-// `help pets list` needs the command's place before commander parses (its help command looks one word
-// deep): the first word that is not a global option or the value of one.
+// Where the command starts (the first word not a global flag or its value): `help pets list` needs it before commander parses.
 function commandIndex(argv: readonly string[], program: Command): number {
   const takesValue = new Set<string | undefined>(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
   let i = 0;
@@ -134,10 +127,7 @@ function commandIndex(argv: readonly string[], program: Command): number {
   return i;
 }
 
-/**
- * `help pets list` → `pets list --help`, with the command path it names; no arguments at all or a group
- * alone → `--help` (help on stdout, exit 0, as gh does).
- */
+/** `help pets list` → `pets list --help`; no arguments or a group alone → `--help` (help on stdout, exit 0, as gh does). */
 function expandHelp(argv: readonly string[], program: Command): { argv: string[]; helpPath?: string[] } {
   if (argv.length === 0) return { argv: ['--help'] };
   const i = commandIndex(argv, program);
@@ -145,16 +135,6 @@ function expandHelp(argv: readonly string[], program: Command): { argv: string[]
   if (argv[i] !== 'help' || i + 1 >= argv.length) return { argv: [...argv] };
   const helpPath = argv.slice(i + 1);
   return { argv: [...argv.slice(0, i), ...helpPath, '--help'], helpPath };
-}
-
-/** The first word of a help path that names no command, if any. */
-function unknownCommand(program: Command, path: readonly string[]): string | undefined {
-  let cmd: Command | undefined = program;
-  for (const word of path) {
-    cmd = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!cmd) return word;
-  }
-  return undefined;
 }
 
 const plainHelp = new Help();
@@ -176,10 +156,9 @@ function globalFlagsText(program: Command): string {
   return options.map((o) => helper.formatItem(helper.optionTerm(o), width, helper.optionDescription(o), helper)).join('\n');
 }
 
-/** commander's help text of an option, without "(choices: …)" when the description names them as "a|b|c". */
+/** commander's help text of an option, without "(choices: …)": choiceOption() names them in the description. */
 function optionDescription(option: Option): string {
-  const listed = option.argChoices !== undefined && option.description.includes(option.argChoices.join('|'));
-  return plainHelp.optionDescription(listed ? (Object.create(option, { argChoices: { value: undefined } }) as Option) : option);
+  return plainHelp.optionDescription(Object.create(option, { argChoices: { value: undefined } }) as Option);
 }
 
 /** The program with its global options and no commands yet. */
@@ -212,10 +191,7 @@ function rootProgram(verbose: boolean): Command {
   ]);
 }
 
-/**
- * The commander program with every command group, or with only the group a command line names: the
- * other groups play no part in running it, and commander builds each command it is given.
- */
+/** The program with every command group, or only the one a command line names (commander builds every command it is given). */
 export function buildProgram(actions: Pick<CommandContext, 'lazy'>, argv?: readonly string[]): Command {
   const program = rootProgram(argv?.some((a) => a === '--verbose' || a === '-v') ?? false);
   const ctx: CommandContext = { ...actions, fullProgram: () => buildProgram({ lazy: () => async () => {} }) };
@@ -243,8 +219,8 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
       const all = cmd.optsWithGlobals();
       const globals = globalsFrom(all, deps.env);
       state.debug = globals.debug;
-      const refused = Object.values(all).find((v): v is Refused => v instanceof Refused);
-      if (refused) throw refused.error;
+      const refused = Object.values(all).find((v) => v instanceof UsageError);
+      if (refused) throw refused;
       const io = createIO({ ...deps, colorFlag: globals.color, input: globals.input, quiet: globals.quiet });
       const { env, clock, signal, dispatcher } = deps;
       state.factory = createFactory({ io, env, clock, globals, signal, version: VERSION, ...(dispatcher ? { dispatcher } : {}) });
@@ -256,10 +232,7 @@ function lazyAction(deps: RunDeps, state: RunState): CommandContext['lazy'] {
     };
 }
 
-/**
- * Output through the run's IO, the help's width and colour included (commander's defaults read
- * process.stdout), on every command: subcommands copied the settings when they were created.
- */
+/** commander's output, help width and colour through the run's IO (its defaults read process.stdout), on every command already made. */
 function useIO(program: Command, io: IO): void {
   // Off a terminal, commander's own width.
   const width = (out: IO['stdout']) => (out.isTTY && out.stream.columns ? out.stream.columns : 80);
@@ -279,20 +252,20 @@ function useIO(program: Command, io: IO): void {
   configure(program);
 }
 
-/**
- * The usage error of a command line commander would not word well, or undefined: global flags and no
- * command (one line, not the whole help on stderr; the flags are named, never their values: a
- * --limiter URL may hold a password), or `help` naming no command or topic.
- */
+// A usage error commander would word badly: only global flags (one line naming them, never their values: a --limiter URL may
+// hold a password), or `help` naming no command or topic.
 function refusal(program: Command, argv: readonly string[], helpPath: readonly string[] | undefined, topic: HelpTopic | undefined): string | undefined {
   if (commandIndex(argv, program) === argv.length && !argv.some((a) => ['--help', '-h', '--version', '-V'].includes(a))) {
     const flags = [...new Set(argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]))].join(' ');
     const version = argv.includes('-v') ? '; -v is --verbose (the version: petstore --version)' : '';
     return `no command given, only global flags (${flags}); add a command (petstore help lists them)${version}`;
   }
-  const unknown = helpPath && !topic ? unknownCommand(program, helpPath) : undefined;
-  if (unknown === undefined) return undefined;
-  return `unknown ${unknown === helpPath?.[0] ? 'command or help topic' : 'command'} '${unknown}' (petstore help lists them)`;
+  let cmd: Command | undefined = program;
+  for (const word of topic ? [] : (helpPath ?? [])) {
+    cmd = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!cmd) return `unknown ${word === helpPath?.[0] ? 'command or help topic' : 'command'} '${word}' (petstore help lists them)`;
+  }
+  return undefined;
 }
 
 /** Runs one invocation and returns its exit code; never exits the process. */
@@ -335,11 +308,8 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
   return lost ? report(lost) : code;
 }
 
-/**
- * What went wrong with stdout, if a write to it failed for another reason than its reader leaving:
- * a full disk or an I/O error (`> /dev/full`) is exit 1, since the output is not all there. EPIPE
- * (`| head -1`) is no error: the reader took what it wanted.
- */
+// A failed write to stdout: a full disk or an I/O error (`> /dev/full`) is exit 1, the output not all there; EPIPE is none
+// (`| head -1` took what it wanted).
 async function stdoutFailure(io: IO): Promise<CliError | undefined> {
   // A failed write reports its error on a later tick.
   if (!io.stdoutFailed.aborted) await new Promise((resolve) => setImmediate(resolve));
@@ -350,17 +320,13 @@ async function stdoutFailure(io: IO): Promise<CliError | undefined> {
 }
 
 async function finish(f: Factory): Promise<void> {
-  if (f.clients.length === 0) return;
   // The quota line after a command that made requests: on a terminal when the quota runs low, or always
   // with --verbose; never with --quiet. Its module (chalk, which loads tty) is imported only then.
-  const wanted = !f.globals.quiet && (f.io.stderrIsTTY || f.globals.verbose);
-  const quota = wanted
-    ? f.clients
-        .filter((c) => c.requestCount > 0)
-        .map((c) => c.lastQuota)
-        .findLast((q) => q !== undefined)
-    : undefined;
-  if (quota) {
+  const quota = f.clients
+    .filter((c) => c.requestCount > 0)
+    .map((c) => c.lastQuota)
+    .findLast((q) => q !== undefined);
+  if (quota && !f.globals.quiet && (f.io.stderrIsTTY || f.globals.verbose)) {
     const { quotaLineWanted, renderQuotaLine } = await import('./ratelimit/quota-line.js');
     if (quotaLineWanted(quota, f.globals.verbose)) f.io.stderr.write(`${renderQuotaLine(quota, f.clock.now(), f.io.colorStderr)}\n`);
   }

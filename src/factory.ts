@@ -52,13 +52,11 @@ export interface Factory extends Readonly<Omit<FactoryDeps, 'version' | 'dispatc
   readonly clients: readonly ApiClient[];
   /** Every API key this run used, was given or found stored: output masks them. */
   secrets(): string[];
-  /** The text with every secret masked (src/output/redact.ts). */
   redact(text: string): string;
   /** A header's value as it may be printed: credential headers masked whole, others as redact() does. */
   redactHeader(name: string, value: string): string;
-  /** Writes a line to stderr unless --quiet. */
+  /** Lines to stderr, unless --quiet (info) or without --debug (debug), with secrets masked. */
   info(line: string): void;
-  /** Writes a debug line to stderr with --debug. */
   debug(line: string): void;
 }
 
@@ -73,8 +71,8 @@ interface ClientForOptions {
   onWait?: WaitAnnouncer;
 }
 
-/** The config store of the run's config folder (`loaded` learns its keys, `learn` each one read from the keyring), with a warning when its permissions are loose. */
-async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: ConfigStore) => void, learn: (key: string) => void): Promise<ConfigStore> {
+/** The config store of the run's config folder (`learn` gets each key read from the keyring), with a warning when its permissions are loose. */
+async function openConfig(deps: FactoryDeps, factory: Factory, learn: (key: string) => void): Promise<ConfigStore> {
   const [{ ConfigStore, loosePermissionsWarning }, { configDir }] = await Promise.all([import('./config/store.js'), import('./config/paths.js')]);
   // On a terminal a person may have to unlock the keyring: a longer bound, and the wait said.
   const person = deps.io.stderrIsTTY && deps.globals.input;
@@ -90,7 +88,6 @@ async function openConfig(deps: FactoryDeps, factory: Factory, loaded: (store: C
     },
     onSecret: learn,
   });
-  loaded(store);
   const warning = loosePermissionsWarning(store.loosePermissions());
   if (warning) factory.info(warning);
   return store;
@@ -148,28 +145,17 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     redact: (text) => (redactor ??= new Redactor(factory.secrets())).text(text),
     redactHeader: (name, value) => (redactor ??= new Redactor(factory.secrets())).header(name, value),
-    config() {
-      config ??= openConfig(
-        deps,
-        factory,
-        (store) => {
-          loaded = store;
-          learn();
-        },
-        learn,
-      );
-      return config;
-    },
-    target() {
-      target ??= Promise.all([import('./config/target.js'), factory.config()]).then(([{ resolveTarget }, store]) =>
+    config: () =>
+      (config ??= openConfig(deps, factory, learn).then((store) => {
+        loaded = store;
+        learn();
+        return store;
+      })),
+    target: () =>
+      (target ??= Promise.all([import('./config/target.js'), factory.config()]).then(([{ resolveTarget }, store]) =>
         resolveTarget(store, deps.env, deps.globals.env),
-      );
-      return target;
-    },
-    client() {
-      client ??= factory.newClient({});
-      return client;
-    },
+      )),
+    client: () => (client ??= factory.newClient({})),
     async newClient(options) {
       const t = await factory.target();
       if (!t.apiKey) throw noApiKeyError(t.envName);

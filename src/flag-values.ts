@@ -45,7 +45,7 @@ export function notOneOf(what: string, text: string, values: readonly string[]):
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-/** "5 December 2030" (UTC). Not toLocaleDateString: loading the locale data costs every start-up tens of ms. */
+/** "5 December 2030" (UTC). Not toLocaleDateString, whose locale data would load at every start-up. */
 export function longDate(ms: number): string {
   const d = new Date(ms);
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
@@ -55,15 +55,7 @@ export const GET_PET_REMOVAL = longDate(Date.parse(`${GET_PET_SUNSET}T00:00:00Z`
 
 export const PAGE_SIZE = { min: LIST_LIMIT.min, max: LIST_LIMIT.max, serverDefault: LIST_LIMIT.default } as const;
 
-export function parseLimit(text: string, flag = '--limit'): number {
-  return wholeNumber(flag, PAGE_SIZE.min, PAGE_SIZE.max)(text);
-}
-
-export function parseStatus(text: string, flag = '--status'): PetStatus {
-  const status = PET_STATUSES.find((s) => s === text);
-  if (!status) throw notOneOf(flag, text, PET_STATUSES);
-  return status;
-}
+export const parseLimit = wholeNumber('--limit', PAGE_SIZE.min, PAGE_SIZE.max);
 
 export function parseMethod(raw: string): HttpMethod {
   const upper = raw.trim().toUpperCase();

@@ -20,8 +20,7 @@ export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const controller = new AbortController();
   let interrupts = 0;
-  // Ctrl-C, a CI runner's SIGTERM and a closed terminal's SIGHUP all stop the run gracefully; the
-  // exit code says which (130, 143, 129).
+  // Ctrl-C, a CI runner's SIGTERM and a closed terminal's SIGHUP stop the run gracefully, with exit 130, 143 or 129.
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
     const handler = () => {
       interrupts++;
@@ -42,12 +41,10 @@ export async function main(): Promise<void> {
     clock: systemClock,
     signal: controller.signal,
   });
-  // The process ends on its own once nothing is left to do (stdout drained included), not with
-  // process.exit(), which can hang for good joining V8's worker threads (nodejs/node#54918). The
-  // unref'd timer only bounds a handle left open by mistake.
+  // The process ends on its own once stdout is drained: process.exit() can hang joining V8's worker threads
+  // (nodejs/node#54918). The unref'd timer only bounds a handle left open by mistake.
   process.exitCode = code;
-  // After a signal the handlers stay: a second one during the rest of the wind-down still ends the run
-  // at once with its exit code, rather than by the signal's default action.
+  // After a signal the handlers stay: a second one during the wind-down still ends the run at once with its exit code.
   if (interrupts === 0) for (const off of handlers) off();
   setTimeout(() => process.exit(code), 2000).unref();
 }

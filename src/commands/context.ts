@@ -27,8 +27,7 @@ export function choiceOption(flags: string, values: readonly string[], describe:
   const check =
     parse ??
     ((text: string) => {
-      const choices = option.argChoices ?? [];
-      if (!choices.includes(text)) throw notOneOf(String(option.long), text, choices);
+      if (!values.includes(text)) throw notOneOf(String(option.long), text, values);
       return text;
     });
   // commander reads `-o=json` as the value "=json"; no value of ours starts with "=".

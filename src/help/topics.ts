@@ -1,6 +1,5 @@
-// The help topics (`petstore help <topic>`): plain text, one source for the CLI and for the docs
-// generated from it. Lists that live in code (exit codes, output formats) are read from there, not
-// retyped, so a topic cannot drift from what the CLI does.
+// The help topics (`petstore help <topic>`), one source for the CLI and the generated docs. Lists that live in code
+// (exit codes, output formats) are read from there, so a topic cannot drift from what the CLI does.
 
 import { Help } from 'commander';
 import { exitCodeTable } from '../errors/exit-codes.js';
@@ -19,18 +18,6 @@ function table(rows: readonly (readonly [string, string])[]): string {
   const helper = Object.assign(new Help(), { helpWidth: 100 });
   const width = Math.max(...rows.map(([term]) => term.length));
   return rows.map(([term, text]) => helper.formatItem(term, width, text, helper)).join('\n');
-}
-
-function exitCodes(): string {
-  // Code spans are for the Markdown made from the same text: on a terminal, the words alone.
-  const rows = exitCodeTable().map(({ code, meaning }) => [String(code), meaning.replace(/`/g, '')] as const);
-  return `Every command exits with one of these codes; scripts should test the code rather than parse messages.
-
-${table(rows)}
-
-An error is one line on stderr ("error: …"); with -o json or -o ndjson it is also printed as one JSON
-object on stderr: {"error":{"code":"…","message":"…","status":401,"exitCode":4,"hint":"…"}}.
-`;
 }
 
 const FORMAT_TEXT: Record<(typeof FORMATS)[number], string> = {
@@ -97,7 +84,17 @@ In CI no config file is needed at all:
   {
     name: 'exit-codes',
     summary: 'what each exit code means',
-    body: exitCodes,
+    body: () => {
+      // Code spans are for the Markdown made from the same text: on a terminal, the words alone.
+      const rows = exitCodeTable().map(({ code, meaning }) => [String(code), meaning.replace(/`/g, '')] as const);
+      return `Every command exits with one of these codes; scripts should test the code rather than parse messages.
+
+${table(rows)}
+
+An error is one line on stderr ("error: …"); with -o json or -o ndjson it is also printed as one JSON
+object on stderr: {"error":{"code":"…","message":"…","status":401,"exitCode":4,"hint":"…"}}.
+`;
+    },
   },
   {
     name: 'formatting',

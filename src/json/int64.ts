@@ -1,5 +1,10 @@
+<<<<<<< HEAD
 // Exact int64 JSON: the API's ids and categoryIds may exceed 2^53, where a JS number silently rounds.
 // Integers outside the safe range parse to bigint and bigints print as exact digits.
+=======
+// Exact int64 JSON: ids and categoryIds may exceed 2^53, where a number rounds. Integers beyond the safe range parse
+// to bigint, and bigints print as exact digits.
+>>>>>>> cut-cmd2
 
 declare global {
   interface JSON {
@@ -36,17 +41,13 @@ export function stringifyJson(value: unknown, indent?: number): string {
 
 /** An int64 from a JSON number or bigint; undefined when it is not an integer within signed 64-bit range. */
 export function toInt64(value: unknown): bigint | undefined {
-  let n: bigint;
-  if (typeof value === 'bigint') n = value;
-  else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value);
-  else return undefined;
-  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+  // A safe integer is always within range.
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
 }
 
 /** Parses a user-typed int64 (decimal digits, optional minus). */
 export function parseInt64(text: string): bigint | undefined {
   const trimmed = text.trim();
-  if (!INTEGER.test(trimmed)) return undefined;
-  const n = BigInt(trimmed);
-  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+  return INTEGER.test(trimmed) ? toInt64(BigInt(trimmed)) : undefined;
 }

@@ -2,7 +2,7 @@ import { UsageError } from '../errors/errors.js';
 import { PET_STATUSES, type PetStatus } from '../flag-values.js';
 import { INT64_MAX, INT64_MIN, parseInt64, toInt64 } from '../json/int64.js';
 
-export { parseLimit, parseStatus, PET_STATUSES, type PetStatus } from '../flag-values.js';
+export { PET_STATUSES, type PetStatus };
 
 export interface NewPet {
   name: string;
@@ -35,7 +35,11 @@ export function toPets(value: unknown): Pet[] | undefined {
   return pets?.every((pet) => pet !== undefined) ? (pets as Pet[]) : undefined;
 }
 
+<<<<<<< HEAD
 // Messages name the flag (or field) and the allowed values: shared by `pets add` and the records of `pets add --file`.
+=======
+// The checks of the flags of `pets add` and of the records of `pets add --file`: messages name the flag or field.
+>>>>>>> cut-cmd2
 
 export function parseId(text: string, what = 'pet id'): bigint {
   const id = parseInt64(text);

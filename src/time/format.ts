@@ -12,10 +12,6 @@ export function wholeSeconds(ms: number): number {
   return Math.max(0, Math.ceil(ms / 1000));
 }
 
-export function secondsUntil(at: number, now: number): number {
-  return wholeSeconds(at - now);
-}
-
 export function resetPhrase(at: number, now: number): string {
-  return `the limit resets at ${formatInstant(at, now)} (in ${secondsUntil(at, now)}s)`;
+  return `the limit resets at ${formatInstant(at, now)} (in ${wholeSeconds(at - now)}s)`;
 }

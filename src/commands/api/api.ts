@@ -1,6 +1,3 @@
-// petstore api <path>: one authenticated request to any path under the environment's base URL,
-// through the same client as every other command.
-
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { text as streamText } from 'node:stream/consumers';
@@ -13,6 +10,7 @@ import { renderJson } from '../../output/json.js';
 import { terminalJson } from '../../output/json-terminal.js';
 import type { Query } from '../../output/query.js';
 import { escapeControl } from '../../output/text.js';
+import { storageProblem } from '../../io/storage-problem.js';
 
 /** Headers the user may not set: the key and the host are ours, the rest belong to the HTTP layer. */
 const REFUSED_HEADERS: Readonly<Record<string, string>> = {
@@ -69,15 +67,9 @@ export function checkJsonBody(text: string, source: string): string {
 
 async function readInput(f: Factory, file: string): Promise<string> {
   if (file === '-') return checkJsonBody(await streamText(f.io.stdin), '--input - (stdin)');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    throw new UsageError(`cannot read --input file "${file}": ${why}`);
-  }
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw new UsageError(`cannot read --input file "${file}": ${storageProblem(error)}`);
+  });
   return checkJsonBody(text, `--input file "${file}"`);
 }
 
@@ -87,8 +79,7 @@ function isUnder(pathname: string, basePath: string): boolean {
 
 type ResolvedPath = { path: string; note: string | undefined };
 
-// What the user typed, as a path below the base URL: the key never goes to a host the user did not configure.
-// A repeat of the base URL's own path is dropped with a note; a full URL must match its origin and prefix.
+// What was typed as a path below the base URL (a repeat of its path dropped with a note): the key goes to no other host.
 export function resolveApiPath(input: string, baseUrl: string, envName = 'the current environment'): ResolvedPath {
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
@@ -140,15 +131,14 @@ function relativePath(input: string, basePath: string): ResolvedPath {
 }
 
 export async function command(f: Factory, args: string[], opts: Record<string, unknown>): Promise<void> {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const path = args[0];
   if (path === undefined) throw new UsageError('missing <path>: e.g. petstore api /pets');
-  const data = str(opts.data);
-  const input = str(opts.input);
+  const data = opts.data as string | undefined;
+  const input = opts.input as string | undefined;
   if (data !== undefined && input !== undefined) throw new UsageError('use either -d/--data or --input for the request body, not both');
   // -X was parsed by parseMethod as commander read it (./index.ts).
   const method = (opts.method as HttpMethod | undefined) ?? (data !== undefined || input !== undefined ? 'POST' : 'GET');
-  const headers = parseHeaders(Array.isArray(opts.header) ? opts.header.filter((h): h is string => typeof h === 'string') : []);
+  const headers = parseHeaders((opts.header as string[] | undefined) ?? []);
   const body = data !== undefined ? checkJsonBody(data, '-d/--data') : input !== undefined ? await readInput(f, input) : undefined;
   await run(f, { path, method, body, headers, include: opts.include === true, query: opts.query as Query | undefined });
 }
@@ -176,16 +166,9 @@ async function writeBody(f: Factory, res: ApiResponse, query: Query | undefined)
     return;
   }
   if (res.text.length === 0) return;
-  if (!f.io.stdoutIsTTY) {
-    f.io.stdout.write(f.redact(res.text));
-    return;
-  }
-  if (res.isJson) {
-    f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
-    return;
-  }
-  f.io.stdout.write(escapeControl(f.redact(res.text), 'text'));
-  if (!res.text.endsWith('\n')) f.io.stdout.write('\n');
+  if (!f.io.stdoutIsTTY) f.io.stdout.write(f.redact(res.text));
+  else if (res.isJson) f.io.stdout.write(`${await terminalJson(f.redact(stringifyJson(res.json, 2)), f.io.colorStdout)}\n`);
+  else f.io.stdout.write(`${escapeControl(f.redact(res.text), 'text')}${res.text.endsWith('\n') ? '' : '\n'}`);
 }
 
 export async function run(f: Factory, o: ApiOptions): Promise<void> {

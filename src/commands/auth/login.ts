@@ -63,14 +63,11 @@ export async function run(f: Factory, options: { verify: boolean; insecureStorag
 
 async function verify(f: Factory, envName: string, baseUrl: string, key: string): Promise<void> {
   const client = await f.clientFor({ envName, baseUrl }, key);
-  let res: Awaited<ReturnType<typeof checkKey>>;
-  try {
-    res = await checkKey(client);
-  } catch (error) {
+  const res = await checkKey(client).catch((error: unknown) => {
     if (error instanceof AuthError) {
       throw new AuthError(`the server did not accept the key, nothing was stored: ${error.message}`, {
         code: error.code,
-        ...(error.status !== undefined ? { status: error.status } : {}),
+        status: error.status,
         hint: `petstore auth login --env ${envName}`,
         cause: error,
       });
@@ -79,7 +76,7 @@ async function verify(f: Factory, envName: string, baseUrl: string, key: string)
       f.info(`note: could not check the key, nothing was stored; to store it unchecked: petstore auth login --env ${envName} --no-verify`);
     }
     throw error;
-  }
+  });
   // A 200 from a captive portal or a wrong URL is no proof: only the documented list of pets is.
   if (!toPets(res.json)) {
     throw new AuthError(

@@ -9,8 +9,6 @@ import { resolveOutput, type Format, type OutputOptions } from '../../output/for
 import { printList, printRecord, type View } from '../../output/print.js';
 import type { Tone } from '../../output/table.js';
 
-export type ServerVerdict = 'accepted' | 'rejected' | 'unknown' | 'not_checked';
-
 export interface AuthStatusRow {
   env: string;
   current: boolean;
@@ -18,11 +16,11 @@ export interface AuthStatusRow {
   keySource: 'PETSTORE_API_KEY' | 'config' | 'keyring' | null;
   configFile: string;
   key: string | null;
-  server: ServerVerdict;
+  server: 'accepted' | 'rejected' | 'unknown' | 'not_checked';
   detail: string | null;
 }
 
-const TONE: Record<ServerVerdict, Tone> = { accepted: 'green', rejected: 'red', unknown: 'yellow', not_checked: 'gray' };
+const TONE: Record<AuthStatusRow['server'], Tone> = { accepted: 'green', rejected: 'red', unknown: 'yellow', not_checked: 'gray' };
 
 export function authStatusView(format: Format): View<AuthStatusRow> {
   const csv = format === 'csv';

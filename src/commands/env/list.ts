@@ -41,12 +41,11 @@ export async function run(f: Factory, options: OutputOptions): Promise<void> {
       keyStored: hasStoredKey(entry),
     }));
   await printList(f, options.format, envView(options.format), rows, options);
-  if (options.format === 'table') f.info(currentLine(envName, envSource, config.currentEnv()));
+  if (options.format === 'table') {
+    const defaultEnv = config.currentEnv();
+    const overridden = defaultEnv !== envName ? `; the default is ${defaultEnv}` : '';
+    f.info(`current: ${envName} (from ${ENV_SOURCE_TEXT[envSource]}${overridden})`);
+  }
   if (f.env.PETSTORE_BASE_URL) f.info(`note: PETSTORE_BASE_URL=${f.env.PETSTORE_BASE_URL} overrides the base URL of every environment`);
   if (f.env.PETSTORE_API_KEY) f.info('note: PETSTORE_API_KEY is set and overrides the stored key of every environment');
-}
-
-function currentLine(envName: string, source: Target['envSource'], defaultEnv: string): string {
-  const overridden = (source === 'flag' || source === 'PETSTORE_ENV') && defaultEnv !== envName ? `; the default is ${defaultEnv}` : '';
-  return `current: ${envName} (from ${ENV_SOURCE_TEXT[source]}${overridden})`;
 }

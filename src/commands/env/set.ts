@@ -4,13 +4,6 @@ import type { Factory } from '../../factory.js';
 import { UsageError } from '../../errors/errors.js';
 import { confirm } from '../../prompt/confirm.js';
 
-export interface EnvSetOptions {
-  name: string;
-  baseUrl: string;
-  warning: string | undefined;
-  yes: boolean;
-}
-
 export async function command(f: Factory, args: string[], opts: Record<string, unknown> = {}): Promise<void> {
   const name = args[0] ?? '';
   if (!ENV_NAME.test(name)) {
@@ -22,7 +15,7 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   await run(f, { name, baseUrl: url, warning, yes: opts.yes === true });
 }
 
-export async function run(f: Factory, options: EnvSetOptions): Promise<void> {
+export async function run(f: Factory, options: { name: string; baseUrl: string; warning: string | undefined; yes: boolean }): Promise<void> {
   const config = await f.config();
   const { name, baseUrl } = options;
   const before = config.env(name);

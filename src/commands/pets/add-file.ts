@@ -4,12 +4,8 @@ import type { Factory } from '../../factory.js';
 import { FILE_RESULT_FORMATS } from '../../flag-values.js';
 import { resolveFormat } from '../../output/format.js';
 
-/** How long requests in flight may finish after Ctrl-C. */
-const GRACE_MS = 10_000;
-
 export async function command(f: Factory, _args: string[], opts: Record<string, unknown>): Promise<void> {
-  // A dry run keeps little: size-optimised GC holds its RSS under the memory floor (bench/README.md).
-  // Not for a run that sends, where it costs CPU per record.
+  // Size-optimised GC holds a dry run under the memory floor (bench/README.md); a run that sends would pay CPU per record.
   if (opts.dryRun === true) process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
   if (opts.json === true)
     throw new UsageError('--json does not apply with --file: results are NDJSON lines (-o ndjson, the default) or a summary table (-o table)');
@@ -21,12 +17,11 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
   if (opts.dryRun === true && opts.results !== undefined) {
     throw new UsageError('--dry-run sends nothing, so it keeps no journal: drop --results (what would be sent goes to stdout)');
   }
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const input = {
     file: String(opts.file),
-    format: str(opts.format),
-    resultsPath: str(opts.results),
-    resume: opts.resume === true ? (true as const) : str(opts.resume),
+    format: opts.format as string | undefined,
+    resultsPath: opts.results as string | undefined,
+    resume: opts.resume as true | string | undefined,
   };
   if (opts.report === true) {
     const { report } = await import('../../bulk/report.js');
@@ -43,6 +38,7 @@ export async function command(f: Factory, _args: string[], opts: Record<string, 
     yes: opts.yes === true,
     output,
     headers: opts.headers !== false,
-    graceMs: GRACE_MS,
+    // How long requests in flight may finish after Ctrl-C.
+    graceMs: 10_000,
   });
 }

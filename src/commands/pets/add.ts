@@ -22,11 +22,8 @@ export async function command(f: Factory, args: string[], opts: Record<string, u
   if (opts.file !== undefined) {
     if (opts.query !== undefined) throw new UsageError('--query cannot be combined with --file: its results are a stream of NDJSON lines, one per record');
     const single = NEW_PET_FIELDS.filter((k) => opts[k] !== undefined);
-    if (single.length > 0) {
-      throw new UsageError(`${flags(single)} cannot be combined with --file: give the fields in the file's records`);
-    }
-    const bulk = await import('./add-file.js');
-    return bulk.command(f, args, opts);
+    if (single.length > 0) throw new UsageError(`${flags(single)} cannot be combined with --file: give the fields in the file's records`);
+    return (await import('./add-file.js')).command(f, args, opts);
   }
   const stray = BULK_ONLY.filter((k) => opts[k] !== undefined);
   if (stray.length > 0) throw new UsageError(`${flags(stray)} only applies with --file`);
@@ -61,24 +58,18 @@ async function askMissing(f: Factory, opts: Record<string, unknown>, cmd: Comman
   return answers;
 }
 
-/**
- * A 2xx whose body cannot be read (or an answer too large to read) still means the server may well have
- * processed the POST: say so, so the user checks instead of adding a duplicate.
- */
+/** An answer that cannot be read (even a 2xx) may still mean the pet was created: say so, so the user checks before adding it again. */
 function probablyCreated(error: MalformedResponseError, accepted: boolean): MalformedResponseError {
   const note = accepted ? 'the server accepted the request, so the pet was probably created' : 'the pet may have been created';
   return new MalformedResponseError(`${error.message}; ${note}: check before adding it again`, {
     ...(error.code !== undefined ? { code: error.code } : {}),
-    ...(error.status !== undefined ? { status: error.status } : {}),
+    status: error.status,
     hint: 'petstore pets list',
     cause: error,
   });
 }
 
-/**
- * A 3xx to the POST: not followed (the key would go along, and a POST is not repeated), and the server
- * may have processed it before redirecting, so the outcome is unknown (exit 7), as after a reset.
- */
+/** A 3xx to the POST is not followed (the key would go along, a POST is not repeated); the server may have processed it: exit 7. */
 function redirected(pet: NewPet, res: ApiResponse): NetworkError {
   const to = firstValue(res.headers.location);
   return new NetworkError(
@@ -90,17 +81,14 @@ function redirected(pet: NewPet, res: ApiResponse): NetworkError {
 
 export async function run(f: Factory, options: OutputOptions & { pet: NewPet }): Promise<void> {
   const client = await f.client();
-  let res: ApiResponse;
-  try {
-    res = await sendNewPet(client, options.pet);
-  } catch (error) {
+  const res = await sendNewPet(client, options.pet).catch((error: unknown) => {
     // Name the record, so the user can look for it before adding it again.
     if (isOutcomeUnknown(error)) {
       throw new NetworkError(`outcome unknown for pet ${stringifyJson(options.pet)}: ${error.message}`, { code: 'outcome_unknown', cause: error });
     }
     if (error instanceof MalformedResponseError) throw probablyCreated(error, false);
     throw error;
-  }
+  });
   if (res.status >= 300 && res.status < 400) throw redirected(options.pet, res);
   if (res.status < 200 || res.status > 299) throw errorForResponse(res, client.ctx);
   const pet = toPet(res.json);

@@ -32,15 +32,14 @@ export function deprecationLine(res: ApiResponse | undefined, now: number): stri
 
 type Fetched = { res: ApiResponse; pet: Pet } | { error: unknown };
 
-async function fetchPet(client: ApiClient, id: bigint): Promise<Fetched> {
-  try {
-    const res = await getPet(client, id);
-    const pet = toPet(res.json);
-    if (!pet) throw malformed(res, 'a pet');
-    return { res, pet };
-  } catch (error) {
-    return { error };
-  }
+function fetchPet(client: ApiClient, id: bigint): Promise<Fetched> {
+  return getPet(client, id).then(
+    (res) => {
+      const pet = toPet(res.json);
+      return pet ? { res, pet } : { error: malformed(res, 'a pet') };
+    },
+    (error: unknown) => ({ error }),
+  );
 }
 
 /** Each id's answer in order, at most IN_FLIGHT at once; Ctrl-C starts no more. */
@@ -73,8 +72,13 @@ export async function run(f: Factory, options: OutputOptions & { ids: bigint[] }
     if (failures[0]) throw failures[0].error;
     return printRecord(f, options.format, petView, (found[0] as { pet: Pet }).pet, options);
   }
-  const pets = found.map((r) => r.pet);
-  await printList(f, options.format, petView, pets, options);
+  await printList(
+    f,
+    options.format,
+    petView,
+    found.map((r) => r.pet),
+    options,
+  );
   // Exit 5 when any id was not found, else the first other failure's; its line comes last, the others' in order.
   const deciding = failures.find((x) => x.error instanceof NotFoundError) ?? failures[0];
   const json = options.format === 'json' || options.format === 'ndjson';

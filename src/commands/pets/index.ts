@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { FILE_RESULT_FORMATS, GET_PET_REMOVAL, INPUT_FORMATS, parseLimit, parseLineList, PET_STATUSES, wholeNumber } from '../../flag-values.js';
 import { choiceOption, examples, outputOptions, type CommandContext } from '../context.js';
 
@@ -15,7 +15,7 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .command('list')
     .alias('ls')
     .description('list pets (GET /pets)')
-    .addOption(new Option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)').argParser((text) => parseLimit(text)))
+    .option('--limit <n>', 'how many pets to return, 1 to 100 (server default 20)', parseLimit)
     .addOption(choiceOption('--status <status>', PET_STATUSES, (list) => `only pets with this status: ${list}`));
   outputOptions(list).action(ctx.lazy(() => import('./list.js')));
   examples(list, [
@@ -36,14 +36,13 @@ export function registerPets(program: Command, ctx: CommandContext): void {
     .addOption(choiceOption('--format <format>', INPUT_FORMATS, (list) => `format of --file: ${list} (default: from the extension, else sniffed)`))
     .option('--skip-invalid', 'with --file: send the valid records and report the invalid ones')
     .option('--dry-run', 'with --file: validate and print what would be sent; send nothing')
-    .addOption(new Option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64').argParser(wholeNumber('--concurrency', 1, 64)).default(4))
+    .option('--concurrency <n>', 'with --file: requests in flight at once, 1 to 64', wholeNumber('--concurrency', 1, 64), 4)
     .option('--results <file>', 'with --file: keep the journal (NDJSON results) in this file instead of the state folder; nothing on stdout')
     .option('--resume [journal]', "with --file: continue the journal of an earlier run (default: --results or the input's own); created records are skipped")
-    .addOption(
-      new Option(
-        '--retry-unknown [lines]',
-        'with --resume: resend the records whose outcome was unknown, or only those at these input lines (12,40); check them first',
-      ).argParser(parseLineList('--retry-unknown')),
+    .option(
+      '--retry-unknown [lines]',
+      'with --resume: resend the records whose outcome was unknown, or only those at these input lines (12,40); check them first',
+      parseLineList('--retry-unknown'),
     )
     .option('--report', "with --file: print the journal's results in input order (each record's last outcome); send nothing")
     .option('--yes', 'with --file: do not ask before writing to production');

@@ -2,8 +2,13 @@ import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../erro
 import { checkKey } from '../../api/pets.js';
 import type { Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
+<<<<<<< HEAD
 import { secondsUntil } from '../../time/format.js';
 import { quotaFromHeaders, quotaTone, type Quota } from '../../ratelimit/quota.js';
+=======
+import { wholeSeconds } from '../../time/format.js';
+import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
+>>>>>>> cut-cmd2
 import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { type LimitWindow, quotaWindow } from '../../ratelimit/fleet.js';
 import { resolveOutput, type OutputOptions } from '../../output/format.js';
@@ -23,7 +28,7 @@ function quotaReport(env: string, { quota, window }: Seen, source: 'live' | 'cac
     remaining: quota.remaining,
     reset: new Date(quota.resetAt).toISOString(),
     resetEpoch: Math.floor(quota.resetAt / 1000),
-    resetInSeconds: secondsUntil(quota.resetAt, now),
+    resetInSeconds: wholeSeconds(quota.resetAt - now),
     source,
     seenAt: new Date(quota.seenAt).toISOString(),
     window,

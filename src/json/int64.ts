@@ -1,10 +1,5 @@
-<<<<<<< HEAD
-// Exact int64 JSON: the API's ids and categoryIds may exceed 2^53, where a JS number silently rounds.
-// Integers outside the safe range parse to bigint and bigints print as exact digits.
-=======
 // Exact int64 JSON: ids and categoryIds may exceed 2^53, where a number rounds. Integers beyond the safe range parse
 // to bigint, and bigints print as exact digits.
->>>>>>> cut-cmd2
 
 declare global {
   interface JSON {

@@ -35,11 +35,7 @@ export function toPets(value: unknown): Pet[] | undefined {
   return pets?.every((pet) => pet !== undefined) ? (pets as Pet[]) : undefined;
 }
 
-<<<<<<< HEAD
-// Messages name the flag (or field) and the allowed values: shared by `pets add` and the records of `pets add --file`.
-=======
 // The checks of the flags of `pets add` and of the records of `pets add --file`: messages name the flag or field.
->>>>>>> cut-cmd2
 
 export function parseId(text: string, what = 'pet id'): bigint {
   const id = parseInt64(text);

@@ -29,18 +29,7 @@ export const systemClock: Clock = {
       };
       const arm = () => {
         const left = Math.max(0, end - Date.now());
-<<<<<<< HEAD
         timer = setTimeout(left > MAX_TIMER_MS ? arm : done, Math.min(MAX_TIMER_MS, left));
-=======
-        timer = setTimeout(
-          () => {
-            if (left > MAX_TIMER_MS) return arm();
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-          Math.min(MAX_TIMER_MS, left),
-        );
->>>>>>> cut-cmd2
       };
       arm();
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -2,13 +2,8 @@ import { MalformedResponseError, noApiKeyError, NotFoundError } from '../../erro
 import { checkKey } from '../../api/pets.js';
 import type { Target } from '../../config/target.js';
 import type { Factory } from '../../factory.js';
-<<<<<<< HEAD
-import { secondsUntil } from '../../time/format.js';
-import { quotaFromHeaders, quotaTone, type Quota } from '../../ratelimit/quota.js';
-=======
 import { wholeSeconds } from '../../time/format.js';
-import { quotaFromHeaders, type Quota } from '../../ratelimit/quota.js';
->>>>>>> cut-cmd2
+import { quotaFromHeaders, quotaTone, type Quota } from '../../ratelimit/quota.js';
 import { MAX_WINDOW_MS } from '../../time/clock.js';
 import { type LimitWindow, quotaWindow } from '../../ratelimit/fleet.js';
 import { resolveOutput, type OutputOptions } from '../../output/format.js';

@@ -3,6 +3,7 @@ import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
 import { toPet, type Pet } from '../pets/pet.js';
 import { LineSplitter } from './lines.js';
+import { inputBytes } from './record-bytes.js';
 import type { JournalHeader, ResultStatus } from './results.js';
 
 /** What a journal says of one input line: its last word, 'sending' when the run ended before its outcome. */
@@ -98,8 +99,8 @@ export async function readJournal(path: string, flag: string, keepText = false):
   const state: JournalState = { header: undefined, byLine: new Map(), wholeBytes: whole, torn: whole < size, finished: false };
   // Only the whole lines: the torn tail is never parsed.
   const splitter = new LineSplitter(Number.POSITIVE_INFINITY);
-  for await (const chunk of whole === 0 ? [] : createReadStream(path, { start: 0, end: whole - 1 })) {
-    for (const raw of splitter.push(chunk as Buffer)) {
+  for await (const chunk of inputBytes(whole === 0 ? [] : createReadStream(path, { start: 0, end: whole - 1 }))) {
+    for (const raw of splitter.push(chunk)) {
       const text = 'text' in raw ? raw.text : '\uFFFD';
       if (text.trim() === '') continue;
       const read = journalLine(text, `${flag} ${path}, line ${raw.line}`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StdoutLines } from './result-sink.js';
 
 /** Held in memory up to this many characters: a dry run of a few hundred records never touches the disk. */
 const IN_MEMORY = 65_536;
@@ -12,11 +13,8 @@ const COPY_BYTES = 65_536;
 /** Into a file or /dev/null every write is taken at once: a turn of the event loop this often lets Ctrl-C in. */
 const YIELD_EVERY = 16;
 
-/** Where held lines are copied to: StdoutLines. */
-export interface LineOutput {
-  /** Writes whole lines after those taken before; resolves when more may be written. */
-  writeText(text: string, encoding: 'utf8' | 'latin1'): Promise<void>;
-}
+/** Where held lines are copied to. */
+export type LineOutput = Pick<StdoutLines, 'writeText'>;
 
 /** A dry run's result lines, held while its one pass checks the records; past 64 KB in an unlinked temporary file (`failed` if it cannot be written). */
 export class HeldLines {

@@ -41,8 +41,8 @@ export interface JournalState {
   finished: boolean;
 }
 
-/** Offset just past the last line break of the file (0 if none), read backwards in chunks. */
-function endOfLastLine(path: string): { size: number; whole: number } {
+/** The file's size, the offset just past its last line break (0 if none), read backwards, and the text of its last whole line (a long one from its last 64 KiB). */
+function endOfLastLine(path: string): { size: number; whole: number; lastLine: string } {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
@@ -51,10 +51,13 @@ function endOfLastLine(path: string): { size: number; whole: number } {
       const start = Math.max(0, end - chunk.length);
       const n = readSync(fd, chunk, 0, end - start, start);
       const at = chunk.subarray(0, n).lastIndexOf(0x0a);
-      if (at >= 0) return { size, whole: start + at + 1 };
+      if (at >= 0) {
+        const text = chunk.toString('utf8', 0, at).trimEnd();
+        return { size, whole: start + at + 1, lastLine: text.slice(text.lastIndexOf('\n') + 1) };
+      }
       end = start;
     }
-    return { size, whole: 0 };
+    return { size, whole: 0, lastLine: '' };
   } finally {
     closeSync(fd);
   }
@@ -115,17 +118,7 @@ export async function readJournal(path: string, flag: string, keepText = false):
 /** Whether a journal's last whole line is the footer of a run that went through its whole input. */
 export function lastRunFinished(path: string): boolean {
   try {
-    const { whole } = endOfLastLine(path);
-    if (whole === 0) return false;
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.alloc(Math.min(whole, 4096));
-      readSync(fd, buf, 0, buf.length, whole - buf.length);
-      const text = buf.toString('utf8').trimEnd();
-      return text.slice(text.lastIndexOf('\n') + 1).startsWith('{"finished":');
-    } finally {
-      closeSync(fd);
-    }
+    return endOfLastLine(path).lastLine.startsWith('{"finished":');
   } catch {
     return false;
   }

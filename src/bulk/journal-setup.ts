@@ -64,14 +64,6 @@ interface Opened {
   target: string;
 }
 
-/** The journal's own records (none when it is empty or not a regular file); a torn last line is dropped. */
-async function ownRecords(f: Factory, { journal, path, label }: Opened): Promise<JournalState | undefined> {
-  if (journal.stat.size === 0 || !journal.regular) return undefined;
-  const own = await readJournal(path, label);
-  if (own.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
-  return own;
-}
-
 /** Refuses a journal that holds records unless the run continues it, and a default journal of an input edited since. */
 function refuseOthers(o: Opened, input: ReplayableInput, own: JournalState | undefined, continueWith: () => string): void {
   const { path, label, fromDefault } = o;
@@ -120,7 +112,9 @@ async function copyInto(f: Factory, input: ReplayableInput, o: Opened, source: J
 /** What earlier runs left in the journal just opened, or in the --resume file it starts from. */
 async function earlierResults(f: Factory, input: ReplayableInput, o: Opened, continueWith: () => string): Promise<PreparedJournal> {
   const { journal, path, label, resumeFile, inPlace } = o;
-  const own = await ownRecords(f, o);
+  // The journal's own records (none when it is empty or not a regular file); a torn last line is dropped.
+  const own = journal.stat.size === 0 || !journal.regular ? undefined : await readJournal(path, label);
+  if (own?.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
   refuseOthers(o, input, own, continueWith);
   if (own?.torn) journal.cutTo(own.wholeBytes);
   // Into another journal: the earlier one is copied in first, so the new one alone is complete.

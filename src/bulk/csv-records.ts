@@ -10,10 +10,7 @@ const UNTERMINATED = 'unterminated quoted field';
 /** One CSV record as the splitter finds it: the line it starts on, and its text (its line break included) or its problems. */
 type RawRecord = { line: number; text: string } | { line: number; problems: string[] };
 
-/**
- * Finds where each CSV record ends as csv-parse does with CSV_OPTIONS, so a record that is not UTF-8 or is past the bound
- * is that record's problem alone, found without keeping its bytes (flat memory).
- */
+/** Finds where each record ends as csv-parse does, so a record not UTF-8 or past the bound is its own problem, in flat memory. */
 class CsvSplitter {
   #line = 1;
   #recordLine = 1;

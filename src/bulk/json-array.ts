@@ -6,10 +6,7 @@ export type Element = { line: number; source: string } | { line: number; problem
 const NOT_AN_ARRAY = 'a JSON input must be an array of objects (use --format ndjson for one object per line)';
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/**
- * Finds where the elements of a JSON array start and end, chunk by chunk, keeping only the element being read, so an array of any
- * size reads in flat memory; JSON.parse checks each element's text.
- */
+/** Finds where a JSON array's elements start and end, holding only the one being read (flat memory); JSON.parse checks each. */
 export class ArrayScanner {
   #state: 'before' | 'first' | 'next' | 'in' | 'after' | 'failed' = 'before';
   #line = 1;

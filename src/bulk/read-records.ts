@@ -67,10 +67,7 @@ async function* jsonArrayRecords(input: Readable): AsyncGenerator<InputRecord[]>
   yield* elementRecords(scanner.end());
 }
 
-/**
- * Reads NewPet records with their lines, a chunk's worth at a time, streamed in flat memory; a record past MAX_RECORD_BYTES or not
- * UTF-8 is a problem of its own. An abort of `signal` destroys the input, so the reading rejects with its reason.
- */
+/** NewPet records with their lines, a chunk's worth at a time in flat memory; an abort of `signal` rejects the reading with its reason. */
 export function readRecordBatches(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord[]> {
   if (signal) {
     const onAbort = () => input.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));

@@ -84,18 +84,21 @@ function journalLine(text: string, where: string): { header: JournalHeader } | {
   return { line, result: { status: status as EarlierResult['status'], ...(pet ? { pet } : {}) } };
 }
 
-/** Reads a journal for --resume, the last line about each input line winning; a torn last line is ignored, any other bad line is an error. */
-export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
-  let extent: { size: number; whole: number };
+/** The journal's size and the end of its last whole line, or the UsageError that says why it cannot be read. */
+function journalExtent(path: string, flag: string): { size: number; whole: number } {
   try {
-    extent = endOfLastLine(path);
+    return endOfLastLine(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UsageError(`${flag} ${path} does not exist`);
     if (code === 'EISDIR') throw new UsageError(`${flag} ${path} is a folder, not a journal`);
     throw error;
   }
-  const { size, whole } = extent;
+}
+
+/** Reads a journal for --resume, the last line about each input line winning; a torn last line is ignored, any other bad line is an error. */
+export async function readJournal(path: string, flag: string, keepText = false): Promise<JournalState> {
+  const { size, whole } = journalExtent(path, flag);
   const state: JournalState = { header: undefined, byLine: new Map(), wholeBytes: whole, torn: whole < size, finished: false };
   // Only the whole lines: the torn tail is never parsed.
   const splitter = new LineSplitter(Number.POSITIVE_INFINITY);

@@ -54,8 +54,7 @@ export class HeldLines {
     for (let chunks = 1; copied < this.#size && !stopped(); chunks++) {
       const read = readSync(fd, chunk, 0, Math.min(COPY_BYTES, this.#size - copied), copied);
       if (read === 0) break;
-      // The bytes as a latin1 string, written back byte for byte: the one buffer is read into again, and
-      // the string lives where the garbage collector sees it (a Buffer per chunk piled up off the heap).
+      // latin1 writes the bytes back as they are; a string, unlike a Buffer per chunk, is memory the garbage collector sees.
       await out.writeText(chunk.toString('latin1', 0, read), 'latin1');
       copied += read;
       if (chunks % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -14,10 +14,7 @@ export interface EarlierResult {
   text?: string;
 }
 
-/**
- * A resumed run's verdict on a valid record from the journal's last word on its line: created is skipped; in flight or unknown
- * is kept unless --retry-unknown; the rest (failed, not created, invalid then, never reached) is sent.
- */
+/** A resumed run's verdict on a valid record from the journal's last word on it: created is skipped; unknown kept unless --retry-unknown; the rest sent. */
 export function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
   if (!earlier) return 'send';
   if ((earlier.status === 'created' || earlier.status === 'skipped') && earlier.pet) return 'skip';

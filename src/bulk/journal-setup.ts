@@ -176,10 +176,7 @@ interface DefaultJournal {
 
 const short = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
-/**
- * The journal kept without --results: in <state>/journals, named by the input's name, a key of its absolute path and the
- * server's base URL (staging and production are two runs), and a key of its contents.
- */
+/** The journal kept without --results: in <state>/journals, named by the input, a key of its path and server (staging is another run), and its contents. */
 export async function defaultPath(f: Factory, input: ReplayableInput): Promise<DefaultJournal> {
   const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
   const dir = join(stateDir(f.env), 'journals');

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors/errors.js';
 import { checkNewPet, type InputRecord, NEW_PET_FIELDS, REQUIRED_FIELDS } from './new-pet-record.js';
-import { asBytes, BOM, CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
+import { CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG, inputBytes } from './record-bytes.js';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -10,16 +10,10 @@ const UNTERMINATED = 'unterminated quoted field';
 /** One CSV record as the splitter finds it: the line it starts on, and its text (its line break included) or its problems. */
 type RawRecord = { line: number; text: string } | { line: number; problems: string[] };
 
-/**
- * Finds where each CSV record ends as csv-parse does with CSV_OPTIONS, so a record that is not UTF-8 or is past the bound
- * is that record's problem alone, found without keeping its bytes (flat memory).
- */
+/** Finds where each record ends as csv-parse does, so a record not UTF-8 or past the bound is its own problem, in flat memory. */
 class CsvSplitter {
   #line = 1;
   #recordLine = 1;
-  #offset = 0;
-  /** How many bytes of a byte order mark began the input (3: done looking). */
-  #bom = 0;
   #inQuotes = false;
   #fieldEmpty = true;
   /** Inside quotes, a quote seen: closing, escaped, or data, by what follows. */
@@ -36,7 +30,6 @@ class CsvSplitter {
     const out: RawRecord[] = [];
     let start = 0;
     for (let i = 0; i < chunk.length; i++) {
-      if (this.#offset + i < 3 && this.#bomByte(chunk[i] as number, this.#offset + i)) continue;
       if (!this.#endsRecord(chunk[i] as number)) continue;
       this.#held.add(chunk, start, i + 1);
       out.push(this.#record(this.#held.take(), true));
@@ -44,7 +37,6 @@ class CsvSplitter {
       this.#recordLine = this.#line;
     }
     this.#held.add(chunk, start, chunk.length);
-    this.#offset += chunk.length;
     return out;
   }
 
@@ -57,19 +49,6 @@ class CsvSplitter {
     const open = this.#inQuotes && !this.#quote && !this.#quoteCr;
     if (!open || 'text' in record) return [record];
     return [{ line: record.line, problems: record.problems[0] === TOO_LONG ? [UNTERMINATED] : [...record.problems, UNTERMINATED] }];
-  }
-
-  /** A byte of a byte order mark at the start, which csv-parse drops: true when it is one. */
-  #bomByte(c: number, at: number): boolean {
-    if (this.#bom !== at) return false;
-    if (c === BOM[at]) {
-      this.#bom++;
-      return true;
-    }
-    // Not a BOM after all: its bytes were data.
-    if (this.#bom > 0) this.#fieldEmpty = false;
-    this.#bom = 3;
-    return false;
   }
 
   /** Reads one byte: true when it is the LF that ends a record. */
@@ -110,7 +89,7 @@ class CsvSplitter {
     if (bytes === undefined || bytes.length - breakBytes(bytes, ended) > this.max) return { line, problems: [TOO_LONG] };
     const text = decodeUtf8(bytes);
     if (text === undefined) return { line, problems: [notUtf8(bytes, line)] };
-    return { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+    return { line, text };
   }
 }
 
@@ -219,6 +198,6 @@ export async function* csvRecords(input: Readable, maxRecordBytes?: number): Asy
   const { parse } = await import('csv-parse/sync');
   const splitter = new CsvSplitter(maxRecordBytes);
   const rows = new CsvRows(parse);
-  for await (const chunk of input) yield rows.read(splitter.push(asBytes(chunk)));
+  for await (const chunk of inputBytes(input)) yield rows.read(splitter.push(chunk));
   yield rows.read(splitter.end());
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StdoutLines } from './result-sink.js';
 
 /** Held in memory up to this many characters: a dry run of a few hundred records never touches the disk. */
 const IN_MEMORY = 65_536;
@@ -12,11 +13,8 @@ const COPY_BYTES = 65_536;
 /** Into a file or /dev/null every write is taken at once: a turn of the event loop this often lets Ctrl-C in. */
 const YIELD_EVERY = 16;
 
-/** Where held lines are copied to: StdoutLines. */
-export interface LineOutput {
-  /** Writes whole lines after those taken before; resolves when more may be written. */
-  writeText(text: string, encoding: 'utf8' | 'latin1'): Promise<void>;
-}
+/** Where held lines are copied to. */
+export type LineOutput = Pick<StdoutLines, 'writeText'>;
 
 /** A dry run's result lines, held while its one pass checks the records; past 64 KB in an unlinked temporary file (`failed` if it cannot be written). */
 export class HeldLines {
@@ -56,8 +54,7 @@ export class HeldLines {
     for (let chunks = 1; copied < this.#size && !stopped(); chunks++) {
       const read = readSync(fd, chunk, 0, Math.min(COPY_BYTES, this.#size - copied), copied);
       if (read === 0) break;
-      // The bytes as a latin1 string, written back byte for byte: the one buffer is read into again, and
-      // the string lives where the garbage collector sees it (a Buffer per chunk piled up off the heap).
+      // latin1 writes the bytes back as they are; a string, unlike a Buffer per chunk, is memory the garbage collector sees.
       await out.writeText(chunk.toString('latin1', 0, read), 'latin1');
       copied += read;
       if (chunks % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));

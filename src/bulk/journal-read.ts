@@ -3,6 +3,7 @@ import { UsageError } from '../errors/errors.js';
 import { parseJson } from '../json/int64.js';
 import { toPet, type Pet } from '../pets/pet.js';
 import { LineSplitter } from './lines.js';
+import { inputBytes } from './record-bytes.js';
 import type { JournalHeader, ResultStatus } from './results.js';
 
 /** What a journal says of one input line: its last word, 'sending' when the run ended before its outcome. */
@@ -13,10 +14,7 @@ export interface EarlierResult {
   text?: string;
 }
 
-/**
- * A resumed run's verdict on a valid record from the journal's last word on its line: created is skipped; in flight or unknown
- * is kept unless --retry-unknown; the rest (failed, not created, invalid then, never reached) is sent.
- */
+/** A resumed run's verdict on a valid record from the journal's last word on it: created is skipped; unknown kept unless --retry-unknown; the rest sent. */
 export function earlierVerdict(earlier: EarlierResult | undefined, retryUnknown: boolean): 'send' | 'skip' | 'keep_unknown' {
   if (!earlier) return 'send';
   if ((earlier.status === 'created' || earlier.status === 'skipped') && earlier.pet) return 'skip';
@@ -40,8 +38,8 @@ export interface JournalState {
   finished: boolean;
 }
 
-/** Offset just past the last line break of the file (0 if none), read backwards in chunks. */
-function endOfLastLine(path: string): { size: number; whole: number } {
+/** The file's size, the offset just past its last line break (0 if none), read backwards, and the text of its last whole line (a long one from its last 64 KiB). */
+function endOfLastLine(path: string): { size: number; whole: number; lastLine: string } {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
@@ -50,10 +48,13 @@ function endOfLastLine(path: string): { size: number; whole: number } {
       const start = Math.max(0, end - chunk.length);
       const n = readSync(fd, chunk, 0, end - start, start);
       const at = chunk.subarray(0, n).lastIndexOf(0x0a);
-      if (at >= 0) return { size, whole: start + at + 1 };
+      if (at >= 0) {
+        const text = chunk.toString('utf8', 0, at).trimEnd();
+        return { size, whole: start + at + 1, lastLine: text.slice(text.lastIndexOf('\n') + 1) };
+      }
       end = start;
     }
-    return { size, whole: 0 };
+    return { size, whole: 0, lastLine: '' };
   } finally {
     closeSync(fd);
   }
@@ -98,8 +99,8 @@ export async function readJournal(path: string, flag: string, keepText = false):
   const state: JournalState = { header: undefined, byLine: new Map(), wholeBytes: whole, torn: whole < size, finished: false };
   // Only the whole lines: the torn tail is never parsed.
   const splitter = new LineSplitter(Number.POSITIVE_INFINITY);
-  for await (const chunk of whole === 0 ? [] : createReadStream(path, { start: 0, end: whole - 1 })) {
-    for (const raw of splitter.push(chunk as Buffer)) {
+  for await (const chunk of inputBytes(whole === 0 ? [] : createReadStream(path, { start: 0, end: whole - 1 }))) {
+    for (const raw of splitter.push(chunk)) {
       const text = 'text' in raw ? raw.text : '\uFFFD';
       if (text.trim() === '') continue;
       const read = journalLine(text, `${flag} ${path}, line ${raw.line}`);
@@ -114,17 +115,7 @@ export async function readJournal(path: string, flag: string, keepText = false):
 /** Whether a journal's last whole line is the footer of a run that went through its whole input. */
 export function lastRunFinished(path: string): boolean {
   try {
-    const { whole } = endOfLastLine(path);
-    if (whole === 0) return false;
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.alloc(Math.min(whole, 4096));
-      readSync(fd, buf, 0, buf.length, whole - buf.length);
-      const text = buf.toString('utf8').trimEnd();
-      return text.slice(text.lastIndexOf('\n') + 1).startsWith('{"finished":');
-    } finally {
-      closeSync(fd);
-    }
+    return endOfLastLine(path).lastLine.startsWith('{"finished":');
   } catch {
     return false;
   }

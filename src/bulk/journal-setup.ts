@@ -64,14 +64,6 @@ interface Opened {
   target: string;
 }
 
-/** The journal's own records (none when it is empty or not a regular file); a torn last line is dropped. */
-async function ownRecords(f: Factory, { journal, path, label }: Opened): Promise<JournalState | undefined> {
-  if (journal.stat.size === 0 || !journal.regular) return undefined;
-  const own = await readJournal(path, label);
-  if (own.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
-  return own;
-}
-
 /** Refuses a journal that holds records unless the run continues it, and a default journal of an input edited since. */
 function refuseOthers(o: Opened, input: ReplayableInput, own: JournalState | undefined, continueWith: () => string): void {
   const { path, label, fromDefault } = o;
@@ -120,7 +112,9 @@ async function copyInto(f: Factory, input: ReplayableInput, o: Opened, source: J
 /** What earlier runs left in the journal just opened, or in the --resume file it starts from. */
 async function earlierResults(f: Factory, input: ReplayableInput, o: Opened, continueWith: () => string): Promise<PreparedJournal> {
   const { journal, path, label, resumeFile, inPlace } = o;
-  const own = await ownRecords(f, o);
+  // The journal's own records (none when it is empty or not a regular file); a torn last line is dropped.
+  const own = journal.stat.size === 0 || !journal.regular ? undefined : await readJournal(path, label);
+  if (own?.torn) f.info(`warning: the last line of ${path} is incomplete (a run was killed mid-write); it is dropped`);
   refuseOthers(o, input, own, continueWith);
   if (own?.torn) journal.cutTo(own.wholeBytes);
   // Into another journal: the earlier one is copied in first, so the new one alone is complete.
@@ -182,10 +176,7 @@ interface DefaultJournal {
 
 const short = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
-/**
- * The journal kept without --results: in <state>/journals, named by the input's name, a key of its absolute path and the
- * server's base URL (staging and production are two runs), and a key of its contents.
- */
+/** The journal kept without --results: in <state>/journals, named by the input, a key of its path and server (staging is another run), and its contents. */
 export async function defaultPath(f: Factory, input: ReplayableInput): Promise<DefaultJournal> {
   const [{ stateDir }, target, sha256] = await Promise.all([import('../config/paths.js'), f.target(), input.digest()]);
   const dir = join(stateDir(f.env), 'journals');

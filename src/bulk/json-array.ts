@@ -1,4 +1,4 @@
-import { BOM, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
+import { decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
 
 /** One top-level element of a JSON array: its source text, a problem with it alone, or `fatal`, a problem with the whole input. */
 export type Element = { line: number; source: string } | { line: number; problem: string } | { line: number; fatal: string };
@@ -6,16 +6,10 @@ export type Element = { line: number; source: string } | { line: number; problem
 const NOT_AN_ARRAY = 'a JSON input must be an array of objects (use --format ndjson for one object per line)';
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/**
- * Finds where the elements of a JSON array start and end, chunk by chunk, keeping only the element being read, so an array of any
- * size reads in flat memory; JSON.parse checks each element's text.
- */
+/** Finds where a JSON array's elements start and end, holding only the one being read (flat memory); JSON.parse checks each. */
 export class ArrayScanner {
   #state: 'before' | 'first' | 'next' | 'in' | 'after' | 'failed' = 'before';
   #line = 1;
-  #offset = 0;
-  /** BOM bytes seen at the start of the input. */
-  #bom = 0;
   #elementLine = 0;
   #depth = 0;
   #inString = false;
@@ -36,11 +30,10 @@ export class ArrayScanner {
       if (c === LF) this.#line++;
       if (this.#state === 'in') this.#inElement(c, i);
       else if (this.#state === 'first' || this.#state === 'next') this.#beforeElement(c, i);
-      else if (this.#state === 'before') this.#beforeArray(c, this.#offset + i);
+      else if (this.#state === 'before') this.#beforeArray(c);
       else if (!isSpace(c)) this.#fail('unexpected text after the JSON array');
     }
     if (this.#state === 'in') this.#held.add(chunk, this.#from === -1 ? 0 : this.#from, chunk.length);
-    this.#offset += chunk.length;
     return this.#out;
   }
 
@@ -52,15 +45,9 @@ export class ArrayScanner {
     return this.#out;
   }
 
-  #beforeArray(c: number, at: number): void {
-    if (at < 3 && this.#bom === at && c === BOM[at]) {
-      this.#bom++;
-      return;
-    }
-    const noBom = this.#bom === 0 || this.#bom === 3;
-    if (noBom && isSpace(c)) return;
-    if (noBom && c === 0x5b) this.#state = 'first';
-    else this.#fail(NOT_AN_ARRAY);
+  #beforeArray(c: number): void {
+    if (c === 0x5b) this.#state = 'first';
+    else if (!isSpace(c)) this.#fail(NOT_AN_ARRAY);
   }
 
   #beforeElement(c: number, i: number): void {

@@ -1,12 +1,11 @@
 import { CR, decodeUtf8, LF, MAX_RECORD_BYTES, notUtf8, RecordBytes, TOO_LONG } from './record-bytes.js';
 
-/** One line of a bulk input: its 1-based number and text (no LF, no CR before it, no BOM), or its problem. */
+/** One line of a bulk input: its 1-based number and text (no LF, no CR before it), or its problem. */
 export type RawLine = { line: number; text: string } | { line: number; problem: string };
 
-/** A line's text: without the CR of a CRLF, and on the first line without a byte order mark. */
+/** A line's text without the CR of a CRLF. */
 function textLine(line: number, text: string): RawLine {
-  const end = text.endsWith('\r') ? text.length - 1 : text.length;
-  return { line, text: text.slice(line === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0, end) };
+  return { line, text: text.endsWith('\r') ? text.slice(0, -1) : text };
 }
 
 /** A line's bytes (undefined: let go past the bound) as its text or its problem. */
@@ -17,7 +16,7 @@ function rawLine(line: number, bytes: Uint8Array | undefined, max: number): RawL
   return text === undefined ? { line, problem: notUtf8(bytes, line) } : textLine(line, text);
 }
 
-/** Splits bytes into lines on LF (CR before it and a first BOM dropped), keeping U+2028/U+2029 unlike readline; a bad line is a problem of its own. */
+/** Splits bytes into lines on LF (a CR before it dropped), keeping U+2028/U+2029 unlike readline; a bad line is a problem of its own. */
 export class LineSplitter {
   readonly #held: RecordBytes;
   #line = 1;

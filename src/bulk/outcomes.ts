@@ -25,10 +25,7 @@ export interface Written {
 /** Sends one valid record (`resent`: its earlier outcome is unknown). */
 export type SendOne = (line: number, check: PetCheck, resent: boolean) => Promise<Written>;
 
-/**
- * Statuses by which the server rejected the request: surely not created, "failed". Any other answer that is not a created pet
- * (a 3xx, a 5xx, a 408...) proves nothing: "unknown", never resent without --retry-unknown. 401, 403 and 429 stop the run.
- */
+/** Statuses that reject the request: surely not created, "failed". Any other non-created answer (3xx, 5xx, 408...) is "unknown". */
 const REJECTED: ReadonlySet<number> = new Set([400, 404, 405, 407, 409, 410, 411, 413, 414, 415, 422, 431]);
 
 function errorSummary(res: ApiResponse): { code: string; message: string; status: number } {

@@ -1,9 +1,8 @@
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 /**
- * Runs work over a stream of items, `concurrency` at once, handing each outcome to emit as it comes; an item holds its slot until
- * emit's promise settles. `stopped()` is asked before each new item. A thrown error stops new work (started items still finish);
- * an error from emit surfaces at the end.
+ * Runs work over items, `concurrency` at once; an item holds its slot until emit's promise settles. `stopped()` is asked before
+ * each item; a thrown error stops new work (started items finish); an error from emit surfaces at the end.
  */
 export async function runPool<T, R>(
   source: AsyncIterable<T>,

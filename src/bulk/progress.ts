@@ -12,10 +12,7 @@ export interface ProgressState {
   quota: Quota | undefined;
 }
 
-/**
- * The seeding line's ETA: the records left at the send rate, plus the rate-limit windows they still need (the current
- * window's reset, then one window per `limit` records); when the daily limit binds, when the run resumes; or unknown.
- */
+/** The ETA: records left at the send rate plus the rate-limit windows they need; when the daily limit binds, when the run resumes. */
 type Eta = { ms: number } | { resumesAt: number } | undefined;
 
 /** The length of the limit's window, from the resets the answers announce: the smallest step between two (consecutive windows). */
@@ -80,9 +77,8 @@ function progressText(s: ProgressState, now: number, wait: WaitNotice | undefine
 }
 
 /**
- * The one line a seeding run owns on a terminal's stderr: progress, and the rate-limit or retry wait
- * its workers are in (several workers waiting for the same reset are one wait). Off a terminal it
- * is silent but for each distinct wait, announced once (scripts and CI get the waits and the summary).
+ * The one line a seeding run owns on a terminal's stderr: progress and the wait its workers are in (one per reset).
+ * Off a terminal it only announces each distinct wait once.
  */
 export class Progress {
   #last = 0;
@@ -112,10 +108,7 @@ export class Progress {
     this.#draw(now);
   }
 
-  /**
-   * Output to a stdout that is this terminal passes here: the live line is taken down first, so a
-   * result line never shares its row (the next update draws it again below).
-   */
+  /** Output to a stdout that is this terminal: the live line is taken down first, so a result line never shares its row. */
   readonly aboveLine = (write: () => void): void => {
     if (this.#shown) {
       this.io.stderr.write('\r\x1b[K');

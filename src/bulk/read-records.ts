@@ -5,7 +5,7 @@ import { csvRecords } from './csv-records.js';
 import { ArrayScanner, type Element } from './json-array.js';
 import { LineSplitter, type RawLine } from './lines.js';
 import { checkJsonRecord, type InputRecord } from './new-pet-record.js';
-import { asBytes } from './record-bytes.js';
+import { inputBytes } from './record-bytes.js';
 
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
@@ -34,7 +34,7 @@ export function sniffFormat(head: string): InputFormat {
 /** NDJSON: one object per line; a line too long or not UTF-8 is a problem of its own, and the lines after it are read. */
 async function* ndjsonRecords(input: Readable): AsyncGenerator<InputRecord[]> {
   const splitter = new LineSplitter();
-  for await (const chunk of input) yield lineRecords(splitter.push(asBytes(chunk)));
+  for await (const chunk of inputBytes(input)) yield lineRecords(splitter.push(chunk));
   yield lineRecords(splitter.end());
 }
 
@@ -63,14 +63,11 @@ function* elementRecords(elements: Element[]): Generator<InputRecord[]> {
 /** A JSON array, streamed: only the element being read is held, so any size reads in flat memory. */
 async function* jsonArrayRecords(input: Readable): AsyncGenerator<InputRecord[]> {
   const scanner = new ArrayScanner();
-  for await (const chunk of input) yield* elementRecords(scanner.push(asBytes(chunk)));
+  for await (const chunk of inputBytes(input)) yield* elementRecords(scanner.push(chunk));
   yield* elementRecords(scanner.end());
 }
 
-/**
- * Reads NewPet records with their lines, a chunk's worth at a time, streamed in flat memory; a record past MAX_RECORD_BYTES or not
- * UTF-8 is a problem of its own. An abort of `signal` destroys the input, so the reading rejects with its reason.
- */
+/** NewPet records with their lines, a chunk's worth at a time in flat memory; an abort of `signal` rejects the reading with its reason. */
 export function readRecordBatches(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord[]> {
   if (signal) {
     const onAbort = () => input.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));

@@ -6,7 +6,7 @@ export const TOO_LONG = 'record longer than 1 MiB';
 
 export const LF = 0x0a;
 export const CR = 0x0d;
-export const BOM = [0xef, 0xbb, 0xbf] as const;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -63,7 +63,19 @@ export class RecordBytes {
   }
 }
 
-/** A chunk from a stream read as bytes; a string chunk (a stream given text, as in tests) as its UTF-8. */
-export function asBytes(chunk: unknown): Uint8Array {
-  return typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array);
+/** An input's chunks as bytes (a string chunk, as in tests, as its UTF-8) without the byte order mark that may begin it. */
+export async function* inputBytes(input: AsyncIterable<unknown> | Iterable<unknown>): AsyncGenerator<Uint8Array> {
+  let head: Buffer | undefined = Buffer.alloc(0);
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array);
+    if (head === undefined) {
+      yield bytes;
+      continue;
+    }
+    head = Buffer.concat([head, bytes]);
+    if (head.length < 3 && BOM.subarray(0, head.length).equals(head)) continue;
+    yield head.subarray(0, 3).equals(BOM) ? head.subarray(3) : head;
+    head = undefined;
+  }
+  if (head !== undefined && head.length > 0) yield head;
 }

@@ -67,10 +67,7 @@ function planRecord(f: Factory, o: SeedOptions, plan: Plan, rec: InputRecord, ea
   return true;
 }
 
-/**
- * Pass 1: every record checked (and the --resume file matched against the input) before anything is
- * sent. `each` sees every record the plan takes in (a dry run lists them as it goes: DryListing).
- */
+/** Pass 1: every record checked (and matched against the --resume file) before anything is sent; `each` sees those the plan takes. */
 async function validate(
   f: Factory,
   input: ReplayableInput,
@@ -188,10 +185,7 @@ class Tally {
   }
 }
 
-/**
- * A dry run's results, made during pass 1 (`take`, given to validate) and held (HeldLines) until every record
- * has passed; `held` is undefined when the lines do not go to stdout (-o table): the counts are all there is.
- */
+/** A dry run's results, made during pass 1 (`take`) and held until every record has passed; no `held` with -o table (counts only). */
 function dryListing(f: Factory, o: SeedOptions, prepared: PreparedJournal, shown: Shown) {
   const tally = new Tally();
   // Masked and shown as send() does each line, but a block at a time: a mask never spans two lines.
@@ -201,16 +195,12 @@ function dryListing(f: Factory, o: SeedOptions, prepared: PreparedJournal, shown
     const text = tally.line((outcome(rec, o.retryUnknown, prepared, undefined) as Written).result);
     held?.add(text);
   };
-  // startedAt: when pass 1 began, for the summary's time.
   return { tally, held, startedAt: f.clock.now(), take };
 }
 
 type DryListing = ReturnType<typeof dryListing>;
 
-/**
- * Ctrl-C, a journal line that cannot be written, a silent server or a stdout whose reader exited stops new
- * requests at once (`stop`); requests in flight get graceMs to finish, so their outcomes are known (`inflight`).
- */
+/** Ctrl-C, a failed journal write, a silent server or a gone stdout reader stop new requests (`stop`); those in flight get graceMs. */
 function stopping(f: Factory, toStdout: boolean, journal: Journal | undefined, graceMs: number) {
   const stop = new AbortController();
   const inflight = new AbortController();

@@ -11,10 +11,7 @@ export function noAnswer(error: unknown): boolean {
   return e instanceof TransportError && (e.timedOut || closedUnanswered(e));
 }
 
-/**
- * Counts the requests that ended unanswered with no answer received since they left; any answer
- * starts the count again, so a slow server, or one that drops some requests, never reaches it.
- */
+/** Counts requests in a row that ended unanswered; any answer restarts it, so a slow or lossy server never reaches the limit. */
 export class SilenceWatch {
   #lastAnswer = Number.NEGATIVE_INFINITY;
   #streak = 0;

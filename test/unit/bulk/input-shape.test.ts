@@ -97,6 +97,11 @@ describe('NDJSON', () => {
     await bound('ndjson', `${jsonOf(MiB)}\r\n${jsonOf(MiB + 1)}\n`, [true, false]);
   });
 
+  it('bounds the first line at 1 MiB of its own, a BOM before it not counted', async () => {
+    await bound('ndjson', `\uFEFF${jsonOf(MiB)}\n${jsonOf(MiB + 1)}\n`, [true, false]);
+    await bound('ndjson', `\uFEFF${jsonOf(MiB + 1)}\n${jsonOf(MiB)}\n`, [false, true]);
+  });
+
   it('accepts a BOM, at the start of the input only', async () => {
     await bom('ndjson', '{"name":"a","categoryId":1}\n{"name":"b","categoryId":2}\n');
     const rs = await read(bytes('{"name":"a","categoryId":1}\n\uFEFF{"name":"b","categoryId":2}\n'), 'ndjson');

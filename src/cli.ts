@@ -312,9 +312,9 @@ export async function run(rawArgv: string[], deps: RunDeps): Promise<number> {
 // (`| head -1` took what it wanted).
 async function stdoutFailure(io: IO): Promise<CliError | undefined> {
   // A failed write reports its error on a later tick.
-  if (!io.stdoutFailed.aborted) await new Promise((resolve) => setImmediate(resolve));
-  if (!io.stdoutFailed.aborted) return undefined;
-  const error: unknown = io.stdoutFailed.reason;
+  if (!io.stdout.failed.aborted) await new Promise((resolve) => setImmediate(resolve));
+  if (!io.stdout.failed.aborted) return undefined;
+  const error: unknown = io.stdout.failed.reason;
   if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') return undefined;
   return new CliError('failure', `cannot write to stdout: ${storageProblem(error)}`, { code: 'stdout_not_written', cause: error });
 }

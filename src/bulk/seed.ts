@@ -204,7 +204,7 @@ type DryListing = ReturnType<typeof dryListing>;
 function stopping(f: Factory, toStdout: boolean, journal: Journal | undefined, graceMs: number) {
   const stop = new AbortController();
   const inflight = new AbortController();
-  const outside = AbortSignal.any(toStdout ? [f.signal, f.io.stdoutFailed] : [f.signal]);
+  const outside = AbortSignal.any(toStdout ? [f.signal, f.io.stdout.failed] : [f.signal]);
   if (outside.aborted) stop.abort();
   else outside.addEventListener('abort', () => stop.abort(), { once: true });
   journal?.onFailure(() => stop.abort());
@@ -344,7 +344,7 @@ async function send(
 /** After pass 2 and its summary line: the error the run ends with, if any. */
 async function closeRun(f: Factory, o: SeedOptions, prepared: PreparedJournal, end: RunEnd): Promise<void> {
   throwIfNotWritten(f, o, prepared, end);
-  if (o.output === 'table' && !f.io.stdoutFailed.aborted) await printSummaryTable(f, end.tally.counts, o.dryRun, o.headers !== false);
+  if (o.output === 'table' && !f.io.stdout.failed.aborted) await printSummaryTable(f, end.tally.counts, o.dryRun, o.headers !== false);
   throwIfStopped(f, o, end);
   throwIfNotAllCreated(o, end);
 }
@@ -354,7 +354,7 @@ function throwIfNotWritten(f: Factory, o: SeedOptions, prepared: PreparedJournal
   const { journal, label } = prepared;
   const progressText = `${end.tally.done} of ${end.total}`;
   if (journal?.failure !== undefined) throw journalNotWritten(f, journal, label, end.toStdout, progressText, end.resume);
-  const stdoutError: unknown = end.toStdout && f.io.stdoutFailed.aborted ? f.io.stdoutFailed.reason : undefined;
+  const stdoutError: unknown = end.toStdout && f.io.stdout.failed.aborted ? f.io.stdout.failed.reason : undefined;
   if (stdoutError === undefined || (stdoutError as NodeJS.ErrnoException).code === 'EPIPE') return;
   throw new CliError(
     'failure',
@@ -380,7 +380,7 @@ function throwIfStopped(f: Factory, o: SeedOptions, { tally: { done }, total, to
   }
   if (fatal !== undefined) throw fatal;
   // `| head -1`: the reader has what it wanted, but the records after it were not sent (exit 141).
-  const readerLeft = toStdout && (f.io.stdoutFailed.reason as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+  const readerLeft = toStdout && (f.io.stdout.failed.reason as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
   if (!readerLeft || done >= total) return;
   throw new StdoutClosedError(
     o.dryRun

@@ -4,6 +4,7 @@ import { type Output, type Stream, streamOutput } from './stdio.js';
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
 export interface IO {
+  /** Each `failed` aborts at its first failed write (cli.ts checks stdout's after every command); on one pipe, EPIPE aborts both. */
   stdout: Output;
   stderr: Output;
   stdin: Readable;
@@ -16,10 +17,6 @@ export interface IO {
   /** A human can answer a prompt (stdin and stderr are TTYs, --no-input not given). */
   canPrompt: boolean;
   columns: number | undefined;
-  /** Aborted at the first failed write to stdout (EPIPE, ENOSPC), with the error: src/cli.ts checks it after every command. */
-  stdoutFailed: AbortSignal;
-  /** Aborted at the first failed write to stderr; later messages are dropped. On one pipe with stdout, EPIPE aborts both. */
-  stderrFailed: AbortSignal;
 }
 
 /** NO_COLOR, --no-color and TERM=dumb switch colour off; FORCE_COLOR forces it; otherwise a TTY gets colour. */
@@ -105,7 +102,5 @@ export function createIO(inputs: IOInputs): IO {
       return stderrIsTTY && inputs.input !== false && stdinIsTTY();
     },
     columns: stdoutIsTTY ? stdout.stream.columns : undefined,
-    stdoutFailed: stdout.failed,
-    stderrFailed: stderr.failed,
   };
 }

@@ -54,13 +54,13 @@ describe('stdoutFailed', () => {
     const stdout = out(false);
     const a = createIO({ stdout, stderr: out(false), stdin: Readable.from([]), env: {} });
     const b = createIO({ stdout, stderr: out(false), stdin: Readable.from([]), env: {} });
-    expect(a.stdoutFailed).toBe(b.stdoutFailed);
+    expect(a.stdout.failed).toBe(b.stdout.failed);
     expect(stdout.listenerCount('error')).toBe(1);
-    expect(a.stdoutFailed.aborted).toBe(false);
+    expect(a.stdout.failed.aborted).toBe(false);
     const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
     stdout.emit('error', epipe);
     stdout.emit('error', new Error('again'));
-    expect(a.stdoutFailed.aborted).toBe(true);
-    expect(a.stdoutFailed.reason).toBe(epipe);
+    expect(a.stdout.failed.aborted).toBe(true);
+    expect(a.stdout.failed.reason).toBe(epipe);
   });
 });

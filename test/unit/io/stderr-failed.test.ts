@@ -25,13 +25,13 @@ describe('stderrFailed', () => {
   it('aborts at the first error on stderr, with that error; later ones are not uncaught; one listener however often createIO runs', () => {
     const s = streams(undefined);
     const [a, b] = [s.io(), s.io()];
-    expect(a.stderrFailed).toBe(b.stderrFailed);
+    expect(a.stderr.failed).toBe(b.stderr.failed);
     expect(s.stderr.listenerCount('error')).toBe(1);
     const epipe = errno('EPIPE');
     s.stderr.emit('error', epipe);
     s.stderr.emit('error', errno('EPIPE'));
-    expect(a.stderrFailed.reason).toBe(epipe);
-    expect(a.stdoutFailed.aborted).toBe(false);
+    expect(a.stderr.failed.reason).toBe(epipe);
+    expect(a.stdout.failed.aborted).toBe(false);
   });
 
   it('one pipe for both: an EPIPE on either aborts the other with it; whether they share one is asked once, and only then', () => {
@@ -41,27 +41,27 @@ describe('stderrFailed', () => {
     expect(s.asked()).toBe(0);
     const epipe = errno('EPIPE');
     s.stderr.emit('error', epipe);
-    expect(io.stdoutFailed.reason).toBe(epipe);
+    expect(io.stdout.failed.reason).toBe(epipe);
     expect(s.asked()).toBe(1);
 
     const t = streams(true);
     const other = t.io();
     t.stdout.emit('error', epipe);
-    expect(other.stderrFailed.reason).toBe(epipe);
+    expect(other.stderr.failed.reason).toBe(epipe);
   });
 
   it('a full disk on stderr, or an EPIPE on a stderr that is not stdout, leaves stdout alone', () => {
     const full = streams(true);
     const first = full.io();
     full.stderr.emit('error', errno('ENOSPC'));
-    expect(first.stderrFailed.aborted).toBe(true);
-    expect(first.stdoutFailed.aborted).toBe(false);
+    expect(first.stderr.failed.aborted).toBe(true);
+    expect(first.stdout.failed.aborted).toBe(false);
     expect(full.asked()).toBe(0);
 
     const apart = streams(false);
     const io = apart.io();
     apart.stderr.emit('error', errno('EPIPE'));
-    expect(io.stderrFailed.aborted).toBe(true);
-    expect(io.stdoutFailed.aborted).toBe(false);
+    expect(io.stderr.failed.aborted).toBe(true);
+    expect(io.stdout.failed.aborted).toBe(false);
   });
 });

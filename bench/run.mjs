@@ -3,7 +3,7 @@
 // one table on stdout and the same as JSON in bench/results.json. Exits 1 when a floor is not met or a
 // row fails. Never part of npm test. bench/README.md explains the rows.
 //
-//   node bench/run.mjs [--quick] [--only ROW,...] [--bin path/to/petstore] [--out file|-]
+//   node bench/run.mjs [--quick] [--only ROW,...] [--bin path/to/petstore | --exe path/to/executable] [--out file|-]
 //
 // Floors: startup, help, env-list, request, seed-limited, seed, sandbox, dry-run.
 // Information only: fleet, fleet-redis.
@@ -28,6 +28,7 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     bin: { type: 'string' },
+    exe: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -49,11 +50,14 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const only = flags.only ? flags.only.split(',').map((s) => s.trim()) : ROWS;
 for (const r of only) if (!ROWS.includes(r)) fail(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
 const BIN = resolve(flags.bin ?? join(ROOT, 'bin/petstore'));
+// The CLI's command: Node and bin/petstore, or a single executable (npm run package) with --exe.
+const CLI = flags.exe ? [resolve(flags.exe)] : [NODE, BIN];
 const OUT = flags.out ?? join(ROOT, 'bench/results.json');
 /** Rounds of a row: `full` normally, `quick` with --quick. */
 const rounds = (full, quick) => (flags.quick ? quick : full);
 if (!existsSync(BIN)) fail(`${BIN} not found`);
-if (flags.bin === undefined && !existsSync(join(ROOT, 'dist'))) fail('dist/ is missing: run `npm run build` first (npm run bench does)');
+if (flags.bin === undefined && flags.exe === undefined && !existsSync(join(ROOT, 'dist'))) fail('dist/ is missing: run `npm run build` first (npm run bench does)');
+if (flags.exe && only.includes('dry-run')) fail('--exe cannot run the dry-run row: its peak RSS is read through `node --import`');
 
 // ---------------------------------------------------------------------------------------------
 // Statistics, process timing, interleaving
@@ -222,7 +226,7 @@ async function versusNode(args, floor = 1.5) {
   const env = cliEnv();
   const [node, cli] = await interleave(rounds(40, 10), rounds(5, 2), [
     async () => (await timeOnce([NODE, '-e', '0'], env)).ms,
-    async () => (await timeOnce([NODE, BIN, ...args], env)).ms,
+    async () => (await timeOnce([...CLI, ...args], env)).ms,
   ]);
   return {
     figure: quantity(`petstore ${args.join(' ')}`, cli, 'ms'),
@@ -240,7 +244,7 @@ async function rowRequest() {
     await sb.seed(100);
     const env = cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key });
     const bare = [NODE, join(ROOT, 'bench/fetch-one.mjs'), `${sb.baseUrl}/pets?limit=100`, key];
-    const cli = [NODE, BIN, 'pets', 'list', '--limit', '100', '-o', 'json'];
+    const cli = [...CLI, 'pets', 'list', '--limit', '100', '-o', 'json'];
     const ids = async (cmd) => {
       const pets = JSON.parse((await timeOnce(cmd, env)).stdout);
       if (pets.length !== 100) throw new Error(`${cmd[1]} printed ${pets.length} pets, not 100`);
@@ -280,7 +284,7 @@ async function rowSeedLimited() {
     const sb = await startSandbox({ keys: [key], perMinute: LIMITED.perWindow, windowMs: LIMITED.windowMs, ban: true, recordRequests: true });
     try {
       const env = cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key });
-      const { ms } = await timeOnce([NODE, BIN, '--quiet', 'pets', 'add', '--file', file, '--yes'], env);
+      const { ms } = await timeOnce([...CLI, '--quiet', 'pets', 'add', '--file', file, '--yes'], env);
       await tallySandbox(sb, LIMITED.records, tally);
       const sent = (await sb.requests()).filter((r) => r.status === 201 || r.status === 429);
       const first = sent[0];
@@ -319,7 +323,7 @@ async function rowSeed() {
     const [pool, cli] = await interleave(count, warmup, [
       async () => (await timeOnce([NODE, join(ROOT, 'bench/pool-client.mjs'), sb.baseUrl, key, String(SEED.records), String(SEED.concurrency)], cliEnv())).ms,
       async () =>
-        (await timeOnce([NODE, BIN, '--quiet', 'pets', 'add', '--file', file, '--yes'], cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key }))).ms,
+        (await timeOnce([...CLI, '--quiet', 'pets', 'add', '--file', file, '--yes'], cliEnv({ PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key }))).ms,
     ]);
     await tallySandbox(sb, 2 * (count + warmup) * SEED.records, { count429: 0, bans: 0 });
     const rps = (ms) => SEED.records / (ms / 1000);
@@ -482,7 +486,7 @@ async function rowFleet(redis) {
       try {
         const env = { PETSTORE_BASE_URL: sb.baseUrl, PETSTORE_API_KEY: key, ...(server ? { PETSTORE_LIMITER: server.url } : {}) };
         const started = process.hrtime.bigint();
-        await Promise.all(files.map((file) => timeOnce([NODE, BIN, '--quiet', 'pets', 'add', '--file', file, '--concurrency', '4', '--yes'], cliEnv(env))));
+        await Promise.all(files.map((file) => timeOnce([...CLI, '--quiet', 'pets', 'add', '--file', file, '--concurrency', '4', '--yes'], cliEnv(env))));
         elapsed.push(Number(process.hrtime.bigint() - started) / 1e6);
         await tallySandbox(sb, FLEET.records, tally);
       } finally {
@@ -558,7 +562,7 @@ const meta = {
   node: process.version,
   cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
   loadavgBefore: loadavg().map((x) => Number(x.toFixed(2))),
-  bin: BIN,
+  bin: flags.exe ? resolve(flags.exe) : BIN,
   commit: (() => {
     try {
       return execFileSync('git', ['-C', dirname(dirname(BIN)), 'rev-parse', '--short', 'HEAD'], {

@@ -12,7 +12,7 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
       ctx.lazy(async () => {
         const { completionScript } = await import('../../completion/index.js');
         // commander checked <shell> against the argument's choices.
-        return { command: async (f, args) => void f.io.stdout.write(completionScript(args[0] as Shell, ctx.fullProgram())) };
+        return { command: async (f, args) => void f.io.stdout.write(completionScript(args[0] as Shell, program.name())) };
       }),
     );
   examples(cmd, [
@@ -22,9 +22,17 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     'petstore completion powershell > ~/.config/powershell/petstore.ps1   # and ". ~/.config/powershell/petstore.ps1" in $PROFILE',
   ]);
 
-  // Called by the completion scripts for values only known at completion time.
+  // Called by the completion scripts on each Tab: `__complete -- <words...>`. The program's arguments keep
+  // the words as typed (after the first "--" commander parses nothing), this command's would drop a "--".
   program
     .command('__complete', { hidden: true })
-    .argument('<what>', 'envs: environment names, one a line')
-    .action(ctx.lazy(() => import('./complete.js')));
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(
+      ctx.lazy(async () => {
+        const { complete } = await import('./complete.js');
+        return { command: (f, _args, _opts, cmd) => complete(f, ctx.fullProgram(), cmd.parent?.args.slice(1) ?? []) };
+      }),
+    );
 }

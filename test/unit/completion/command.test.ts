@@ -4,7 +4,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completionScript, SHELLS } from '../../../src/completion/index.js';
 import { runInProcess } from '../../helpers/inprocess.js';
 import { tempConfigDir } from '../../helpers/mock-api.js';
-import { programTree } from './harness.js';
 
 let cfg: ReturnType<typeof tempConfigDir>;
 beforeEach(() => {
@@ -20,11 +19,12 @@ function writeConfig(text: string): void {
 }
 
 describe('petstore completion <shell>', () => {
-  it.each(SHELLS)('%s: prints the script generated from the command tree', async (shell) => {
+  it.each(SHELLS)('%s: prints the script that asks `petstore __complete` on each Tab', async (shell) => {
     const r = await run(['completion', shell]);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toBe(completionScript(shell, programTree()));
+    expect(r.stdout).toBe(completionScript(shell, 'petstore'));
+    expect(r.stdout).toContain('__complete');
   });
 
   it('refuses other shells with exit 2, naming the choices', async () => {
@@ -50,10 +50,11 @@ describe('petstore completion <shell>', () => {
   });
 });
 
-describe('petstore __complete envs', () => {
+describe('petstore __complete -- --env <word>: environment names', () => {
+  const envs = () => run(['__complete', '--', '--env', '']);
+
   it('prints the built-in environments when there is no config, without creating the folder', async () => {
-    const r = await run(['__complete', 'envs']);
-    expect(r).toEqual({ stdout: 'production\nstaging\n', stderr: '', exitCode: 0 });
+    expect(await envs()).toEqual({ stdout: 'production\nstaging\n', stderr: '', exitCode: 0 });
     expect(existsSync(cfg.dir)).toBe(false);
   });
 
@@ -64,27 +65,27 @@ describe('petstore __complete envs', () => {
         envs: { local: { baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'sk_secret_1234567890' }, qa: { baseUrl: 'https://qa.example.com/v1' } },
       }),
     );
-    const r = await run(['__complete', 'envs']);
-    expect(r).toEqual({ stdout: 'local\nproduction\nqa\nstaging\n', stderr: '', exitCode: 0 });
+    expect(await envs()).toEqual({ stdout: 'local\nproduction\nqa\nstaging\n', stderr: '', exitCode: 0 });
   });
 
   it('leaves out names a shell could expand', async () => {
     writeConfig(JSON.stringify({ envs: { ok: {}, '$(touch pwned)': {}, 'a b': {} } }));
-    expect((await run(['__complete', 'envs'])).stdout).toBe('ok\nproduction\nstaging\n');
+    expect((await envs()).stdout).toBe('ok\nproduction\nstaging\n');
   });
 
   it('is quiet and exits 0 when the config is broken or loose', async () => {
     writeConfig('{ not json');
-    expect(await run(['__complete', 'envs'])).toEqual({ stdout: 'production\nstaging\n', stderr: '', exitCode: 0 });
+    expect(await envs()).toEqual({ stdout: 'production\nstaging\n', stderr: '', exitCode: 0 });
     writeConfig('{"envs": []}');
-    expect(await run(['__complete', 'envs'])).toEqual({ stdout: 'production\nstaging\n', stderr: '', exitCode: 0 });
+    expect(await envs()).toEqual({ stdout: 'production\nstaging\n', stderr: '', exitCode: 0 });
     writeConfig(JSON.stringify({ envs: { qa: {} } }));
     chmodSync(cfg.dir, 0o755);
     chmodSync(join(cfg.dir, 'config.json'), 0o644);
-    expect(await run(['__complete', 'envs'])).toEqual({ stdout: 'production\nqa\nstaging\n', stderr: '', exitCode: 0 });
+    expect(await envs()).toEqual({ stdout: 'production\nqa\nstaging\n', stderr: '', exitCode: 0 });
   });
 
-  it('prints nothing for an unknown kind of value', async () => {
-    expect(await run(['__complete', 'nosuch'])).toEqual({ stdout: '', stderr: '', exitCode: 0 });
+  it('prints nothing, quietly, where nothing is known', async () => {
+    expect(await run(['__complete', '--', 'nosuch', ''])).toEqual({ stdout: '', stderr: '', exitCode: 0 });
+    expect(await run(['__complete', '--', 'pets', 'get', ''])).toEqual({ stdout: '', stderr: '', exitCode: 0 });
   });
 });

@@ -1,21 +1,16 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are zsh code, whose ${...} is zsh's
-// Runs generated completion scripts in real shells, the way the shells call
-// them on <TAB>. Shared by the unit tests (generated in-process, a stub
-// `petstore` on PATH for environment names) and the e2e test (the built CLI).
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell code, whose ${...} is the shell's
+// Runs the completion scripts in real shells, the way the shells call them on <TAB>, with the built CLI
+// (or a stub) as `petstore` on PATH answering `petstore __complete`. Used by the e2e test.
 
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
-import { buildProgram } from '../../../src/cli.js';
-import { shQuote } from '../../../src/completion/model.js';
 
 const SEP = '\u001e';
 
-/** The CLI's command tree, with actions that do nothing. */
-export function programTree(): Command {
-  return buildProgram({ lazy: () => async () => {} });
+export function shQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 export function hasShell(shell: string): boolean {
@@ -29,13 +24,12 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-/** A temp folder with a bin/ for PATH; `petstore` there prints `envs` for `__complete envs` (or runs `exec`). */
-export function shellSandbox(opts: { envs?: string[]; exec?: string } = {}): Sandbox {
+/** A temp folder with a bin/ for PATH; `petstore` there runs `exec`. */
+export function shellSandbox(opts: { exec: string }): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-completion-'));
   const binDir = join(dir, 'bin');
   mkdirSync(binDir);
-  const body = opts.exec ?? `[ "$1 $2" = "__complete envs" ] && printf '%s\\n' ${(opts.envs ?? ['production', 'staging']).map(shQuote).join(' ')}\nexit 0`;
-  writeFileSync(join(binDir, 'petstore'), `#!/bin/sh\n${body}\n`);
+  writeFileSync(join(binDir, 'petstore'), `#!/bin/sh\n${opts.exec}\n`);
   chmodSync(join(binDir, 'petstore'), 0o755);
   return { dir, binDir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -79,27 +73,6 @@ export function fishComplete(script: string, lines: string[], sb: Sandbox, env?:
   const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   const test = [`source ${q(file)}`, ...lines.map((l) => `complete -C ${q(l)} | string split -f1 \\t; printf '${SEP}\\n'`)].join('\n');
   return blocks(run('fish', ['--no-config', '-c', test], sb, env), lines.length);
-}
-
-/**
- * The zsh script's own logic with the completion system's functions stubbed
- * (compadd, _describe, _files, compset filter by the current word): works
- * without a terminal. Returns the candidates per line.
- */
-export function zshCompleteStubbed(script: string, lines: string[][], sb: Sandbox, env?: Record<string, string>): string[][] {
-  const file = join(sb.dir, '_petstore');
-  writeFileSync(file, script);
-  const test = [
-    'compdef() { : }',
-    'compadd() { while (( $# )) && [[ $1 != -- ]]; do shift; done; shift; local w; for w in "$@"; do [[ $w == ${cur}* ]] && print -r -- $w; done }',
-    '_describe() { local name=${@[-1]} i; for i in ${(P)name}; do i=${i%%:*}; [[ $i == ${cur}* ]] && print -r -- $i; done }',
-    '_files() { print -r -- __files__ }',
-    'compset() { [[ $1 == -P ]] && cur=${cur#*=} }',
-    `source ${shQuote(file)}`,
-    `t() { words=("$@"); CURRENT=$#; _petstore; printf '${SEP}\\n' }`,
-    ...lines.map((words) => `t ${words.map(shQuote).join(' ')}`),
-  ].join('\n');
-  return blocks(run('zsh', ['-f', '-c', test], sb, env), lines.length);
 }
 
 /**

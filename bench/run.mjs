@@ -56,7 +56,8 @@ const OUT = flags.out ?? join(ROOT, 'bench/results.json');
 /** Rounds of a row: `full` normally, `quick` with --quick. */
 const rounds = (full, quick) => (flags.quick ? quick : full);
 if (!existsSync(BIN)) fail(`${BIN} not found`);
-if (flags.bin === undefined && flags.exe === undefined && !existsSync(join(ROOT, 'dist'))) fail('dist/ is missing: run `npm run build` first (npm run bench does)');
+if (flags.bin === undefined && flags.exe === undefined && !existsSync(join(ROOT, 'dist')))
+  fail('dist/ is missing: run `npm run build` first (npm run bench does)');
 if (flags.exe && only.includes('dry-run')) fail('--exe cannot run the dry-run row: its peak RSS is read through `node --import`');
 
 // ---------------------------------------------------------------------------------------------

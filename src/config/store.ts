@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/errors.js';
 import { replaceDurably } from '../fs/durable-write.js';
@@ -121,7 +121,6 @@ export interface ConfigLockOptions {
 // replaces it durably under a lock, so concurrent processes never lose an update.
 export class ConfigStore {
   readonly path: string;
-  readonly #ownsDir: boolean;
   #keyringClient: Keyring | undefined;
 
   constructor(
@@ -129,7 +128,7 @@ export class ConfigStore {
     private readonly lockOpts: ConfigLockOptions = {},
   ) {
     try {
-      this.#ownsDir = makeDir(dir, 0o700) !== undefined;
+      makeDir(dir, 0o700);
     } catch (error) {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }
@@ -163,17 +162,6 @@ export class ConfigStore {
     return found;
   }
 
-  /** The file to 0600, and the folder to 0700 when petstore created it (an existing folder's mode is the user's). */
-  tightenPermissions(): void {
-    if (process.platform === 'win32') return;
-    if (this.#ownsDir) chmodSync(this.dir, 0o700);
-    try {
-      chmodSync(this.path, 0o600);
-    } catch {
-      // Not written yet.
-    }
-  }
-
   currentEnv(): string {
     return this.storedCurrentEnv() ?? DEFAULT_ENV;
   }
@@ -184,11 +172,9 @@ export class ConfigStore {
 
   /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
   envs(): Record<string, EnvEntry> {
-    const stored = readConfig(this.path).envs ?? {};
     const all: Record<string, EnvEntry> = Object.create(null);
     for (const name of BUILTIN_ENVS) all[name] = {};
-    for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
-    return all;
+    return Object.assign(all, readConfig(this.path).envs);
   }
 
   env(name: string): EnvEntry | undefined {
@@ -277,7 +263,6 @@ export class ConfigStore {
     const inKeyring = account !== undefined && failed === undefined;
     const before = this.env(name)?.keyring;
     await this.#updateEnv(name, (entry) => ({ ...withoutKey(entry), ...(inKeyring ? { keyring: account } : { apiKey }) }));
-    this.tightenPermissions();
     const stale = before !== undefined && !(inKeyring && before === account);
     const kept = stale && (await this.#attempt((keyring) => keyring.delete(before))) instanceof KeyringUnavailableError;
     return { inKeyring, problem: failed?.message, leftover: kept ? before : undefined };

@@ -15,18 +15,12 @@ function limitResetPhrase(window: LimitWindow | undefined, resetAt: number, now:
   return window ? phrase.replace(/^the limit/, `the ${LIMIT_NAME[window]}`) : phrase;
 }
 
-/** Exit 6 for a 429 after the last allowed retry, naming the limit (minute or daily, when a quota was seen) and when it resets. */
-export function rateLimitGiveUp(
-  reason: { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined },
-  resetAt: number,
-  now: number,
-  status?: number,
-): RateLimitedError {
-  const { maxRetries: n, window } = reason;
+/** Exit 6 for a 429 after the last of `n` retries, naming the limit (minute or daily, when a quota was seen) and when it resets. */
+export function rateLimitGiveUp(n: number, window: LimitWindow | undefined, resetAt: number, now: number): RateLimitedError {
   const reset = limitResetPhrase(window, resetAt, now);
   const why = n === 0 ? ` (retries are off with --max-retries 0); ${reset}` : `: still limited after ${n} ${n === 1 ? 'retry' : 'retries'}; ${reset}`;
   const advice = 'try again after that time, or raise --max-retries';
-  return new RateLimitedError(`rate limited${byLimit(window)}${why}`, { code: 'rate_limited', resetAt, advice, ...(status !== undefined ? { status } : {}) });
+  return new RateLimitedError(`rate limited${byLimit(window)}${why}`, { code: 'rate_limited', status: 429, resetAt, advice });
 }
 
 /** Exit 6 for a gate or quota wait longer than --max-wait, naming the quota's figures (`earlier`: an earlier command's). */

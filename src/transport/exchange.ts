@@ -37,8 +37,6 @@ export interface ApiResponse {
   json: unknown;
   isJson: boolean;
   quota: Quota | undefined;
-  url: string;
-  durationMs: number;
 }
 
 export interface ClientOptions {
@@ -154,7 +152,7 @@ export class HttpTransport {
     const started = this.#opts.clock.now();
     const x = this.#start(url, { method: req.method, headers, body, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
     try {
-      return this.#answer(await this.#run(x), url.href, started);
+      return this.#answer(await this.#run(x), started);
     } catch (error) {
       const e = this.#fail(error, req, url.href, proxy, x.written);
       this.#opts.debug?.(`< failed after ${Math.round(this.#opts.clock.now() - started)} ms: ${e.message}`);
@@ -189,7 +187,7 @@ export class HttpTransport {
   }
 
   /** The response as the layers above see it: JSON parsed when labelled JSON (or not labelled) and valid, the quota read. */
-  #answer(res: BufferedExchange, url: string, started: number): ApiResponse {
+  #answer(res: BufferedExchange, started: number): ApiResponse {
     const received = this.#opts.clock.now();
     this.#traceResponse(res, received - started);
     const type = firstValue(res.headers['content-type']);
@@ -208,8 +206,6 @@ export class HttpTransport {
       json: json?.value,
       isJson: json !== undefined,
       quota,
-      url,
-      durationMs: received - started,
     };
   }
 

@@ -539,8 +539,6 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
           json: [],
           isJson: true,
           quota: quotaFromHeaders(headers, Date.now()),
-          url: 'http://model/v1/pets',
-          durationMs: 0,
         };
         return res;
       },

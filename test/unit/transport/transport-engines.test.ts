@@ -89,7 +89,6 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
       expect(res.text).toBe('[{"id":9223372036854775807}]  ');
       expect(res.isJson).toBe(true);
       expect(res.json).toEqual([{ id: 9223372036854775807n }]);
-      expect(res.url).toBe(`${s.baseUrl}/pets?limit=5`);
       expect(s.requests()[0]!.url).toBe('/v1/pets?limit=5');
     });
 

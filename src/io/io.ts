@@ -18,8 +18,6 @@ export interface IO {
   columns: number | undefined;
   /** Aborted at the first failed write to stdout (EPIPE, ENOSPC), with the error: src/cli.ts checks it after every command. */
   stdoutFailed: AbortSignal;
-  /** Aborted at the first failed write to stderr; later messages are dropped. On one pipe with stdout, EPIPE aborts both. */
-  stderrFailed: AbortSignal;
 }
 
 /** NO_COLOR, --no-color and TERM=dumb switch colour off; FORCE_COLOR forces it; otherwise a TTY gets colour. */
@@ -106,6 +104,5 @@ export function createIO(inputs: IOInputs): IO {
     },
     columns: stdoutIsTTY ? stdout.stream.columns : undefined,
     stdoutFailed: stdout.failed,
-    stderrFailed: stderr.failed,
   };
 }

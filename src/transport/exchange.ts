@@ -2,7 +2,7 @@
 // body (--timeout), Ctrl-C, the --debug trace with secrets masked, typed errors.
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
+import { CliError, InterruptedError } from '../errors/errors.js';
 import type { HttpMethod } from '../flag-values.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
 import { Redactor } from '../output/redact.js';
@@ -47,7 +47,6 @@ export interface ClientOptions {
   userAgent: string;
   timeoutMs: number;
   clock: Clock;
-  /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
   /** An undici dispatcher (tests: MockAgent). Without one, node:http sends, or undici for a proxy or `bulk`. */
   dispatcher?: Dispatcher;
@@ -62,7 +61,6 @@ export interface ClientOptions {
   note?: ((line: string) => void) | undefined;
 }
 
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEBUG_BODY_CHARS = 500;
 /** undici's default, on both engines. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -88,9 +86,6 @@ type LiveExchange = Pick<Exchange, 'done' | 'abort'> & { readonly written: boole
 
 const abortReason = (signal: AbortSignal): Error =>
   signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
-
-const bodyTooLarge = () =>
-  new MalformedResponseError(`response body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB; refusing to buffer it`, { code: 'body_too_large' });
 
 /** EnvHttpProxyAgent configured from the given settings only (never from process.env), else a keep-alive Agent. */
 export async function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 'bulk' | 'connectTimeoutMs'>): Promise<Dispatcher> {
@@ -150,7 +145,7 @@ export class HttpTransport {
     const proxy = proxyFor(this.#opts.proxy, url.href);
     this.#traceRequest(req.method, url.href, headers, body, proxy);
     const started = this.#opts.clock.now();
-    const x = this.#start(url, { method: req.method, headers, body, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
+    const x = this.#start(url, { method: req.method, headers, body });
     try {
       return this.#answer(await this.#run(x), started);
     } catch (error) {
@@ -209,7 +204,6 @@ export class HttpTransport {
     };
   }
 
-  /** `written` is false when undici never started the request. */
   #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, written: boolean | undefined): Error {
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(

@@ -25,12 +25,12 @@ describe('stderrFailed', () => {
   it('aborts at the first error on stderr, with that error; later ones are not uncaught; one listener however often createIO runs', () => {
     const s = streams(undefined);
     const [a, b] = [s.io(), s.io()];
-    expect(a.stderrFailed).toBe(b.stderrFailed);
+    expect(a.stderr.failed).toBe(b.stderr.failed);
     expect(s.stderr.listenerCount('error')).toBe(1);
     const epipe = errno('EPIPE');
     s.stderr.emit('error', epipe);
     s.stderr.emit('error', errno('EPIPE'));
-    expect(a.stderrFailed.reason).toBe(epipe);
+    expect(a.stderr.failed.reason).toBe(epipe);
     expect(a.stdoutFailed.aborted).toBe(false);
   });
 
@@ -47,21 +47,21 @@ describe('stderrFailed', () => {
     const t = streams(true);
     const other = t.io();
     t.stdout.emit('error', epipe);
-    expect(other.stderrFailed.reason).toBe(epipe);
+    expect(other.stderr.failed.reason).toBe(epipe);
   });
 
   it('a full disk on stderr, or an EPIPE on a stderr that is not stdout, leaves stdout alone', () => {
     const full = streams(true);
     const first = full.io();
     full.stderr.emit('error', errno('ENOSPC'));
-    expect(first.stderrFailed.aborted).toBe(true);
+    expect(first.stderr.failed.aborted).toBe(true);
     expect(first.stdoutFailed.aborted).toBe(false);
     expect(full.asked()).toBe(0);
 
     const apart = streams(false);
     const io = apart.io();
     apart.stderr.emit('error', errno('EPIPE'));
-    expect(io.stderrFailed.aborted).toBe(true);
+    expect(io.stderr.failed.aborted).toBe(true);
     expect(io.stdoutFailed.aborted).toBe(false);
   });
 });

@@ -328,7 +328,6 @@ export class RateLimiter {
     const granted = await this.#store.update(
       this.key,
       (s) => this.#apply(s),
-      undefined,
       (stamp) => void (this.#seen = stamp),
     );
     this.#schedule();

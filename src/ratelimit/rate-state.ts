@@ -70,7 +70,7 @@ interface FileStoreOptions {
   debug?: (line: string) => void;
   /** Give up waiting for the lock after this long (--timeout). Default: wait until it goes stale. */
   lockTimeoutMs?: number;
-  /** Stops a wait for the lock (Ctrl-C) when update() is given no signal of its own. */
+  /** Stops a wait for the lock (Ctrl-C). */
   signal?: AbortSignal | undefined;
 }
 
@@ -114,9 +114,9 @@ export class FileRateStateStore implements RateStateStore {
     }
   }
 
-  async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
+  async update<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): Promise<T> {
     // A wait for the lock interrupted: the run winds down, what is left goes to memory.
-    const locked = !this.#memory && (await this.#lock.acquire(signal).catch((e: unknown) => (e instanceof InterruptedError ? false : Promise.reject(e))));
+    const locked = !this.#memory && (await this.#lock.acquire().catch((e: unknown) => (e instanceof InterruptedError ? false : Promise.reject(e))));
     if (!locked) {
       this.#toMemory();
       const { value } = this.#apply(this.#memory!, key, change);

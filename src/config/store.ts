@@ -25,7 +25,6 @@ export interface EnvEntry {
   keyring?: string;
 }
 
-/** Whether an environment has a stored key, in the file or the keyring. */
 export function hasStoredKey(entry: EnvEntry | undefined): boolean {
   return entry?.apiKey !== undefined || entry?.keyring !== undefined;
 }

@@ -50,8 +50,7 @@ export function parseRetryAfter(
   if (!text) return undefined;
   const clamp = (ms: number) => Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
   if (/^[+-]?\d+(\.\d+)?$/.test(text)) {
-    const seconds = Number(text);
-    return { ms: Number.isFinite(seconds) ? clamp(Math.ceil(seconds * 1000)) : MAX_RETRY_AFTER_MS, form: 'delta' };
+    return { ms: clamp(Math.ceil(Number(text) * 1000)), form: 'delta' };
   }
   const at = parseHttpDate(text, now);
   if (at === undefined) return undefined;

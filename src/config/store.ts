@@ -211,7 +211,7 @@ export class ConfigStore {
   async #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): Promise<void> {
     await this.#locked((data) => {
       const envs: Record<string, EnvEntry> = Object.assign(Object.create(null), data.envs);
-      envs[name] = change({ ...(Object.hasOwn(envs, name) ? envs[name] : {}) });
+      envs[name] = change(envs[name] ?? {});
       data.envs = envs;
     });
   }

@@ -14,8 +14,6 @@ import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
 import { Alarm, abortable, Serial, Waker } from './waker.js';
 
-export type { KeyRateState, RateStateStore } from './key-state.js';
-
 let holderCounter = 0;
 
 export class RateLimiter {

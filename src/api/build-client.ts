@@ -2,11 +2,11 @@
 // config folder), retries, max-wait and announcements. Imported only by a command that sends.
 import type { EnvVars, IO } from '../io/io.js';
 import { FileRateStateStore, rateStateKey, rateStatePath } from '../ratelimit/rate-state.js';
-import { MAX_WINDOW_MS, type Clock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
 import { ApiClient } from '../http/api-client.js';
 import { HttpTransport } from '../transport/exchange.js';
 import { proxySettingsFromEnv } from '../transport/proxy.js';
-import { RateLimiter, type KeyRateState, type RateStateStore } from '../ratelimit/limiter.js';
+import { RateLimiter } from '../ratelimit/limiter.js';
 import { RedisBudget } from '../ratelimit/redis-budget.js';
 import { createWaitAnnouncer, type WaitAnnouncer } from '../ratelimit/wait-announcer.js';
 
@@ -68,11 +68,7 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
   const limiter = new RateLimiter({
     clock: o.clock,
     key: rateStateKey(o.envName, o.baseUrl, o.apiKey),
-    store: clampedStore(
-      new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug, signal: o.signal, lockTimeoutMs: timeoutMs }),
-      o.clock,
-      o.debug,
-    ),
+    store: new FileRateStateStore(rateStatePath(o.configDir), { clock: o.clock, debug: o.debug, signal: o.signal, lockTimeoutMs: timeoutMs }),
     leaseMs: timeoutMs + 5000,
     // Slots in blocks and answers published in batches: each visit to the state file costs a lock, a read and a rename.
     batch: { maxBlock: 4096, flushMs: 500 },
@@ -108,28 +104,6 @@ export function buildApiClient(o: BuildClientOptions): ApiClient {
       debug: o.debug,
     },
   );
-}
-
-/** Drops a gate or reset more than a day ahead from a key's stored state: older versions stored such values, locking the key out. */
-function clampedStore(store: RateStateStore, clock: Clock, debug: (line: string) => void): RateStateStore {
-  const clamp = (s: KeyRateState | undefined): KeyRateState | undefined => {
-    if (!s) return s;
-    const limit = clock.now() + MAX_WINDOW_MS;
-    if (s.gateUntil > limit) {
-      debug(`rate-limit state: a gate until ${s.gateUntil} (more than a day ahead) is ignored`);
-      s.gateUntil = 0;
-    }
-    if (s.quota && s.quota.resetAt > limit) {
-      debug(`rate-limit state: a quota window resetting at ${s.quota.resetAt} (more than a day ahead) is ignored`);
-      delete s.quota;
-    }
-    return s;
-  };
-  return {
-    update: (key, change, signal, saved) => store.update(key, (s) => change(clamp(s) ?? s), signal, saved),
-    get: async (key) => clamp(await store.get(key)),
-    ...(store.stamp ? { stamp: () => store.stamp?.() } : {}),
-  };
 }
 
 /** Every retry and rate-limit wait also goes to the --debug trace (the announcement itself is silenced by --quiet). */

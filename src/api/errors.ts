@@ -4,13 +4,9 @@ import { apiErrorBody, isBan } from '../http/error-body.js';
 import type { ApiResponse } from '../transport/exchange.js';
 import { firstValue } from '../wire/headers.js';
 
-function contentType(res: ApiResponse): string {
-  return firstValue(res.headers['content-type'])?.split(';')[0]?.trim() || 'no content type';
-}
-
 /** A body the server labelled JSON that does not parse (truncated or corrupt) versus one that is not JSON at all. */
 function unparsedBody(res: ApiResponse): string {
-  const type = contentType(res);
+  const type = firstValue(res.headers['content-type'])?.split(';')[0]?.trim() || 'no content type';
   return /\bjson\b/i.test(type) ? `invalid JSON (${type})` : `a non-JSON body (${type})`;
 }
 

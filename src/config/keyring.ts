@@ -75,9 +75,8 @@ export class Keyring {
     await this.#call(account, { op: 'set', password });
   }
 
-  /** Whether there was an entry to delete. */
-  async delete(account: string): Promise<boolean> {
-    return (await this.#call(account, { op: 'delete' })) === true;
+  async delete(account: string): Promise<void> {
+    await this.#call(account, { op: 'delete' });
   }
 
   async #call(account: string, request: Request): Promise<string | boolean | null> {

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/errors.js';
 import { replaceDurably } from '../fs/durable-write.js';
@@ -25,7 +25,6 @@ export interface EnvEntry {
   keyring?: string;
 }
 
-/** Whether an environment has a stored key, in the file or the keyring. */
 export function hasStoredKey(entry: EnvEntry | undefined): boolean {
   return entry?.apiKey !== undefined || entry?.keyring !== undefined;
 }
@@ -121,7 +120,6 @@ export interface ConfigLockOptions {
 // replaces it durably under a lock, so concurrent processes never lose an update.
 export class ConfigStore {
   readonly path: string;
-  readonly #ownsDir: boolean;
   #keyringClient: Keyring | undefined;
 
   constructor(
@@ -129,7 +127,7 @@ export class ConfigStore {
     private readonly lockOpts: ConfigLockOptions = {},
   ) {
     try {
-      this.#ownsDir = makeDir(dir, 0o700) !== undefined;
+      makeDir(dir, 0o700);
     } catch (error) {
       throw new UsageError(`cannot use the config folder ${dir}: ${storageProblem(error)}; set PETSTORE_CONFIG_DIR to a folder you can write`);
     }
@@ -163,17 +161,6 @@ export class ConfigStore {
     return found;
   }
 
-  /** The file to 0600, and the folder to 0700 when petstore created it (an existing folder's mode is the user's). */
-  tightenPermissions(): void {
-    if (process.platform === 'win32') return;
-    if (this.#ownsDir) chmodSync(this.dir, 0o700);
-    try {
-      chmodSync(this.path, 0o600);
-    } catch {
-      // Not written yet.
-    }
-  }
-
   currentEnv(): string {
     return this.storedCurrentEnv() ?? DEFAULT_ENV;
   }
@@ -184,11 +171,9 @@ export class ConfigStore {
 
   /** Every environment by name, in a map without a prototype: "constructor" or "toString" is a name like any other. */
   envs(): Record<string, EnvEntry> {
-    const stored = readConfig(this.path).envs ?? {};
     const all: Record<string, EnvEntry> = Object.create(null);
     for (const name of BUILTIN_ENVS) all[name] = {};
-    for (const [name, entry] of Object.entries(stored)) all[name] = { ...entry };
-    return all;
+    return Object.assign(all, readConfig(this.path).envs);
   }
 
   env(name: string): EnvEntry | undefined {
@@ -226,7 +211,7 @@ export class ConfigStore {
   async #updateEnv(name: string, change: (entry: EnvEntry) => EnvEntry): Promise<void> {
     await this.#locked((data) => {
       const envs: Record<string, EnvEntry> = Object.assign(Object.create(null), data.envs);
-      envs[name] = change({ ...(Object.hasOwn(envs, name) ? envs[name] : {}) });
+      envs[name] = change(envs[name] ?? {});
       data.envs = envs;
     });
   }
@@ -277,7 +262,6 @@ export class ConfigStore {
     const inKeyring = account !== undefined && failed === undefined;
     const before = this.env(name)?.keyring;
     await this.#updateEnv(name, (entry) => ({ ...withoutKey(entry), ...(inKeyring ? { keyring: account } : { apiKey }) }));
-    this.tightenPermissions();
     const stale = before !== undefined && !(inKeyring && before === account);
     const kept = stale && (await this.#attempt((keyring) => keyring.delete(before))) instanceof KeyringUnavailableError;
     return { inKeyring, problem: failed?.message, leftover: kept ? before : undefined };

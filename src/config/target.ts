@@ -12,11 +12,7 @@ export interface Target {
   keySource: 'PETSTORE_API_KEY' | 'config' | 'keyring' | undefined;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function isLoopback(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
+const LOOPBACK = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
 
 /** https anywhere, http only on loopback, never with credentials, query or fragment. */
 export function checkBaseUrl(raw: string, what = 'base URL'): { url: string; warning: string | undefined } {
@@ -25,7 +21,7 @@ export function checkBaseUrl(raw: string, what = 'base URL'): { url: string; war
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`invalid ${what} "${raw}": the scheme must be https (or http on a loopback host)`);
   }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
     throw new UsageError(`invalid ${what} "${raw}": plain http is allowed only for loopback hosts (127.0.0.1, localhost, [::1]); use https`);
   }
   if (url.username || url.password) {

@@ -71,13 +71,7 @@ export function refusedKeyFix(envName: string, keySource: 'PETSTORE_API_KEY' | '
 
 export class NotFoundError extends kindOf('not_found', 'not_found') {}
 
-export class RateLimitedError extends CliError {
-  readonly resetAt: number | undefined;
-  constructor(message: string, details: ErrorDetails & { resetAt?: number } = {}) {
-    super('rate_limited', message, { code: 'rate_limited', ...details });
-    this.resetAt = details.resetAt;
-  }
-}
+export class RateLimitedError extends kindOf('rate_limited', 'rate_limited') {}
 
 export class NetworkError extends kindOf('network', 'network') {}
 

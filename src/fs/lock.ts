@@ -41,11 +41,11 @@ export class FileLock {
     this.#guard = `${path}.break`;
   }
 
-  async acquire(signal: AbortSignal | undefined = this.opts.signal): Promise<boolean> {
+  async acquire(): Promise<boolean> {
     const token = Math.random().toString(36).slice(2, 12) || 't';
     const mine = `${this.path}.${process.pid}.${token}`;
     try {
-      return await this.#wait(mine, token, signal);
+      return await this.#wait(mine, token);
     } finally {
       // Already gone, or never made (a folder that cannot hold files): nothing to remove.
       try {
@@ -83,7 +83,8 @@ export class FileLock {
     }
   }
 
-  async #wait(mine: string, token: string, signal: AbortSignal | undefined): Promise<boolean> {
+  async #wait(mine: string, token: string): Promise<boolean> {
+    const { signal } = this.opts;
     const started = this.opts.clock.now();
     const maxPause = this.opts.maxPollMs ?? this.opts.pollMs * 16;
     let pause = this.opts.pollMs;

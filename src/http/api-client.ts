@@ -149,7 +149,7 @@ export class ApiClient {
     if (attempt >= this.#maxRetries) {
       const state = await this.limiter.state();
       const resetAt = Math.max(a.gateUntil ?? 0, state?.gateUntil ?? 0, q?.remaining === 0 ? q.resetAt : 0);
-      throw rateLimitGiveUp({ kind: 'retries', maxRetries: this.#maxRetries, window: this.limiter.windowOf(q) }, resetAt, now, 429);
+      throw rateLimitGiveUp(this.#maxRetries, this.limiter.windowOf(q), resetAt, now);
     }
     this.#o.debug?.(`429 on ${req.method} ${req.path}; gate closed until ${new Date(a.gateUntil ?? now).toISOString()}`);
   }

@@ -6,8 +6,6 @@ import type { TransportError } from '../transport/errors.js';
 
 /** A POST failed after it may have reached the server: not retried (a duplicate), reported as "outcome unknown" (exit 7). */
 export class OutcomeUnknownError extends NetworkError {
-  readonly request: ApiRequest;
-
   constructor(request: ApiRequest, cause: TransportError) {
     const why = cause.timedOut ? 'no response before the timeout' : 'the connection failed after the request was sent';
     const check = request.path.startsWith('/pets') ? 'petstore pets list' : undefined;
@@ -16,7 +14,6 @@ export class OutcomeUnknownError extends NetworkError {
         (check ? `check with "${check}" before retrying` : 'check the server before retrying'),
       { code: 'outcome_unknown', cause },
     );
-    this.request = request;
   }
 }
 

@@ -31,15 +31,10 @@ export function retryVerdict(method: HttpMethod | string, outcome: { status: num
   return notSent === 'transient' ? BACKOFF : { action: 'throw' };
 }
 
-/** The upper bound of the wait before retry number `retry` (0 for the first): 1 s, doubling, at most 30 s. */
-export function backoffCeiling(retry: number): number {
-  return Math.min(30_000, 1000 * 2 ** Math.max(0, retry));
-}
-
-/** Full jitter: a random wait in [0, ceiling] ms before retry number `retry`; `random` is uniform in [0, 1). */
+/** Full jitter: a random wait before retry number `retry` (0 for the first) up to a ceiling of 1 s, doubling, at most 30 s; `random` is uniform in [0, 1). */
 export function backoffDelay(retry: number, random: () => number = Math.random): number {
   const r = random();
-  return Math.round((Number.isFinite(r) ? Math.min(1, Math.max(0, r)) : 0) * backoffCeiling(retry));
+  return Math.round((Number.isFinite(r) ? Math.min(1, Math.max(0, r)) : 0) * Math.min(30_000, 1000 * 2 ** Math.max(0, retry)));
 }
 
 /** Longest wait represented: "forever" for every practical --max-wait. */
@@ -55,8 +50,7 @@ export function parseRetryAfter(
   if (!text) return undefined;
   const clamp = (ms: number) => Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
   if (/^[+-]?\d+(\.\d+)?$/.test(text)) {
-    const seconds = Number(text);
-    return { ms: Number.isFinite(seconds) ? clamp(Math.ceil(seconds * 1000)) : MAX_RETRY_AFTER_MS, form: 'delta' };
+    return { ms: clamp(Math.ceil(Number(text) * 1000)), form: 'delta' };
   }
   const at = parseHttpDate(text, now);
   if (at === undefined) return undefined;

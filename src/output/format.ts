@@ -3,18 +3,12 @@ import { FORMATS, notOneOf } from '../flag-values.js';
 import type { Query } from './query.js';
 export type Format = (typeof FORMATS)[number];
 
-function isFormat(value: string): value is Format {
-  return (FORMATS as readonly string[]).includes(value);
-}
-
 export function resolveFormat(opts: Record<string, unknown>, allowed: readonly Format[] = FORMATS): Format {
   const raw = opts.output;
   const json = opts.json === true;
   if (raw === undefined) return json ? 'json' : 'table';
-  const value = String(raw);
-  if (!isFormat(value) || !allowed.includes(value)) {
-    throw notOneOf('--output', String(raw), allowed);
-  }
+  const value = String(raw) as Format;
+  if (!allowed.includes(value)) throw notOneOf('--output', value, allowed);
   if (json && value !== 'json') {
     throw new UsageError(`--json conflicts with --output ${value}: --json is the same as --output json; give only one`);
   }

@@ -15,18 +15,12 @@ function limitResetPhrase(window: LimitWindow | undefined, resetAt: number, now:
   return window ? phrase.replace(/^the limit/, `the ${LIMIT_NAME[window]}`) : phrase;
 }
 
-/** Exit 6 for a 429 after the last allowed retry, naming the limit (minute or daily, when a quota was seen) and when it resets. */
-export function rateLimitGiveUp(
-  reason: { kind: 'retries'; maxRetries: number; window?: LimitWindow | undefined },
-  resetAt: number,
-  now: number,
-  status?: number,
-): RateLimitedError {
-  const { maxRetries: n, window } = reason;
+/** Exit 6 for a 429 after the last of `n` retries, naming the limit (minute or daily, when a quota was seen) and when it resets. */
+export function rateLimitGiveUp(n: number, window: LimitWindow | undefined, resetAt: number, now: number): RateLimitedError {
   const reset = limitResetPhrase(window, resetAt, now);
   const why = n === 0 ? ` (retries are off with --max-retries 0); ${reset}` : `: still limited after ${n} ${n === 1 ? 'retry' : 'retries'}; ${reset}`;
   const advice = 'try again after that time, or raise --max-retries';
-  return new RateLimitedError(`rate limited${byLimit(window)}${why}`, { code: 'rate_limited', resetAt, advice, ...(status !== undefined ? { status } : {}) });
+  return new RateLimitedError(`rate limited${byLimit(window)}${why}`, { code: 'rate_limited', status: 429, advice });
 }
 
 /** Exit 6 for a gate or quota wait longer than --max-wait, naming the quota's figures (`earlier`: an earlier command's). */
@@ -46,7 +40,7 @@ export function waitTooLong(
   const left = quota ? `${quota.remaining}/${quota.limit} left` : '';
   if (cause === 'gate') {
     const message = `rate limited${byLimit(window)}${name && left ? ` (${left})` : ''}: the server asked to wait ${wait} before the next request, ${tail}`;
-    return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice: 'try again after that time, or raise --max-wait' });
+    return new RateLimitedError(message, { code: 'rate_limited', advice: 'try again after that time, or raise --max-wait' });
   }
   // The figures an earlier command saw (the state file) may be stale: say when, and how to ask the server.
   const seen = quota && earlier ? `as the server said at ${formatInstant(quota.seenAt, now)}` : '';
@@ -54,7 +48,7 @@ export function waitTooLong(
   const windowName = name?.replace('limit', 'window') ?? 'window';
   const message = `${name ?? 'rate limit'} reached${figures.length > 0 ? ` (${figures.join(', ')})` : ''}: waiting for the ${windowName} would take ${wait}, ${tail}`;
   const advice = `try again after that time, ${seen ? 'raise --max-wait, or run "petstore quota": it asks the server whether that still holds' : 'or raise --max-wait'}`;
-  return new RateLimitedError(message, { code: 'rate_limited', resetAt, advice });
+  return new RateLimitedError(message, { code: 'rate_limited', advice });
 }
 /** Exit 6 for a 429 whose Retry-After (`value`, asking `ms`) is longer than --max-wait; more than a day names no reset. */
 export function retryAfterTooLong(ms: number, value: string, maxWaitMs: number, now: number, window: LimitWindow | undefined): RateLimitedError {
@@ -66,5 +60,5 @@ export function retryAfterTooLong(ms: number, value: string, maxWaitMs: number, 
     return new RateLimitedError(message, { code: 'rate_limited', status: 429, advice: 'try again later; if it persists, the server is misconfigured' });
   }
   const message = `rate limited${byLimit(window)}: ${asked}, longer than ${maxWait}; ${limitResetPhrase(window, now + ms, now)}`;
-  return new RateLimitedError(message, { code: 'rate_limited', status: 429, resetAt: now + ms, advice: 'try again after that time, or raise --max-wait' });
+  return new RateLimitedError(message, { code: 'rate_limited', status: 429, advice: 'try again after that time, or raise --max-wait' });
 }

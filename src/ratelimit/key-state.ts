@@ -17,7 +17,7 @@ export interface KeyRateState {
 
 /** Where key states live. `update` runs `change` exactly once, atomically; `saved` gets stamp() as of the save. */
 export interface RateStateStore {
-  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T>;
+  update<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): Promise<T>;
   get(key: string): Promise<KeyRateState | undefined>;
   /** A cheap token that differs whenever the saved state may have changed. */
   stamp?(): unknown;
@@ -31,7 +31,7 @@ export class MemoryRateStateStore implements RateStateStore {
   readonly #states = new Map<string, KeyRateState>();
   #generation = 0;
 
-  async update<T>(key: string, change: (state: KeyRateState) => T, _signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
+  async update<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): Promise<T> {
     const s = this.#states.get(key) ?? emptyState();
     this.#states.set(key, s);
     this.#generation++;

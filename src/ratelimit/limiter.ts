@@ -14,8 +14,6 @@ import type { Quota } from './quota.js';
 import { ServerClock } from './server-clock.js';
 import { Alarm, abortable, Serial, Waker } from './waker.js';
 
-export type { KeyRateState, RateStateStore } from './key-state.js';
-
 let holderCounter = 0;
 
 export class RateLimiter {
@@ -328,7 +326,6 @@ export class RateLimiter {
     const granted = await this.#store.update(
       this.key,
       (s) => this.#apply(s),
-      undefined,
       (stamp) => void (this.#seen = stamp),
     );
     this.#schedule();

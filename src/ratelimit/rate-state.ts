@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { InterruptedError } from '../errors/errors.js';
 import { FileLock } from '../fs/lock.js';
 import { emptyState, type KeyRateState, type RateStateStore } from './key-state.js';
-import type { Clock } from '../time/clock.js';
+import { type Clock, MAX_WINDOW_MS } from '../time/clock.js';
 
 /** "<env>:<16 hex of sha256(base URL, key)>", never the key: one limit per key on one server (PETSTORE_BASE_URL may differ). */
 export function rateStateKey(envName: string, baseUrl: string, apiKey: string): string {
@@ -29,23 +29,39 @@ const FORGET_AFTER_MS = 7 * 24 * 3600 * 1000;
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A gate or reset more than a day ahead would lock the key out: it is ignored. */
+function believable(at: number, now: number, what: string, debug: (line: string) => void): boolean {
+  if (at <= now + MAX_WINDOW_MS) return true;
+  debug(`rate-limit state: ${what} ${at} (more than a day ahead) is ignored`);
+  return false;
+}
+
+function decodeKey(v: Record<string, unknown>, now: number, debug: (line: string) => void): KeyRateState {
+  const state = emptyState();
+  const q = v.quota;
+  if (
+    isObject(q) &&
+    isNum(q.limit) &&
+    isNum(q.remaining) &&
+    isNum(q.resetAt) &&
+    isNum(q.seenAt) &&
+    believable(q.resetAt, now, 'a quota window resetting at', debug)
+  ) {
+    state.quota = { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
+  }
+  if (isNum(v.gateUntil) && believable(v.gateUntil, now, 'a gate until', debug)) state.gateUntil = v.gateUntil;
+  if (isObject(v.leases)) for (const [id, exp] of Object.entries(v.leases)) if (isNum(exp)) state.leases[id] = exp;
+  return state;
+}
+
 /** The file's content, each key's well-formed fields only; throws on another shape or version. */
-function decodeRateState(text: string): FileContent {
+function decodeRateState(text: string, now: number, debug: (line: string) => void): FileContent {
   const doc = JSON.parse(text) as unknown;
   if (!isObject(doc)) throw new Error('the top level is not an object');
   if (doc.version !== 1) throw new Error(`unsupported version ${JSON.stringify(doc.version)}`);
   if (!isObject(doc.keys)) throw new Error('"keys" is not an object');
   const keys: Record<string, KeyRateState> = {};
-  for (const [k, v] of Object.entries(doc.keys)) {
-    if (!isObject(v)) continue;
-    const state = (keys[k] = emptyState());
-    const q = v.quota;
-    if (isObject(q) && isNum(q.limit) && isNum(q.remaining) && isNum(q.resetAt) && isNum(q.seenAt)) {
-      state.quota = { limit: q.limit, remaining: q.remaining, resetAt: q.resetAt, seenAt: q.seenAt };
-    }
-    if (isNum(v.gateUntil)) state.gateUntil = v.gateUntil;
-    if (isObject(v.leases)) for (const [id, exp] of Object.entries(v.leases)) if (isNum(exp)) state.leases[id] = exp;
-  }
+  for (const [k, v] of Object.entries(doc.keys)) if (isObject(v)) keys[k] = decodeKey(v, now, debug);
   return { version: 1, keys };
 }
 
@@ -54,7 +70,7 @@ interface FileStoreOptions {
   debug?: (line: string) => void;
   /** Give up waiting for the lock after this long (--timeout). Default: wait until it goes stale. */
   lockTimeoutMs?: number;
-  /** Stops a wait for the lock (Ctrl-C) when update() is given no signal of its own. */
+  /** Stops a wait for the lock (Ctrl-C). */
   signal?: AbortSignal | undefined;
 }
 
@@ -98,9 +114,9 @@ export class FileRateStateStore implements RateStateStore {
     }
   }
 
-  async update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
+  async update<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): Promise<T> {
     // A wait for the lock interrupted: the run winds down, what is left goes to memory.
-    const locked = !this.#memory && (await this.#lock.acquire(signal).catch((e: unknown) => (e instanceof InterruptedError ? false : Promise.reject(e))));
+    const locked = !this.#memory && (await this.#lock.acquire().catch((e: unknown) => (e instanceof InterruptedError ? false : Promise.reject(e))));
     if (!locked) {
       this.#toMemory();
       const { value } = this.#apply(this.#memory!, key, change);
@@ -151,7 +167,7 @@ export class FileRateStateStore implements RateStateStore {
 
   #read(): FileContent {
     try {
-      return decodeRateState(readFileSync(this.path, 'utf8'));
+      return decodeRateState(readFileSync(this.path, 'utf8'), this.#clock.now(), this.#debug);
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;
       if (code !== undefined && code !== 'ENOENT' && code !== 'ENOTDIR') this.#debug(`cannot read ${this.path}: ${message}`);

@@ -271,11 +271,8 @@ class Sandbox {
     res.writeHead(answer.status, headers).end(answer.body);
     this.#stats.requests++;
     this.#stats.byStatus[answer.status] = (this.#stats.byStatus[answer.status] ?? 0) + 1;
-    if (this.#recordLimit > 0 || this.options.onRequest) this.#record(ex, answer, headers);
-  }
-
-  #record(ex: Exchange, answer: Answer, responseHeaders: Record<string, string>): void {
-    const entry = recordOf(this.#stats.requests, ex, answer, responseHeaders);
+    if (this.#recordLimit <= 0 && !this.options.onRequest) return;
+    const entry = recordOf(this.#stats.requests, ex, answer, headers);
     this.#records.push(entry);
     if (this.#records.length > this.#recordLimit) this.#records.shift();
     this.options.onRequest?.(entry);

@@ -117,7 +117,7 @@ export function describeTransportError(error: unknown, url: string, proxy: Proxy
     const why = n === '407' ? `; it wants credentials: put them in ${proxy.source} (http://user:password@host:port)` : '';
     return { message: `${via} refused the request to ${host} (HTTP ${n})${why}`, sent: false };
   }
-  if (code === 'UND_ERR_PRX_TLS' || isTlsCode(code)) return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
+  if (isTlsCode(code)) return { message: `TLS error talking to ${host} through ${via} (${code})`, sent: false };
   const { message, sent } = direct(error, url);
   return { message: `${message} (through ${via})`, sent };
 }

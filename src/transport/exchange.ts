@@ -2,7 +2,7 @@
 // body (--timeout), Ctrl-C, the --debug trace with secrets masked, typed errors.
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { CliError, InterruptedError, MalformedResponseError } from '../errors/errors.js';
+import { CliError, InterruptedError } from '../errors/errors.js';
 import type { HttpMethod } from '../flag-values.js';
 import { parseJson, stringifyJson } from '../json/int64.js';
 import { Redactor } from '../output/redact.js';
@@ -37,8 +37,6 @@ export interface ApiResponse {
   json: unknown;
   isJson: boolean;
   quota: Quota | undefined;
-  url: string;
-  durationMs: number;
 }
 
 export interface ClientOptions {
@@ -49,7 +47,6 @@ export interface ClientOptions {
   userAgent: string;
   timeoutMs: number;
   clock: Clock;
-  /** Aborted on Ctrl-C. */
   signal?: AbortSignal;
   /** An undici dispatcher (tests: MockAgent). Without one, node:http sends, or undici for a proxy or `bulk`. */
   dispatcher?: Dispatcher;
@@ -64,7 +61,6 @@ export interface ClientOptions {
   note?: ((line: string) => void) | undefined;
 }
 
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEBUG_BODY_CHARS = 500;
 /** undici's default, on both engines. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -90,9 +86,6 @@ type LiveExchange = Pick<Exchange, 'done' | 'abort'> & { readonly written: boole
 
 const abortReason = (signal: AbortSignal): Error =>
   signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
-
-const bodyTooLarge = () =>
-  new MalformedResponseError(`response body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB; refusing to buffer it`, { code: 'body_too_large' });
 
 /** EnvHttpProxyAgent configured from the given settings only (never from process.env), else a keep-alive Agent. */
 export async function createDispatcher(o: Pick<ClientOptions, 'proxy' | 'timeoutMs' | 'bulk' | 'connectTimeoutMs'>): Promise<Dispatcher> {
@@ -152,9 +145,9 @@ export class HttpTransport {
     const proxy = proxyFor(this.#opts.proxy, url.href);
     this.#traceRequest(req.method, url.href, headers, body, proxy);
     const started = this.#opts.clock.now();
-    const x = this.#start(url, { method: req.method, headers, body, maxBodyBytes: MAX_BODY_BYTES, tooLarge: bodyTooLarge });
+    const x = this.#start(url, { method: req.method, headers, body });
     try {
-      return this.#answer(await this.#run(x), url.href, started);
+      return this.#answer(await this.#run(x), started);
     } catch (error) {
       const e = this.#fail(error, req, url.href, proxy, x.written);
       this.#opts.debug?.(`< failed after ${Math.round(this.#opts.clock.now() - started)} ms: ${e.message}`);
@@ -189,7 +182,7 @@ export class HttpTransport {
   }
 
   /** The response as the layers above see it: JSON parsed when labelled JSON (or not labelled) and valid, the quota read. */
-  #answer(res: BufferedExchange, url: string, started: number): ApiResponse {
+  #answer(res: BufferedExchange, started: number): ApiResponse {
     const received = this.#opts.clock.now();
     this.#traceResponse(res, received - started);
     const type = firstValue(res.headers['content-type']);
@@ -208,12 +201,9 @@ export class HttpTransport {
       json: json?.value,
       isJson: json !== undefined,
       quota,
-      url,
-      durationMs: received - started,
     };
   }
 
-  /** `written` is false when undici never started the request. */
   #fail(error: unknown, req: ApiRequest, url: string, proxy: ProxyEndpoint | undefined, written: boolean | undefined): Error {
     if (this.#opts.signal?.aborted) {
       return new InterruptedError(

@@ -2,7 +2,7 @@
 // more than such a request (the `request` floor). Errors keep Node's codes for errors.ts.
 import type { Agent } from 'node:http';
 import { CONNECT_TIMED_OUT, cutShort } from './errors.js';
-import type { BufferedExchange, ExchangeOptions } from './undici-exchange.js';
+import { type BufferedExchange, bodyTooLarge, type ExchangeOptions, MAX_BODY_BYTES } from './undici-exchange.js';
 
 /** Keep-alive agents for http and https, made on first use; idle sockets close after 10 s, as undici's. */
 export class NodeAgents {
@@ -35,8 +35,8 @@ export function nodeExchange(url: URL, o: ExchangeOptions, agents: NodeAgents, c
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= o.maxBodyBytes) return chunks.push(chunk);
-        reject(o.tooLarge()); // before destroy(), which reports an error of its own
+        if (size <= MAX_BODY_BYTES) return chunks.push(chunk);
+        reject(bodyTooLarge()); // before destroy(), which reports an error of its own
         res.destroy();
       });
       res.on('error', (error) => fail(cutShort(error)));

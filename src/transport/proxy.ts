@@ -16,7 +16,6 @@ export interface ProxySettings {
   http: ProxyEndpoint | undefined;
   https: ProxyEndpoint | undefined;
   noProxy: string;
-  noProxySource: string | undefined;
 }
 
 function pick(env: EnvVars, name: string): { value: string; source: string } | undefined {
@@ -48,8 +47,7 @@ export function proxySettingsFromEnv(env: EnvVars): ProxySettings | undefined {
   const http = endpoint(env, 'HTTP_PROXY');
   const https = endpoint(env, 'HTTPS_PROXY') ?? http;
   if (!http && !https) return undefined;
-  const no = pick(env, 'NO_PROXY');
-  return { http, https, noProxy: no?.value ?? '', noProxySource: no?.source };
+  return { http, https, noProxy: pick(env, 'NO_PROXY')?.value ?? '' };
 }
 
 /** A proxy URL fit for messages: the user and password replaced with ****. */

@@ -1,7 +1,14 @@
 // One exchange through an undici dispatcher, its body collected as text. Our own handler, not request(): its
 // onRequestStart says whether anything can have reached the server, and a queued exchange ended is never sent later.
 import type { Dispatcher } from 'undici';
+import { MalformedResponseError } from '../errors/errors.js';
 import { cutShort } from './errors.js';
+
+/** A longer response body ends the exchange (either engine) with bodyTooLarge(). */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export const bodyTooLarge = () =>
+  new MalformedResponseError(`response body exceeds ${MAX_BODY_BYTES / 1024 / 1024} MiB; refusing to buffer it`, { code: 'body_too_large' });
 
 export interface BufferedExchange {
   statusCode: number;
@@ -15,9 +22,6 @@ export interface ExchangeOptions {
   method: string;
   headers: Record<string, string>;
   body?: string | undefined;
-  /** A longer body ends the exchange with tooLarge(). */
-  maxBodyBytes: number;
-  tooLarge: () => Error;
 }
 
 type Controller = Pick<Dispatcher.DispatchController, 'abort'>;
@@ -81,8 +85,8 @@ export class Exchange {
 
   onResponseData(c: Controller, chunk: Buffer): void {
     this.#size += chunk.length;
-    if (this.#size <= this.opts.maxBodyBytes) return void this.#chunks.push(chunk);
-    const error = this.opts.tooLarge();
+    if (this.#size <= MAX_BODY_BYTES) return void this.#chunks.push(chunk);
+    const error = bodyTooLarge();
     this.#finish(error); // before abort(), which undici reports back through onResponseError
     c.abort(error);
   }

@@ -54,7 +54,7 @@ function response(status: number, body: string, contentType = 'application/json'
   } catch {
     // not JSON
   }
-  return { status, headers: { 'content-type': contentType }, text: body, json, isJson, quota: undefined, url: 'https://x/v1/pets', durationMs: 1 };
+  return { status, headers: { 'content-type': contentType }, text: body, json, isJson, quota: undefined };
 }
 
 describe('HTTP status -> error -> exit code', () => {

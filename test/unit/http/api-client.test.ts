@@ -103,7 +103,6 @@ describe('429 and Retry-After', () => {
     expect((error as Error).message).toMatch(
       /^rate limited by the minute limit: the server asked to wait 600s.*longer than --max-wait 120s; the minute limit resets at \d\d:\d\d:\d\d \(in 600s\)/,
     );
-    expect((error as RateLimitedError).resetAt).toBe(T0 + 600_000);
     expect(sent).toHaveLength(1);
     expect(clock.now()).toBe(T0);
   });
@@ -270,14 +269,13 @@ describe('what is retried', () => {
   it.each([
     ['reset after the body went out', reset, /connection failed after the request was sent/],
     ['timeout', timeout, /no response before the timeout/],
-  ])('POST %s: never retried; outcome unknown, with the request', async (_name, make, why) => {
+  ])('POST %s: never retried; outcome unknown', async (_name, make, why) => {
     const { client, sent } = setup([make(), { status: 201, body: { id: 1 } }]);
     const error = await call(client, POST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toBeInstanceOf(NetworkError);
     expect(isOutcomeUnknown(error)).toBe(true);
     expect(exitCodeFor(error)).toBe(7);
-    expect((error as OutcomeUnknownError).request.body).toEqual({ name: 'Rex', categoryId: 1n });
     expect((error as OutcomeUnknownError).code).toBe('outcome_unknown');
     expect((error as Error).message).toMatch(/may or may not have been processed/);
     expect((error as Error).message).toMatch(why);

@@ -13,8 +13,6 @@ function response(status: number, headers: Record<string, string> = {}, now = 0,
     json: body,
     isJson: true,
     quota: quotaFromHeaders(headers, now),
-    url: 'http://fake/v1/pets',
-    durationMs: 0,
   };
 }
 

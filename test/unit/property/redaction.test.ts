@@ -39,8 +39,6 @@ function response(status: number, message: string): ApiResponse {
     json: body,
     isJson: true,
     quota: undefined,
-    url: 'https://api.test/v1/pets',
-    durationMs: 1,
   } as ApiResponse;
 }
 

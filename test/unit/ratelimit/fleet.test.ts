@@ -266,12 +266,10 @@ describe('the daily limit named in messages', () => {
     const dayQuota = { limit: 1000, remaining: 0, resetAt: T0 + 7_200_000, seenAt: T0 };
     const gate = waitTooLong('gate', T0 + 7_200_000, 120_000, dayQuota, 'day', false, T0);
     expect(gate.message).toMatch(/^rate limited by the daily limit \(0\/1000 left\): the server asked to wait 7200s .*; the daily limit resets at/);
-    const retries = rateLimitGiveUp({ kind: 'retries', maxRetries: 3, window: 'day' }, T0 + 60_000, T0);
+    const retries = rateLimitGiveUp(3, 'day', T0 + 60_000, T0);
     expect(retries.message).toMatch(/^rate limited by the daily limit: still limited after 3 retries; the daily limit resets at/);
     // The minute window keeps its words.
-    expect(rateLimitGiveUp({ kind: 'retries', maxRetries: 3 }, T0 + 60_000, T0).message).toMatch(
-      /^rate limited: still limited after 3 retries; the limit resets at/,
-    );
+    expect(rateLimitGiveUp(3, undefined, T0 + 60_000, T0).message).toMatch(/^rate limited: still limited after 3 retries; the limit resets at/);
   });
 });
 

@@ -29,7 +29,7 @@ class CountingStore implements RateStateStore {
   /** The number of slots in the store after each operation. */
   readonly after: number[] = [];
   constructor(readonly inner: RateStateStore = new MemoryRateStateStore()) {}
-  update<T>(key: string, change: (state: KeyRateState) => T, signal?: AbortSignal, saved?: (stamp: unknown) => void): Promise<T> {
+  update<T>(key: string, change: (state: KeyRateState) => T, saved?: (stamp: unknown) => void): Promise<T> {
     this.updates++;
     return this.inner.update(
       key,
@@ -38,7 +38,6 @@ class CountingStore implements RateStateStore {
         this.after.push(slotCount(s.leases));
         return value;
       },
-      signal,
       saved,
     );
   }
@@ -539,8 +538,6 @@ describe('zero bans with many clients (the sandbox limiter on the fake clock)', 
           json: [],
           isJson: true,
           quota: quotaFromHeaders(headers, Date.now()),
-          url: 'http://model/v1/pets',
-          durationMs: 0,
         };
         return res;
       },

@@ -172,7 +172,6 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ clock, key: 'k', store });
     const error = await limiter.acquire({ maxWaitMs: 60_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as RateLimitedError).resetAt).toBe(T0 + 90_000);
     expect((error as Error).message).toMatch(/longer than --max-wait 60s; the minute limit resets at \d\d:\d\d:\d\d \(in 90s\)/);
     expect(clock.sleeps).toEqual([]);
   });

@@ -39,11 +39,7 @@ async function route(host: string, noProxy: string): Promise<'direct' | 'proxied
   const settings = proxySettingsFromEnv({ HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: noProxy });
   const dispatcher = await createDispatcher({ proxy: settings, timeoutMs: 5000 });
   try {
-    const res = await new Exchange({ method: 'GET', headers: {}, maxBodyBytes: 1024, tooLarge: () => new Error('too large') }).start(
-      dispatcher,
-      `http://${host}:${apiPort}`,
-      '/v1/pets',
-    ).done;
+    const res = await new Exchange({ method: 'GET', headers: {} }).start(dispatcher, `http://${host}:${apiPort}`, '/v1/pets').done;
     return res.text as 'direct' | 'proxied';
   } finally {
     await dispatcher.close();

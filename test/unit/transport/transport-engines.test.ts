@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../../../src/transport/errors.js';
-import { HttpTransport, MAX_BODY_BYTES, type ApiResponse } from '../../../src/transport/exchange.js';
+import { HttpTransport, type ApiResponse } from '../../../src/transport/exchange.js';
+import { MAX_BODY_BYTES } from '../../../src/transport/undici-exchange.js';
 import { InterruptedError, MalformedResponseError } from '../../../src/errors/errors.js';
 import { Agent } from 'undici';
 import { systemClock } from '../../../src/time/clock.js';
@@ -89,7 +90,6 @@ describe.each(ENGINES)('$engine', ({ bulk }) => {
       expect(res.text).toBe('[{"id":9223372036854775807}]  ');
       expect(res.isJson).toBe(true);
       expect(res.json).toEqual([{ id: 9223372036854775807n }]);
-      expect(res.url).toBe(`${s.baseUrl}/pets?limit=5`);
       expect(s.requests()[0]!.url).toBe('/v1/pets?limit=5');
     });
 

@@ -333,6 +333,7 @@ async function send(
       journal.outcome(formatResult({ finished: new Date(f.clock.now()).toISOString() }));
     }
   } finally {
+    stdout?.flush();
     progress.clear();
     await journal?.close();
   }

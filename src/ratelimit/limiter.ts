@@ -118,7 +118,14 @@ export class RateLimiter {
     return looking ? looking.then(() => this.#take()) : this.#take();
   }
 
-  async acquire(opts: AcquireOptions = {}): Promise<Permit> {
+  /** A permit: at once, without a promise, when a reserved slot is free (most requests of a bulk run); else after the waits it takes. */
+  acquire(opts: AcquireOptions = {}): Permit | Promise<Permit> {
+    const reserved = opts.signal?.aborted ? undefined : this.#reserved();
+    if (reserved instanceof Promise) return reserved.then((permit) => permit ?? this.#acquire(opts));
+    return reserved ?? this.#acquire(opts);
+  }
+
+  async #acquire(opts: AcquireOptions): Promise<Permit> {
     for (;;) {
       if (opts.signal?.aborted) throw new InterruptedError();
       const reserved = await this.#reserved();

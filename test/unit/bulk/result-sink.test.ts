@@ -1,4 +1,4 @@
-// Result lines on stdout (src/bulk/result-sink.ts): each written as it comes; a full stdout makes the run wait.
+// Result lines on stdout (src/bulk/result-sink.ts): those of 10 ms written together; a full stdout makes the run wait.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { StdoutLines } from '../../../src/bulk/result-sink.js';
@@ -15,12 +15,43 @@ function sink() {
 }
 
 describe('StdoutLines', () => {
-  it('writes each line as it comes', () => {
+  it('writes the lines of 10 ms together, in order', async () => {
     const s = sink();
     const lines = new StdoutLines({ stream: s.stream, failed: s.failed });
     expect(lines.write('a\n')).toBeUndefined();
     expect(lines.write('b\n')).toBeUndefined();
-    expect(s.writes).toEqual(['a\n', 'b\n']);
+    expect(s.writes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(s.writes).toEqual(['a\nb\n']);
+    lines.write('c\n');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(s.writes).toEqual(['a\nb\n', 'c\n']);
+  });
+
+  it('flush() writes what it holds at once (the end of a run), and writeText comes after it', async () => {
+    const s = sink();
+    const lines = new StdoutLines({ stream: s.stream, failed: s.failed });
+    lines.write('a\n');
+    await lines.writeText('held\n', 'utf8');
+    lines.write('b\n');
+    lines.flush();
+    expect(s.writes).toEqual(['a\n', 'held\n', 'b\n']);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(s.writes).toEqual(['a\n', 'held\n', 'b\n']);
+  });
+
+  it('goes through `around` once per write (a terminal takes its live line down first)', () => {
+    const s = sink();
+    const seen: string[] = [];
+    const lines = new StdoutLines({ stream: s.stream, failed: s.failed }, (write) => {
+      seen.push('around');
+      write();
+    });
+    lines.write('a\n');
+    lines.write('b\n');
+    lines.flush();
+    expect(seen).toEqual(['around']);
+    expect(s.writes).toEqual(['a\nb\n']);
   });
 
   it('a full stdout: a promise that settles when it drains', async () => {
@@ -33,7 +64,9 @@ describe('StdoutLines', () => {
       },
     });
     const lines = new StdoutLines({ stream, failed: new AbortController().signal });
-    const waiting = lines.write('a long line\n');
+    expect(lines.write('a long line\n')).toBeUndefined();
+    lines.flush();
+    const waiting = lines.write('more\n');
     expect(waiting).toBeInstanceOf(Promise);
     await waiting;
     expect(writes).toEqual(['a long line\n']);
@@ -45,6 +78,7 @@ describe('StdoutLines', () => {
     ac.abort(new Error('EPIPE'));
     const lines = new StdoutLines({ stream: s.stream, failed: ac.signal });
     expect(lines.write('a\n')).toBeUndefined();
+    lines.flush();
     expect(s.writes).toEqual([]);
   });
 });

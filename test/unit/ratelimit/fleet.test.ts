@@ -110,7 +110,7 @@ describe('RateLimiter with others on other machines', () => {
     expect(limiter.fleet).toMatchObject({ active: true });
     // 6 left, but the others take about 3 in a round trip (+1 kept): it waits for the reset.
     const waits: Array<{ kept?: number | undefined; reason: string }> = [];
-    const error = await limiter.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w) }).catch((e: unknown) => e);
+    const error = await Promise.resolve(limiter.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w) })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/^minute limit reached \(\d\/100 left\): waiting for the minute window would take/);
     const later = await limiter.acquire({ maxWaitMs: 120_000, onWait: (w) => void waits.push(w) });

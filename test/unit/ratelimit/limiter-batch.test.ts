@@ -118,7 +118,7 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     });
     clock.advance(1);
     let got = false;
-    const gated = l.acquire().then((p) => {
+    const gated = Promise.resolve(l.acquire()).then((p) => {
       got = true;
       return p;
     });
@@ -418,7 +418,7 @@ describe('scarce quota: one request at a time, as without batching', () => {
     const more = await Promise.all(Array.from({ length: 4 }, () => l.acquire()));
     expect(more).toHaveLength(4);
     const waited: string[] = [];
-    const fifth = await l.acquire({ maxWaitMs: 1000, onWait: (w) => void waited.push(w.reason) }).catch((e: Error) => e.message);
+    const fifth = await Promise.resolve(l.acquire({ maxWaitMs: 1000, onWait: (w) => void waited.push(w.reason) })).catch((e: Error) => e.message);
     expect(fifth).toMatch(/minute limit reached \(0\/100 left\).*longer than --max-wait 1s/);
   });
 

@@ -170,7 +170,7 @@ describe('RateLimiter', () => {
     const store = new MemoryRateStateStore();
     await store.update('k', (s) => void (s.quota = quota(0, T0 + 90_000)));
     const limiter = new RateLimiter({ clock, key: 'k', store });
-    const error = await limiter.acquire({ maxWaitMs: 60_000 }).catch((e: unknown) => e);
+    const error = await Promise.resolve(limiter.acquire({ maxWaitMs: 60_000 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/longer than --max-wait 60s; the minute limit resets at \d\d:\d\d:\d\d \(in 90s\)/);
     expect(clock.sleeps).toEqual([]);
@@ -182,7 +182,7 @@ describe('RateLimiter', () => {
     // Seen by an earlier command, ten minutes ago: a day's limit used up.
     await store.update('k', (s) => void (s.quota = quota(0, T0 + 86_000_000, 1000, T0 - 600_000)));
     const limiter = new RateLimiter({ clock, key: 'k', store });
-    const error = await limiter.acquire({ maxWaitMs: 60_000 }).catch((e: unknown) => e);
+    const error = await Promise.resolve(limiter.acquire({ maxWaitMs: 60_000 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/^daily limit reached \(0\/1000 left, as the server said at \d\d:\d\d:\d\d\): waiting for the daily window/);
     expect((error as RateLimitedError).advice).toMatch(/run "petstore quota": it asks the server/);
@@ -216,7 +216,7 @@ describe('RateLimiter', () => {
       s.gateUntil = clock.now() + 86_000_000;
     });
     const limiter = new RateLimiter({ clock, key: 'k', store: gated });
-    const error = await limiter.acquire({ maxWaitMs: 60_000, asksQuota: true }).catch((e: unknown) => e);
+    const error = await Promise.resolve(limiter.acquire({ maxWaitMs: 60_000, asksQuota: true })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/the server asked to wait/);
   });

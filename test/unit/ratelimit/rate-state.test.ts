@@ -289,7 +289,7 @@ describe('limiters in two "processes" through the file', () => {
     await b.acquire();
     // Two in flight, two remaining: a third must wait for the window (never settled here).
     const waits: string[] = [];
-    const third = b.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w.reason) }).catch((e: Error) => e.message);
+    const third = Promise.resolve(b.acquire({ maxWaitMs: 1000, onWait: (w) => void waits.push(w.reason) })).catch((e: Error) => e.message);
     expect(await third).toMatch(/minute limit reached \(0\/5 left\).*longer than --max-wait 1s/);
   });
 });

@@ -7,7 +7,7 @@ export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 export async function runPool<T, R>(
   source: AsyncIterable<T>,
   opts: { concurrency: number; stopped: () => boolean },
-  work: (item: T) => Promise<R>,
+  work: (item: T) => R | Promise<R>,
   emit: (item: T, outcome: Outcome<R>) => Promise<void> | void,
 ): Promise<void> {
   const iterator = source[Symbol.asyncIterator]();

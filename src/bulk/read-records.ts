@@ -82,5 +82,5 @@ export function readRecordBatches(input: Readable, format: InputFormat, signal?:
 }
 
 export async function* readRecords(input: Readable, format: InputFormat, signal?: AbortSignal): AsyncGenerator<InputRecord> {
-  for await (const batch of readRecordBatches(input, format, signal)) yield* batch;
+  for await (const batch of readRecordBatches(input, format, signal)) for (const rec of batch) yield rec;
 }

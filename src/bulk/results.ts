@@ -39,8 +39,10 @@ export interface JournalFooter {
 
 /** One NDJSON line, written with a single write so a crash never leaves half a record before it. */
 export function formatResult(result: ResultLine | SendingLine | JournalHeader | JournalFooter | WouldCreateLine): string {
-  if (!('status' in result) || result.status !== 'would_create') return `${stringifyJson(result)}\n`;
-  // A dry run writes one per record: its few fields put in place, stringifyJson's bytes (records.test.ts).
+  if (!('status' in result)) return `${stringifyJson(result)}\n`;
+  // One per record sent, and one per record of a dry run: their few fields put in place, stringifyJson's bytes (records.test.ts).
+  if (result.status === 'sending') return `{"line":${result.line},"status":"sending"}\n`;
+  if (result.status !== 'would_create') return `${stringifyJson(result)}\n`;
   const { name, categoryId, status } = result.record;
   return `{"line":${result.line},"status":"would_create","record":{"name":${JSON.stringify(name)},"categoryId":${categoryId}${status === undefined ? '' : `,"status":"${status}"`}}}\n`;
 }

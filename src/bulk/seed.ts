@@ -271,7 +271,7 @@ async function eachOutcome(
   await runPool(
     readRecords(input.open(), input.format),
     { concurrency: o.concurrency, stopped },
-    async (rec) => outcome(rec, o.retryUnknown, prepared, send),
+    (rec) => outcome(rec, o.retryUnknown, prepared, send),
     (_rec, done) => {
       // Not sent (a wait was interrupted, the run is stopping): no result line, so --resume sends it later.
       if (done.ok) return record(done.value);

@@ -25,9 +25,12 @@ export function parseJson(text: string): unknown {
   } as (key: string, value: unknown) => unknown);
 }
 
-/** `value` with each bigint as its raw JSON digits; objects copied only where one is found. */
+const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** `value` with each bigint as a number when safe (the same digits, and cheaper), else its raw JSON digits; objects copied only where one is found. */
 function rawBigints(value: unknown): unknown {
-  if (typeof value === 'bigint') return JSON.rawJSON(value.toString());
+  if (typeof value === 'bigint') return value >= SAFE_MIN && value <= SAFE_MAX ? Number(value) : JSON.rawJSON(value.toString());
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(rawBigints);
   let copy: Record<string, unknown> | undefined;

@@ -15,6 +15,8 @@ import { ServerClock } from './server-clock.js';
 import { Alarm, abortable, Serial, Waker } from './waker.js';
 
 let holderCounter = 0;
+/** How often a process looks for another's change to the store (a gate after its 429): a stat at most this often. */
+export const LOOK_MS = 10;
 
 export class RateLimiter {
   readonly key: string;
@@ -62,7 +64,7 @@ export class RateLimiter {
   /** The store's stamp as of the last read or write, and a read under way. */
   #seen: unknown;
   #looking: Promise<void> | undefined;
-  /** The clock's millisecond of the last look: one stat a millisecond, however many requests leave in it. */
+  /** When the store was last looked at: one stat in LOOK_MS, however many requests leave in it. */
   #lookedAt = Number.NaN;
   #closed = false;
 
@@ -210,7 +212,8 @@ export class RateLimiter {
   /** Reads the store when its stamp changed: a gate or a newer quota another process saved. */
   #look(): Promise<void> | undefined {
     const now = this.#clock.now();
-    if (now === this.#lookedAt) return this.#looking;
+    // A clock set back looks at once.
+    if (now >= this.#lookedAt && now - this.#lookedAt < LOOK_MS) return this.#looking;
     this.#lookedAt = now;
     const stamp = this.#store.stamp?.();
     if (stamp === undefined || stamp === this.#seen) return this.#looking;

@@ -146,12 +146,18 @@ export class HttpTransport {
     this.#traceRequest(req.method, url.href, headers, body, proxy);
     const started = this.#opts.clock.now();
     const x = this.#start(url, { method: req.method, headers, body });
+    // Its deadline (--timeout); Ctrl-C ends it through the one listener on opts.signal (#live).
+    const timer = setTimeout(() => x.abort(new DOMException('the request timed out', 'TimeoutError')), timerMs(this.#opts.timeoutMs));
+    this.#live.add(x);
     try {
-      return this.#answer(await this.#run(x), started);
+      return this.#answer(await x.done, started);
     } catch (error) {
       const e = this.#fail(error, req, url.href, proxy, x.written);
       this.#opts.debug?.(`< failed after ${Math.round(this.#opts.clock.now() - started)} ms: ${e.message}`);
       throw e;
+    } finally {
+      clearTimeout(timer);
+      this.#live.delete(x);
     }
   }
 
@@ -167,18 +173,6 @@ export class HttpTransport {
       (error: unknown) => x.abort(error instanceof Error ? error : new Error(String(error))),
     );
     return x;
-  }
-
-  /** Waits for the exchange, or for its deadline (--timeout) or Ctrl-C to end it. */
-  async #run(x: LiveExchange): Promise<BufferedExchange> {
-    const timer = setTimeout(() => x.abort(new DOMException('the request timed out', 'TimeoutError')), timerMs(this.#opts.timeoutMs));
-    this.#live.add(x);
-    try {
-      return await x.done;
-    } finally {
-      clearTimeout(timer);
-      this.#live.delete(x);
-    }
   }
 
   /** The response as the layers above see it: JSON parsed when labelled JSON (or not labelled) and valid, the quota read. */

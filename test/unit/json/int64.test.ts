@@ -24,6 +24,16 @@ describe('exact int64 JSON', () => {
     );
   });
 
+  it('writes every int64 bigint as its exact digits, safe or not (and at the edges of the safe range)', () => {
+    const edges = [0n, 2n ** 53n - 1n, 2n ** 53n, -(2n ** 53n) + 1n, -(2n ** 53n), INT64_MIN, INT64_MAX];
+    for (const n of edges) expect(stringifyJson({ id: n, list: [n] })).toBe(`{"id":${n},"list":[${n}]}`);
+    fc.assert(
+      fc.property(fc.bigInt({ min: INT64_MIN, max: INT64_MAX }), (n) => {
+        expect(stringifyJson({ pet: { id: n } })).toBe(`{"pet":{"id":${n}}}`);
+      }),
+    );
+  });
+
   it('does not turn a float or exponent into a bigint', () => {
     expect(parseJson('9007199254740993.0')).toBeTypeOf('number');
     expect(parseJson('1e30')).toBeTypeOf('number');

@@ -257,13 +257,14 @@ describe('the CSV splitter finds the records csv-parse finds (property)', () => 
   });
 });
 
-describe("a dry run's line is the generic JSON line's bytes (property)", () => {
-  // formatResult writes a would_create line without a replacer (int64Json): any pet (any name, a
-  // categoryId over all of int64, a status or none) must come out byte for byte as stringifyJson writes it.
+describe("a dry run's line and a sending line are the generic JSON line's bytes (property)", () => {
+  // formatResult writes these two from their fields: any pet (any name, a categoryId over all of int64, a
+  // status or none) and any line number must come out byte for byte as stringifyJson writes them.
   it(`${RUNS} runs`, () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 10_000_000 }), pet, (line, p) => {
         expect(formatResult({ line, status: 'would_create', record: p })).toBe(`${stringifyJson({ line, status: 'would_create', record: p })}\n`);
+        expect(formatResult({ line, status: 'sending' })).toBe(`${stringifyJson({ line, status: 'sending' })}\n`);
       }),
       { numRuns: RUNS },
     );

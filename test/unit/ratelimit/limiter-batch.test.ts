@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call } from '../../../src/api/pets.js';
 import { ApiClient } from '../../../src/http/api-client.js';
 import { decide, emptyState, MemoryRateStateStore, slotCount, type KeyRateState, type RateStateStore } from '../../../src/ratelimit/key-state.js';
-import { RateLimiter } from '../../../src/ratelimit/limiter.js';
+import { LOOK_MS, RateLimiter } from '../../../src/ratelimit/limiter.js';
 import type { Permit } from '../../../src/ratelimit/permit.js';
 import type { Quota } from '../../../src/ratelimit/quota.js';
 import { FileRateStateStore, rateStatePath } from '../../../src/ratelimit/rate-state.js';
@@ -107,7 +107,7 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     for (const [i, p] of quick.entries()) expect(p.settle({ quota: quota(899_990 - i, T0 + 60_000, 1_000_000, clock.now()) })).toBeUndefined();
     expect(store.updates).toBe(updates);
     // A look at the store (a stat); nothing changed there, so a slot at once, without a read.
-    clock.advance(1);
+    clock.advance(LOOK_MS);
     const gets = store.gets;
     (await l.acquire()).settle();
     expect(store.gets).toBe(gets);
@@ -116,7 +116,7 @@ describe('plentiful quota: blocks of slots, no store operation per request', () 
     await store.update('k', (st) => {
       st.gateUntil = clock.now() + 2000;
     });
-    clock.advance(1);
+    clock.advance(LOOK_MS);
     let got = false;
     const gated = Promise.resolve(l.acquire()).then((p) => {
       got = true;
@@ -364,6 +364,31 @@ describe('what voids reserved slots', () => {
     await l.close();
   });
 
+  it('looks at the store at most every LOOK_MS: a gate saved meanwhile is seen at the next look, and at once after the clock was set back', async () => {
+    const clock = new FakeClock(T0);
+    const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
+    const l = limiter(clock, store, { fleet: false });
+    const answer = () => ({ quota: quota(899_000, T0 + 60_000, 1_000_000, clock.now()) });
+    for (let i = 0; i < 3; i++) (await l.acquire()).settle(answer());
+    const gate = () => store.update('k', (st) => void (st.gateUntil = clock.now() + 2000));
+    await gate();
+    clock.advance(LOOK_MS - 1);
+    const gets = store.gets;
+    (l.acquire() as Permit).settle(answer()); // no look yet: a slot of the block, at once
+    expect(store.gets).toBe(gets);
+    clock.advance(1);
+    const gated = l.acquire();
+    expect(gated).toBeInstanceOf(Promise); // the look sees the file changed, reads it, and waits out the gate
+    expect(store.gets).toBe(gets + 1);
+    (await gated).settle(answer());
+    (await l.acquire()).settle(answer());
+    await gate();
+    clock.advance(-5);
+    expect(l.acquire()).toBeInstanceOf(Promise);
+    expect(store.gets).toBe(gets + 2);
+    await l.close();
+  });
+
   it('a gate another process saved is noticed without a store operation, and honoured', async () => {
     const clock = new FakeClock(T0);
     const store = await seeded(quota(900_000, T0 + 60_000, 1_000_000));
@@ -376,7 +401,7 @@ describe('what voids reserved slots', () => {
     const pb = await b.acquire();
     await pb.settle({ quota: quota(0, T0 + 60_000, 1_000_000, T0), gateUntil: T0 + 5000 });
     expect((await store.get('k'))?.gateUntil).toBe(T0 + 5000); // published at once
-    clock.advance(1);
+    clock.advance(LOOK_MS);
     const waits: number[] = [];
     const next = await a.acquire({ onWait: (w) => void waits.push(w.until) });
     expect(waits[0]).toBe(T0 + 5000);
@@ -641,11 +666,11 @@ describe('through the state file (two stores, one file: two processes)', () => {
     const ps = await Promise.all(Array.from({ length: 8 }, () => a.acquire()));
     for (const p of ps) await p.settle({ quota: quota(899_000, T0 + 60_000, 1_000_000, T0) });
     await (await a.acquire()).settle();
-    clock.advance(1);
+    clock.advance(LOOK_MS);
     await (await a.acquire()).settle(); // from the block
     const before = fa.updates;
     await (await b.acquire()).settle({ quota: quota(0, T0 + 60_000, 1_000_000, clock.now()), gateUntil: T0 + 4000 });
-    clock.advance(1);
+    clock.advance(LOOK_MS);
     const waits: string[] = [];
     const next = await a.acquire({ onWait: (w) => void waits.push(`${w.reason} ${w.until - T0} after ${fa.updates - before} store operations`) });
     // The gate stopped it before any store operation of its own; then the quota b saw (0 left) keeps it until the reset.

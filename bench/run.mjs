@@ -319,7 +319,7 @@ async function rowSeed() {
   const file = await recordsFile(SEED.records);
   const sb = await startSandbox({ keys: [key], perMinute: 1e9, perDay: 1e12, ban: false, recordRequests: false });
   try {
-    const count = rounds(10, 2);
+    const count = rounds(20, 2);
     const warmup = 1;
     const [pool, cli] = await interleave(count, warmup, [
       async () => (await timeOnce([NODE, join(ROOT, 'bench/pool-client.mjs'), sb.baseUrl, key, String(SEED.records), String(SEED.concurrency)], cliEnv())).ms,

@@ -24,6 +24,8 @@ export interface ReplayableInput {
   absPath: string;
   /** The input file's device and inode (stdin's when redirected from a file), so no output is written over it. */
   identity: { dev: number; ino: number } | undefined;
+  /** Its size in bytes (stdin: as spooled). */
+  size: number;
   /** sha256 of its bytes, hex (read once, on first use). */
   digest(): Promise<string>;
 }
@@ -78,6 +80,7 @@ export async function openInput(file: string, formatFlag: string | undefined, io
     label: file === '-' ? 'stdin' : file,
     absPath: file === '-' ? '-' : resolve(file),
     identity,
+    size: statSync(path).size,
     digest: () => (digest ??= sha256(createReadStream(path))),
   };
 }

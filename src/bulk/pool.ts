@@ -5,12 +5,12 @@ export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
  * each item; a thrown error stops new work (started items finish); an error from emit surfaces at the end.
  */
 export async function runPool<T, R>(
-  source: AsyncIterable<T>,
+  source: AsyncIterable<T> | Iterable<T>,
   opts: { concurrency: number; stopped: () => boolean },
   work: (item: T) => R | Promise<R>,
   emit: (item: T, outcome: Outcome<R>) => Promise<void> | void,
 ): Promise<void> {
-  const iterator = source[Symbol.asyncIterator]();
+  const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
   let failed = false;
   let exhausted = false;
   let emitError: { error: unknown } | undefined;
@@ -18,10 +18,13 @@ export async function runPool<T, R>(
   // Each worker takes the next item (an async generator queues the calls), works it, emits it, and goes on.
   const worker = async (): Promise<void> => {
     while (!failed && !opts.stopped()) {
-      const step = await iterator.next().catch((error: unknown) => {
+      let step: IteratorResult<T>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
         failed = true;
         throw error;
-      });
+      }
       if (step.done) {
         exhausted = true;
         return;

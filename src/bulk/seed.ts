@@ -41,6 +41,9 @@ export interface SeedOptions {
 
 type Counts = Record<ResultStatus | 'would_create', number>;
 
+/** An input up to this size keeps its records from the check to the sending, read and parsed once (the `seed` floor: bench/README.md). */
+const KEEP_BYTES = 1024 * 1024;
+
 interface Plan {
   total: number;
   toSend: number;
@@ -126,13 +129,15 @@ export async function seed(f: Factory, o: SeedOptions): Promise<void> {
     const prepared = await prepareJournal(f, o, input, () => continueCommand(f, o));
     const shown: Shown = f.io.stdoutIsTTY ? await terminalJsonWriter(f.io.colorStdout) : (text) => text;
     const listing = o.dryRun ? dryListing(f, o, prepared, shown) : undefined;
+    const kept: InputRecord[] | undefined = !o.dryRun && input.size <= KEEP_BYTES ? [] : undefined;
     try {
-      const plan = await validate(f, input, prepared, o, listing?.take);
+      const plan = await validate(f, input, prepared, o, listing?.take ?? (kept && ((rec) => void kept.push(rec))));
       if (!o.dryRun) await confirmProduction(f, o, plan);
       if (prepared.journal) await startJournal(f, prepared.journal, input, prepared.label);
       // The held lines all written down, or dropped (they could not be): then pass 2 lists the records.
       listing?.held?.end();
-      await send(f, o, input, prepared, plan, shown, listing?.held?.failed ? undefined : listing);
+      const records = () => kept ?? readRecords(input.open(), input.format);
+      await send(f, o, records, prepared, plan, shown, listing?.held?.failed ? undefined : listing);
     } finally {
       listing?.held?.dispose();
       // Stopped before sending (invalid records, no confirmation): a journal it created is removed.
@@ -260,16 +265,19 @@ interface RunEnd {
   resume: string | undefined;
 }
 
+/** The records pass 2 goes through: those pass 1 kept, or the input read again. */
+type Records = () => Iterable<InputRecord> | AsyncIterable<InputRecord>;
+
 /** Pass 2's one loop: each record's outcome, as many at once as --concurrency allows; returns the error that stopped it, if any. */
 async function eachOutcome(
-  input: ReplayableInput,
+  records: Records,
   o: SeedOptions,
   prepared: PreparedJournal,
   { send, stopped, record }: { send: SendOne | undefined; stopped: () => boolean; record: (written: Written) => Promise<void> | undefined },
 ): Promise<unknown> {
   let fatal: unknown;
   await runPool(
-    readRecords(input.open(), input.format),
+    records(),
     { concurrency: o.concurrency, stopped },
     (rec) => outcome(rec, o.retryUnknown, prepared, send),
     (_rec, done) => {
@@ -282,15 +290,7 @@ async function eachOutcome(
 }
 
 /** Pass 2: sends (or, with --dry-run, lists) the records; each outcome is journaled and printed the moment it is known. */
-async function send(
-  f: Factory,
-  o: SeedOptions,
-  input: ReplayableInput,
-  prepared: PreparedJournal,
-  plan: Plan,
-  shown: Shown,
-  listed?: DryListing,
-): Promise<void> {
+async function send(f: Factory, o: SeedOptions, records: Records, prepared: PreparedJournal, plan: Plan, shown: Shown, listed?: DryListing): Promise<void> {
   const { journal } = prepared;
   const tally = listed?.tally ?? new Tally();
   // A dry run whose lines were made during pass 1 took its time there.
@@ -326,7 +326,7 @@ async function send(
   try {
     // A dry run whose pass 1 made every line: copied to stdout as they are (none with -o table).
     if (listed?.held && stdout) tally.done = await listed.held.copyTo(stdout, stop.stopped);
-    else if (!listed) fatal = await eachOutcome(input, o, prepared, { send, stopped: stop.stopped, record });
+    else if (!listed) fatal = await eachOutcome(records, o, prepared, { send, stopped: stop.stopped, record });
     fatal ??= client && silence.error(client.transport.baseUrl);
     // Through the whole input: a later run on this journal can tell it apart from one that stopped.
     if (journal && !stop.stopped() && fatal === undefined && journal.failure === undefined) {

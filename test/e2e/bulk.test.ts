@@ -102,7 +102,7 @@ describe('pets add --file against the sandbox', () => {
     });
   }
 
-  it('an input over 4 MiB, which pass 1 does not keep, is read again to send: every record created once, its result at its line', async () => {
+  it('an input over 1 MiB, whose records pass 1 does not keep, is read again to send: every record created once, its result at its line', async () => {
     sb = await startSandbox({ keys: [KEY], perMinute: 100_000, perDay: 10_000_000 });
     const rs = records(6, 'padded');
     // Each line padded with JSON whitespace to ~800 KB: under the 1 MiB a record may take, 4.8 MB in all.

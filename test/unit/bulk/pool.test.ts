@@ -84,4 +84,30 @@ describe('runPool', () => {
     expect(outcomes.filter(([, o]) => !o.ok).map(([i]) => i)).toEqual([3]);
     expect(outcomes.length).toBeLessThanOrEqual(5);
   });
+
+  it('takes a plain iterable (records pass 1 kept) as it takes an async one: each item once, a read error thrown at the end', async () => {
+    const emitted: number[] = [];
+    await runPool(
+      [...Array(12).keys()],
+      { concurrency: 4, stopped: () => false },
+      async (i) => i,
+      (i) => void emitted.push(i),
+    );
+    expect([...emitted].sort((a, b) => a - b)).toEqual([...Array(12).keys()]);
+
+    function* breaks() {
+      yield 1;
+      throw new Error('cannot read');
+    }
+    const seen: number[] = [];
+    await expect(
+      runPool(
+        breaks(),
+        { concurrency: 2, stopped: () => false },
+        (i) => i,
+        (i) => void seen.push(i),
+      ),
+    ).rejects.toThrow('cannot read');
+    expect(seen).toEqual([1]);
+  });
 });

@@ -392,7 +392,7 @@ async function rowDryRun() {
     return { ms, mb: Number(readFileSync(rssFile, 'utf8')) / 2 ** 20 };
   };
   const env = cliEnv({ PETSTORE_BASE_URL: 'http://127.0.0.1:9/v1', PETSTORE_API_KEY: 'bench-key-dry-run' });
-  const [ref, cli] = await interleave(rounds(5, 1), 1, [
+  const [ref, cli] = await interleave(rounds(10, 1), 1, [
     () => measured([join(ROOT, 'bench/readline-json.mjs'), file], env),
     () => measured([BIN, '--quiet', 'pets', 'add', '--file', file, '--dry-run'], env),
   ]);

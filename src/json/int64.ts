@@ -8,15 +8,23 @@ declare global {
 }
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
-const SIXTEEN_DIGITS = /\d{16}/;
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
+/** Whether a number beyond the safe range is anywhere in a parsed value (an unsafe integer's source rounded to one). */
+function beyondSafe(value: unknown): boolean {
+  if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER;
+  if (typeof value !== 'object' || value === null) return false;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (beyondSafe(v)) return true;
+  return false;
+}
+
 /** Parses JSON; integers beyond Number.MAX_SAFE_INTEGER become bigint. */
 export function parseJson(text: string): unknown {
-  // Only a run of 16 or more digits can be an unsafe integer; the reviver takes JSON.parse off its fast path.
-  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
+  // The reviver takes JSON.parse off its fast path: it reads the source again only when a number came out beyond the safe range.
+  const plain: unknown = JSON.parse(text);
+  if (!beyondSafe(plain)) return plain;
   return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
     if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && INTEGER.test(context.source)) {
       return BigInt(context.source);

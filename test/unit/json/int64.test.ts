@@ -34,6 +34,38 @@ describe('exact int64 JSON', () => {
     );
   });
 
+  it('parses as the int64 reviver on every input would: unsafe integers bigint, every other value as JSON.parse has it', () => {
+    const reviver = (_key: string, value: unknown, context?: { source?: string }) =>
+      typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && /^-?(0|[1-9]\d*)$/.test(context.source) ? BigInt(context.source) : value;
+    const int64 = fc.bigInt({ min: INT64_MIN, max: INT64_MAX }).map(String);
+    const number = fc.oneof(
+      int64,
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.constantFrom('1e16', '-0', '9007199254740992', '9007199254740991.5'),
+    );
+    const json = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        number,
+        fc.string().map((s) => JSON.stringify(s)),
+        tie('array'),
+        tie('object'),
+      ),
+      array: fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+      object: fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }).map(
+        (o) =>
+          `{${Object.entries(o)
+            .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
+            .join(',')}}`,
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, (text) => {
+        expect(parseJson(text)).toStrictEqual(JSON.parse(text, reviver as (key: string, value: unknown) => unknown));
+      }),
+    );
+  });
+
   it('does not turn a float or exponent into a bigint', () => {
     expect(parseJson('9007199254740993.0')).toBeTypeOf('number');
     expect(parseJson('1e30')).toBeTypeOf('number');

@@ -57,6 +57,9 @@ function bindingFile(dir: string | undefined): string {
   return file;
 }
 
+/** What a store that did not answer in time gets called, whether the bound or D-Bus's own timeout (2 s in the Secret Service client) ended the wait. */
+const noAnswer = (ms: number): string => `no answer within ${Math.max(1, Math.floor(ms / 1000))} s`;
+
 type Request = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' };
 type Answer = { value: string | boolean | null } | { error: string };
 
@@ -94,12 +97,15 @@ export class Keyring {
     const { Worker } = process.getBuiltinModule('node:worker_threads');
     const worker = new Worker(WORKER, { eval: true, workerData: { binding, service: KEYRING_SERVICE, account, ...request } });
     // The bound starts once the binding is loaded: it measures the store, not a busy machine starting a thread.
+    let loadedAt = clock.now();
     const answer = new Promise<Answer>((resolve) => {
       worker.on('message', (message: Answer | 'loaded') => {
-        if (message !== 'loaded') resolve(message);
+        if (message !== 'loaded')
+          resolve('error' in message && /Did not receive a reply/.test(message.error) ? { error: noAnswer(clock.now() - loadedAt) } : message);
         else {
+          loadedAt = clock.now();
           clock.sleep(timeoutMs, done.signal).then(
-            () => resolve({ error: `no answer within ${timeoutMs / 1000} s` }),
+            () => resolve({ error: noAnswer(timeoutMs) }),
             () => {},
           );
           if (onSlow) clock.sleep(1000, done.signal).then(onSlow, () => {});

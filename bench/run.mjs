@@ -363,7 +363,7 @@ async function rowSandbox() {
   const sb = await startSandbox({ keys: [key], perMinute: 1e9, perDay: 1e12, ban: false, recordRequests: false });
   try {
     const seconds = rounds(2, 1);
-    const [ref, fig] = await interleave(rounds(10, 3), 1, [() => postLoad(bare, key, seconds), () => postLoad(sb, key, seconds)]);
+    const [ref, fig] = await interleave(rounds(20, 3), 1, [() => postLoad(bare, key, seconds), () => postLoad(sb, key, seconds)]);
     return {
       figure: quantity(`the sandbox, POST /pets, autocannon 8 connections, ${seconds} s a round`, fig, 'req/s'),
       reference: quantity('bench/bare-201.mjs (node:http, a fixed 201)', ref, 'req/s'),

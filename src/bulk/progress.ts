@@ -34,11 +34,13 @@ export function estimate(left: number, q: Quota | undefined, now: number, perSec
   const available = !q ? left : fresh ? q.limit : q.remaining;
   if (left <= available || !q) return { ms: send(left) };
   if (quotaWindow(q) === 'day') return fresh ? undefined : { resumesAt: q.resetAt };
-  if (windowMs === undefined || q.limit === 0) return undefined;
-  // After this window: full windows of `limit` records, then the last few.
+  if (q.limit === 0) return undefined;
+  // After this window: full windows of `limit` records, then the last few; the window's length is needed only past the next reset.
   const windows = Math.ceil((left - available) / q.limit);
-  const first = Math.max(fresh ? windowMs : q.resetAt - now, send(available));
-  return { ms: first + (windows - 1) * Math.max(windowMs, send(q.limit)) + send(left - available - (windows - 1) * q.limit) };
+  if (windowMs === undefined && (fresh || windows > 1)) return undefined;
+  const first = Math.max(fresh ? (windowMs as number) : q.resetAt - now, send(available));
+  const full = windows > 1 ? (windows - 1) * Math.max(windowMs as number, send(q.limit)) : 0;
+  return { ms: first + full + send(left - available - (windows - 1) * q.limit) };
 }
 
 function duration(seconds: number): string {

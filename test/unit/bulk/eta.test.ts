@@ -67,6 +67,16 @@ describe('the ETA of a seeding run under a binding limit', () => {
     expect(estimate(30, { ...q, remaining: 40 }, now, 50, 5000)).toEqual({ ms: 600 });
   });
 
+  it("records that fit in the next window need no window's length: the reset, then their sending", () => {
+    const now = 1_700_000_000_000;
+    const q: Quota = { limit: 60, remaining: 0, resetAt: now + 2000, seenAt: now };
+    expect(estimate(50, q, now, 50, undefined)).toEqual({ ms: 2000 + 1000 });
+    expect(estimate(70, { ...q, remaining: 10 }, now, 50, undefined)).toEqual({ ms: 2000 + 1200 });
+    // Two windows more, or a quota from a window already over: unknown until the length is.
+    expect(estimate(61, q, now, 50, undefined)).toBeUndefined();
+    expect(estimate(61, { ...q, resetAt: now - 1 }, now, 50, undefined)).toBeUndefined();
+  });
+
   it('a binding daily limit: when the run resumes', () => {
     const now = 1_700_000_000_000;
     const q: Quota = { limit: 1000, remaining: 10, resetAt: now + 6 * 3600_000, seenAt: now };
